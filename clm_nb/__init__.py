@@ -3,3 +3,5 @@ __version__ = "0.1.0"
 # The public API: every module's exports, so that `from clm_nb import calinski_harabasz` works and importing
 # the package fills the measure registry. Modules are listed in notebook order.
 from .core import *
+from .pairs import *
+from .internal import *
