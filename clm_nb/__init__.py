@@ -5,6 +5,7 @@ __version__ = "0.1.0"
 from .core import *
 from .pairs import *
 from .internal import *
+from .datasets import *
 from .evaluation import *
 from .runner import *
 from .charts import *

@@ -1,0 +1,45 @@
+# clm_nb: the two commands a new machine needs (each installs the environment on first use).
+#   make study   run the dataset-ranking study (embedded default data) into results/dataset_ranking/
+#   make test    check notebooks are clean and exported, run the inline notebook tests, then pytest
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+OUT ?= results/dataset_ranking
+PARAMS ?=
+
+.PHONY: study test check-sync nbtest pytest install clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+study: $(VENV)/.installed
+	mkdir -p "$(OUT)"
+	$(BIN)/papermill nbs/studies/dataset_ranking.ipynb "$(OUT)/dataset_ranking.ipynb" \
+		-p out_dir "$(abspath $(OUT))" $(PARAMS)
+	@echo "study written to $(OUT)/ (executed notebook, tables, charts/)"
+
+test: $(VENV)/.installed check-sync nbtest pytest
+
+# Fails when nbdev-clean or nbdev-export would change a file: notebooks are the source and must be clean,
+# and clm_nb/ must be exactly what they export.
+check-sync: $(VENV)/.installed
+	@snap=$$(mktemp -d); cp -r nbs clm_nb "$$snap"/; \
+	$(BIN)/nbdev-clean && $(BIN)/nbdev-export || exit 1; \
+	if ! diff -r -q -x __pycache__ "$$snap/nbs" nbs || ! diff -r -q -x __pycache__ "$$snap/clm_nb" clm_nb; then \
+		echo "FAIL: nbdev-clean/nbdev-export changed the files above: run them, review and commit."; exit 1; fi; \
+	echo "notebooks clean, clm_nb/ in sync with nbs/"
+
+nbtest: $(VENV)/.installed
+	$(BIN)/nbdev-test --timing
+
+pytest: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf results .pytest_cache .hypothesis

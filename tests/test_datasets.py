@@ -1,0 +1,327 @@
+"""Tests of clm_nb.datasets: the bundle reader (on a fake bundle and, when present, the shared one), the embedded default and the CLM blob generator."""
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from clm_nb.datasets import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, iter_datasets, list_datasets,
+                             load_dataset, make_clm_blobs, resolve_data_dir)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+@pytest.fixture(autouse=True)
+def no_env(monkeypatch):
+    "Every test starts without CLM_NB_DATA, so the developer's environment cannot leak in."
+    monkeypatch.delenv(DATA_ENV, raising=False)
+
+
+def _save(root: Path, collection: str, name: str, **arrays) -> dict:
+    "Write one npz of a fake bundle; return its manifest row."
+    (root / collection).mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(root / collection / f"{name}.npz", **arrays)
+    X = arrays["X"]
+    labeled = "y" in arrays
+    variants = 1 + sum(k.startswith("labels") for k in arrays)
+    return dict(collection=collection, name=name, file=f"{collection}/{name}.npz",
+                status="included" if labeled else "unlabeled", n=X.shape[0], d=X.shape[1],
+                n_classes=len(set(arrays["y"].tolist())) if labeled else None,
+                n_noise=0, noise_label=None, label_variants=variants if labeled else 0, source_repo="fake/repo")
+
+
+@pytest.fixture
+def bundle(tmp_path) -> Path:
+    "A tiny bundle: int labels, string labels, gagolews-style 0 noise with a variant, barton-style 'noise', unlabeled."
+    rng = np.random.default_rng(42)
+    rows = [
+        _save(tmp_path, "hjn", "ints", X=rng.normal(size=(8, 3)), y=np.array([0, 0, 1, 1, 2, 2, 3, 3])),
+        _save(tmp_path, "hjn", "strings", X=rng.normal(size=(6, 2)), y=np.array(["b", "a", "b", "a", "c", "c"])),
+        _save(tmp_path, "hjn", "minus_one", X=rng.normal(size=(4, 2)), y=np.array([-1, -1, 1, 1])),
+        _save(tmp_path, "gagolews_v1/sipu", "noisy", X=rng.normal(size=(7, 2)), y=np.array([1, 0, 1, 2, 2, 0, 0]),
+              labels1=np.array([1, 1, 1, 2, 2, 3, 3]), labels2=np.array([0, 1, 1, 1, 2, 2, 2]),
+              description=np.array("a fake gagolews dataset")),
+        _save(tmp_path, "barton/artificial", "noisy_str",
+              X=np.vstack([rng.normal(size=(5, 2)), [[np.nan, 0.5]]]), y=np.array(["0", "noise", "1", "1", "0", "noise"])),
+        _save(tmp_path, "barton/artificial", "ints", X=rng.normal(size=(4, 2)), y=np.array([0, 0, 1, 1])),
+        _save(tmp_path, "barton/real-world", "unlabeled", X=rng.normal(size=(5, 4))),
+    ]
+    rows[3].update(n_noise=3, noise_label="0")
+    rows[4].update(n_noise=2, noise_label="noise")
+    rows.append(dict(collection="hjn", name="gone", file=None, status="unavailable", n=100, d=None))
+    pd.DataFrame(rows).to_csv(tmp_path / "manifest.csv", index=False)
+    return tmp_path
+
+
+# --- where the data come from ---------------------------------------------------------------
+
+def test_resolve_data_dir(bundle, monkeypatch, tmp_path):
+    assert resolve_data_dir() is None
+    assert resolve_data_dir(bundle) == bundle.resolve()
+    assert resolve_data_dir(str(bundle)) == bundle.resolve()
+    with pytest.raises(ValueError, match="does_not_exist"):
+        resolve_data_dir(tmp_path / "does_not_exist")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="has no manifest.csv"):
+        resolve_data_dir(tmp_path / "empty")
+    with pytest.raises(ValueError, match="is a file"):
+        resolve_data_dir(bundle / "manifest.csv")
+
+
+def test_env_var(bundle, monkeypatch):
+    monkeypatch.setenv(DATA_ENV, str(bundle))
+    assert resolve_data_dir() == bundle.resolve()
+    assert "noisy" in set(list_datasets().name)
+    assert load_dataset("strings").collection == "hjn"
+    assert resolve_data_dir(False) is None                    # False forces the embedded default
+    assert set(list_datasets(False).name) == set(EMBEDDED_DATASETS)
+    monkeypatch.setenv(DATA_ENV, "")                          # empty = unset
+    assert resolve_data_dir() is None
+    monkeypatch.setenv(DATA_ENV, "/no/such/bundle")
+    with pytest.raises(ValueError, match=r"\$CLM_NB_DATA = '/no/such/bundle' does not exist"):
+        list_datasets()
+
+
+# --- listing --------------------------------------------------------------------------------
+
+def test_list_bundle(bundle):
+    t = list_datasets(bundle)
+    assert list(t.columns) == LIST_COLUMNS
+    assert list(zip(t.collection, t.name)) == [
+        ("barton/artificial", "ints"), ("barton/artificial", "noisy_str"), ("gagolews_v1/sipu", "noisy"),
+        ("hjn", "ints"), ("hjn", "minus_one"), ("hjn", "strings")]
+    assert t.n.dtype == np.int64 and t.d.dtype == np.int64
+    assert t.set_index("name").loc["noisy", "n_noise"] == 3
+    assert (t.file.str.endswith(".npz")).all() and (t.source == "fake/repo").all()
+    full = list_datasets(bundle, labeled=False)
+    assert "unlabeled" in set(full.name) and "gone" not in set(full.name)
+    assert not full.set_index("name").loc["unlabeled", "labeled"]
+
+
+def test_list_filters(bundle):
+    assert set(list_datasets(bundle, collections="barton").collection) == {"barton/artificial"}
+    assert set(list_datasets(bundle, collections=["gagolews_v1", "hjn"]).collection) == {"gagolews_v1/sipu", "hjn"}
+    assert list(list_datasets(bundle, collections="gagolews_v1/sipu").name) == ["noisy"]
+    assert set(list_datasets(bundle, collections="barton/", labeled=False).collection) == {"barton/artificial", "barton/real-world"}
+    assert list(list_datasets(bundle, min_n=7).name) == ["noisy", "ints"]
+    assert list(list_datasets(bundle, max_n=4).name) == ["ints", "minus_one"]
+    assert list(list_datasets(bundle, max_d=2, collections="hjn").name) == ["minus_one", "strings"]
+    assert len(list_datasets(bundle, max_datasets=2)) == 2
+    assert len(list_datasets(bundle, max_datasets=0)) == 0
+    with pytest.raises(ValueError, match=r"match\(es\) no collection; available"):
+        list_datasets(bundle, collections="gago")            # prefixes match whole path components only
+    with pytest.raises(ValueError, match="max_datasets"):
+        list_datasets(bundle, max_datasets=-1)
+
+
+def test_list_embedded():
+    t = list_datasets()
+    assert list(t.columns) == LIST_COLUMNS
+    assert set(t.name) == set(EMBEDDED_DATASETS)
+    assert list(t.name) == sorted(t.name[t.collection == "generated"]) + sorted(t.name[t.collection == "sklearn"])
+    assert set(t.expected_clm) <= {"good", "medium", "bad"}
+    assert t.set_index("name").loc["iris", ["n", "d", "n_classes", "n_noise"]].tolist() == [150, 4, 3, 0]
+    assert (t.d > 2).any() and set(t[t.collection == "generated"].d) == {2, 10}
+
+
+def test_manifest_missing_columns(tmp_path):
+    pd.DataFrame({"collection": ["a"], "name": ["b"]}).to_csv(tmp_path / "manifest.csv", index=False)
+    with pytest.raises(ValueError, match=r"lacks the column\(s\) \['file', 'status', 'n', 'd'\]"):
+        list_datasets(tmp_path)
+
+
+# --- loading --------------------------------------------------------------------------------
+
+def test_load_int_and_string_labels(bundle):
+    ds = load_dataset("ints", bundle, collection="hjn")
+    assert isinstance(ds, Dataset) and ds.X.dtype == np.float64 and ds.X.shape == (8, 3)
+    assert ds.y.tolist() == [0, 0, 1, 1, 2, 2, 3, 3] and (ds.n, ds.d, ds.n_classes, ds.n_noise) == (8, 3, 4, 0)
+    s = load_dataset("strings", bundle)
+    assert s.y.dtype.kind == "U" and s.y.tolist() == ["b", "a", "b", "a", "c", "c"] and s.n_classes == 3
+    assert s.meta["source"] == "fake/repo" and s.meta["file"] == "hjn/strings.npz"
+    with pytest.raises(Exception):
+        s.name = "other"                                      # frozen
+
+
+def test_gagolews_zero_noise(bundle):
+    ds = load_dataset("noisy", bundle)
+    assert ds.collection == "gagolews_v1/sipu" and ds.description == "a fake gagolews dataset"
+    assert ds.y.tolist() == [1, -1, 1, 2, 2, -1, -1] and ds.n_noise == 3 and ds.n_classes == 2
+    assert ds.meta["noise_marker"] == "0" and ds.meta["n_noise"] == 3
+    assert ds.check(noise="ignore").n == 4
+
+
+def test_barton_string_noise(bundle):
+    ds = load_dataset("barton/artificial/noisy_str", bundle)
+    assert ds.y.dtype == object and ds.y.tolist() == ["0", -1, "1", "1", "0", -1]
+    assert (ds.n_noise, ds.n_classes) == (2, 2)
+    assert load_dataset("ints", bundle, collection="barton").y.tolist() == [0, 0, 1, 1]   # 0 is a class in barton
+
+
+def test_genuine_minus_one_is_renamed(bundle):
+    ds = load_dataset("minus_one", bundle)
+    assert ds.y.tolist() == [2, 2, 1, 1] and ds.n_noise == 0 and ds.meta["renamed_labels"] == {-1: 2}
+
+
+def test_label_variants(bundle):
+    assert load_dataset("noisy", bundle, labels="labels1").y.tolist() == [1, 1, 1, 2, 2, 3, 3]
+    v2 = load_dataset("noisy", bundle, labels="labels2")        # gagolews 0 = noise in variants too
+    assert v2.y.tolist() == [-1, 1, 1, 1, 2, 2, 2] and v2.meta["labels"] == "labels2"
+    assert load_dataset("noisy", bundle, labels="labels0").meta["labels"] == "y"
+    with pytest.raises(ValueError, match=r"no label variant 'labels3'; available: \['y', 'labels1', 'labels2'\]"):
+        load_dataset("noisy", bundle, labels="labels3")
+
+
+def test_load_errors(bundle):
+    with pytest.raises(ValueError, match=r"ambiguous: \['hjn/ints', 'barton/artificial/ints'\]"):
+        load_dataset("ints", bundle)
+    with pytest.raises(ValueError, match="it exists in"):
+        load_dataset("ints", bundle, collection="gagolews_v1")
+    with pytest.raises(ValueError, match="no reference labels"):
+        load_dataset("unlabeled", bundle)
+    with pytest.raises(ValueError, match="not stored"):
+        load_dataset("gone", bundle)
+    with pytest.raises(ValueError, match=r"Did you mean \['strings'\]"):
+        load_dataset("strngs", bundle)
+    (bundle / "hjn" / "strings.npz").unlink()
+    with pytest.raises(FileNotFoundError, match="the file is missing"):
+        load_dataset("strings", bundle)
+
+
+def test_nan_rows(bundle):
+    ds = load_dataset("noisy_str", bundle)
+    assert np.isnan(ds.X).sum() == 1
+    with pytest.raises(ValueError, match="NaN"):
+        ds.check()
+    dropped = load_dataset("noisy_str", bundle, drop_nan_rows=True)
+    assert dropped.n == 5 and dropped.y.tolist() == ["0", -1, "1", "1", "0"]
+    assert dropped.meta["n_nan_rows_dropped"] == 1 and dropped.meta["n_noise"] == 1
+
+
+def test_standardize(bundle, tmp_path):
+    ds = load_dataset("ints", bundle, collection="hjn", standardize=True)
+    np.testing.assert_allclose(ds.X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(ds.X.std(axis=0), 1, atol=1e-12)
+    assert ds.meta["standardized"]
+    root = tmp_path / "const"
+    row = _save(root, "c", "const", X=np.column_stack([np.arange(5.0), np.full(5, 0.1), [1, np.nan, 2, 3, 4]]),
+                y=np.array([0, 0, 1, 1, 1]))
+    pd.DataFrame([row]).to_csv(root / "manifest.csv", index=False)
+    Z = load_dataset("const", root, standardize=True).X
+    assert (Z[:, 1] == 0).all()                               # constant column: 0, not NaN
+    assert np.isnan(Z[1, 2]) and np.isfinite(np.delete(Z[:, 2], 1)).all()
+    Z2 = load_dataset("const", root, standardize=True, drop_nan_rows=True).X
+    assert Z2.shape == (4, 3) and np.isfinite(Z2).all()
+
+
+def test_load_embedded():
+    ds = load_dataset("wine")
+    assert (ds.collection, ds.n, ds.d, ds.n_classes) == ("sklearn", 178, 13, 3)
+    assert ds.meta["expected_clm"] in {"good", "medium", "bad"} and ds.description
+    b = load_dataset("blobs_shuffled50")
+    assert b.meta["expected_clm"] == "bad" and b.meta["params"]["shuffle_fraction"] == 0.5
+    assert load_dataset("blobs_match").meta["expected_clm"] == "good"
+    assert load_dataset("blobs_match_10d").d == 10
+    with pytest.raises(ValueError, match="available: \\['y'\\]"):
+        load_dataset("iris", labels="labels1")
+
+
+def test_embedded_is_fast_and_copied():
+    import time
+    t0 = time.perf_counter()
+    sets = list(iter_datasets())
+    assert time.perf_counter() - t0 < 2.0 and len(sets) == len(EMBEDDED_DATASETS)
+    sets[0].X[:] = np.nan
+    assert np.isfinite(load_dataset(sets[0].name).X).all()
+
+
+# --- iterating ------------------------------------------------------------------------------
+
+def test_iter_datasets(bundle):
+    got = [(d.collection, d.name) for d in iter_datasets(bundle, collections="hjn")]
+    assert got == [("hjn", "ints"), ("hjn", "minus_one"), ("hjn", "strings")]
+    assert [d.name for d in iter_datasets(bundle, labels="labels2")] == ["noisy"]
+    assert all(np.isfinite(d.X).all() for d in iter_datasets(bundle, drop_nan_rows=True, standardize=True))
+    assert len(list(iter_datasets(bundle, max_datasets=2))) == 2
+    with pytest.raises(ValueError, match="not a label variant"):
+        iter_datasets(bundle, labels="target")                # checked at call time, not at first next()
+
+
+# --- the generator --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scenario", ["match", "shuffled", "split", "merged"])
+def test_generator_deterministic(scenario):
+    a = make_clm_blobs(scenario, random_state=7)
+    b = make_clm_blobs(scenario, random_state=7)
+    c = make_clm_blobs(scenario, random_state=8)
+    np.testing.assert_array_equal(a[0], b[0]); np.testing.assert_array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+    assert a[0].shape == (600, 2) and a[0].dtype == np.float64 and a[1].dtype.kind == "i"
+    g1 = make_clm_blobs(scenario, random_state=np.random.default_rng(3))
+    g2 = make_clm_blobs(scenario, random_state=np.random.default_rng(3))
+    np.testing.assert_array_equal(g1[0], g2[0])
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.1, 0.2, 0.5, 1.0])
+def test_shuffle_fraction(fraction):
+    X, y, clusters = make_clm_blobs("shuffled", shuffle_fraction=fraction, n_samples=500, n_clusters=5,
+                                    random_state=1, return_clusters=True)
+    assert int((y != clusters).sum()) == round(fraction * 500)
+    assert set(np.unique(y)) <= set(range(5))
+
+
+def test_scenarios_structure():
+    from sklearn.metrics import adjusted_rand_score as ari
+    X, y, c = make_clm_blobs("match", n_clusters=3, n_features=5, random_state=2, return_clusters=True)
+    assert X.shape == (600, 5) and (y == c).all()
+    X, y, c = make_clm_blobs("split", random_state=2, return_clusters=True)
+    assert len(np.unique(y)) == len(np.unique(c)) + 1
+    assert len(np.unique(y[c == 0])) == 2 and all(len(np.unique(y[c == k])) == 1 for k in (1, 2, 3))
+    X, y, c = make_clm_blobs("merged", random_state=2, return_clusters=True)
+    assert len(np.unique(y)) == len(np.unique(c)) - 1 and len(np.unique(y[np.isin(c, [0, 1])])) == 1
+    # centres are separated: the nearest-centre assignment recovers the generating clusters
+    X, y, c = make_clm_blobs("match", random_state=5, return_clusters=True)
+    centres = np.array([X[c == k].mean(axis=0) for k in range(4)])
+    nearest = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+    assert ari(c, nearest) > 0.99
+
+
+def test_generator_errors():
+    with pytest.raises(ValueError, match="scenario='random' is unknown"):
+        make_clm_blobs("random")
+    with pytest.raises(ValueError, match="n_clusters >= 3"):
+        make_clm_blobs("merged", n_clusters=2)
+    with pytest.raises(ValueError, match="n_samples=5 is too small"):
+        make_clm_blobs(n_samples=5)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        make_clm_blobs("shuffled", shuffle_fraction=-0.1)
+    with pytest.raises(ValueError, match="must both be > 0"):
+        make_clm_blobs(cluster_std=0)
+
+
+# --- the real shared bundle (skipped when absent) -----------------------------------------
+
+needs_shared = pytest.mark.skipif(not (SHARED / "manifest.csv").is_file(), reason=f"shared bundle not at {SHARED}")
+
+
+@needs_shared
+def test_shared_bundle_listing():
+    assert len(list_datasets(SHARED, collections="hjn_labeled96")) == 92
+    t = list_datasets(SHARED, labeled=False)
+    assert len(t) == 455 and t.labeled.sum() == 449
+    assert set(list_datasets(SHARED, collections="gagolews_v1").collection) >= {"gagolews_v1/sipu", "gagolews_v1/wut"}
+
+
+@needs_shared
+@pytest.mark.parametrize("name, collection", [("chameleon_t4_8k", "gagolews_v1"), ("zigzag_noisy", "gagolews_v1"),
+                                              ("cure-t2-4k", "barton")])
+def test_shared_bundle_noise(name, collection):
+    manifest = pd.read_csv(SHARED / "manifest.csv", dtype={"noise_label": str})
+    row = manifest[(manifest.name == name) & manifest.collection.str.startswith(collection)].iloc[0]
+    ds = load_dataset(name, SHARED, collection=collection)
+    assert row.n_noise > 0 and ds.n_noise == row.n_noise
+    raw = np.load(SHARED / row.file)["y"]
+    marker = raw.dtype.type(row.noise_label)                 # 0 (gagolews) or 'noise' (barton), in the file's dtype
+    np.testing.assert_array_equal(ds.noise, raw == marker)   # exactly the marked points became -1 ...
+    np.testing.assert_array_equal(ds.y[~ds.noise], raw[~ds.noise])   # ... and every other label is unchanged
+    assert ds.check(noise="ignore").n == ds.n - row.n_noise
