@@ -5,6 +5,9 @@ __version__ = "0.1.0"
 from .core import *
 from .pairs import *
 from .internal import *
+from .cvi import *
+from .curves import *
+from .dsi import *
 from .datasets import *
 from .evaluation import *
 from .runner import *

@@ -61,6 +61,20 @@ def test_every_claim_is_tested():
     assert not missing, f"invariances claimed in the registry with no property test here: {missing}"
 
 
+# Measures that depend on the *order* of pair distances, ties included. In exact arithmetic they have every
+# invariance they claim; in floating point a transform that rounds (scaling by a non-power of two, translation,
+# rotation) can split two tied distances or swap two that differ in the last bits, which moves such a measure by
+# ~1/(N_w N_b). Their property test therefore draws data whose pair distances are neither tied nor within 1e-9 of
+# each other; ties themselves are tested exactly against scikit-learn/scipy oracles in test_pairs.py.
+ORDER_SENSITIVE = {"aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi"}
+
+
+def _no_near_ties(X):
+    from scipy.spatial.distance import pdist
+    d = np.sort(pdist(X))
+    return d[0] > 0 and bool(np.all(np.diff(d) > 1e-9 * d[1:]))
+
+
 def _same(a, b):
     if np.isinf(a) or np.isinf(b):
         return a == b
@@ -68,7 +82,7 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("name, invariance", [c for c in CLAIMS if c[1] in TRANSFORMS])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=labelled_data())
 def test_claimed_invariance_holds(name, invariance, case):
     X, y, rng = case
@@ -80,6 +94,8 @@ def test_claimed_invariance_holds(name, invariance, case):
     st_ = clm_nb.check_data(X, y).stats
     off = st_.centroid_distances[~np.eye(len(st_.sizes), dtype=bool)]
     assume(off.min() > 1e-6)                             # coincident-centroid limits are tested in test_internal.py
+    if name in ORDER_SENSITIVE:
+        assume(_no_near_ties(X))
     X2, y2 = TRANSFORMS[invariance](X, y, rng)
     after = clm_nb.score(name, X2, y2, random_state=0)
     assert _same(before, after), f"{name} changed under {invariance}: {before} -> {after}"
