@@ -503,7 +503,9 @@ class _Resolver:
         self.lanes = _n_lanes()
         S = 2 * K if self.per_cluster else 2
         per_bucket = 8 * self.lanes * (S + 4) * 2               # lane arrays plus their reductions
-        self.nb = int(2 ** np.clip(np.floor(np.log2(max(max_memory // 4, 1) / per_bucket)), 8, 20))
+        fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
+        few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
+        self.nb = int(2 ** np.clip(min(fit, few), 8, 20))
         self.code_dtype = np.int32 if self.per_cluster else np.int8
         self.value_bytes = 8 + np.dtype(self.code_dtype).itemsize
         self.budget = max(int(max_memory * 0.6), self.value_bytes * 4096)
