@@ -69,14 +69,14 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
 
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
-          complexity="O(n^2 d) time, O(nK) memory (pair engine, full rows)",
+          complexity="O(n^2 d) time, O(nK) memory per thread (pair engine)",
           reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of cluster analysis, "
                     "J. Comput. Appl. Math. 20:53-65")
 def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
                max_memory: int = DEFAULT_MAX_MEMORY) -> float:
     "Mean silhouette width: (b - a) / max(a, b) averaged over points (higher is better)."
     data = check_data(X, labels, noise=noise, measure="silhouette")
-    return float(np.mean(silhouette_values(sort_by_cluster(data, metric))))
+    return float(np.mean(silhouette_values(sort_by_cluster(data, metric), max_memory)))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
 @register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,

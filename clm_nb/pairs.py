@@ -279,30 +279,42 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
             _insertion_sort(vals, codes, a, z)
 
 @njit(parallel=True, cache=True)
-def _cluster_sums_pass(XT, labels, starts, code, n_lanes):
-    "Full rows: sums[i, c] = sum of distances from point i to the points of cluster c (silhouette)."
+def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full):
+    """sums[i, c] = sum of distances from point i to the points of cluster c (silhouette). Triangle mode computes
+    each pair once and adds it to both ends in per-lane arrays (lanes x n x K memory); `full` mode walks whole
+    rows instead (each pair twice, n x K memory)."""
     n = XT.shape[1]
     K = starts.shape[0] - 1
-    sums = np.zeros((n, K))
+    part = np.zeros((1 if full else n_lanes, n, K))
     for t in prange(n_lanes):
         buf = np.empty(n)
-        for i in range(t, n, n_lanes):
-            o = _row_distances(XT, i, 0, n, code, buf)
-            o[i] = 0.0
+        acc = part[0] if full else part[t]
+        for i in range(t, n if full else n - 1, n_lanes):
+            j0 = 0 if full else i + 1
+            o = _row_distances(XT, i, j0, n, code, buf)
+            if full:
+                o[i] = 0.0
+            li = labels[i]
             for c in range(K):
+                a = max(starts[c], j0) - j0
+                z = starts[c + 1] - j0
                 s = 0.0
-                for j in range(starts[c], starts[c + 1]):
+                for j in range(a, z):
                     s += o[j]
-                sums[i, c] = s
-    return sums
+                    if not full:
+                        acc[j + j0, li] += o[j]
+                acc[i, c] += s
+    return part.sum(axis=0) if not full else part[0]
 
 # %% ../nbs/01_pairs.ipynb #b4b6277d
 @njit(cache=True)
-def _group(gw, gb, cw, cb, Nw, Nb, acc):
+def _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr):
     "Fold one group of equal distances (gw within, gb between pairs; cw, cb before it) into the rank statistics."
     acc[0] += gw * (Nb - cb - gb)          # concordant: within pair closer than a between pair
     acc[1] += gw * gb                      # tied within/between
     acc[2] += gw * cb                      # discordant
+    if not want_pr:
+        return
     tp = cw + gw
     fp = cb + gb
     p = tp / (tp + fp)
@@ -341,7 +353,7 @@ def _ks_update(c, cum, NI, NB, ks):
             ks[c] = dv
 
 @njit(cache=True)
-def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster, Nw, Nb, NI, NB,
+def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster, want_pr, Nw, Nb, NI, NB,
            cum, acc, ks, targets, sums, flags):
     """Walk buckets in increasing distance; unresolved buckets are one group, resolved ones are walked value by
     value (ties = one group). Updates the running state (cum, acc, ks, sums) in place."""
@@ -387,8 +399,9 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
                     y += 1
                 cw = acc[10]
                 cb = acc[11]
-                _group(gw, gb, cw, cb, Nw, Nb, acc)
-                _take_smallest(gw + gb, (gw + gb) * v, True, v, cw + cb, targets, sums, flags)
+                _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr)
+                if targets.shape[0]:
+                    _take_smallest(gw + gb, (gw + gb) * v, True, v, cw + cb, targets, sums, flags)
                 acc[10] = cw + gw
                 acc[11] = cb + gb
                 for q in range(nt):
@@ -410,7 +423,7 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
                 continue
             cw = acc[10]
             cb = acc[11]
-            _group(gw, gb, cw, cb, Nw, Nb, acc)
+            _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr)
             s = bsum[g] if bsum.shape[0] > 0 else 0.0
             _take_smallest(gw + gb, s, bmin[g] == bmax[g], bmin[g], cw + cb, targets, sums, flags)
             acc[10] = cw + gw
@@ -505,7 +518,7 @@ class _Resolver:
         per_bucket = 8 * self.lanes * (S + 4) * 2               # lane arrays plus their reductions
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
-        self.nb = int(2 ** np.clip(min(fit, few), 8, 20))
+        self.nb = int(2 ** np.clip(min(fit, few), 8, 16))   # 2^16 buckets keep the lane arrays in cache
         self.code_dtype = np.int32 if self.per_cluster else np.int8
         self.value_bytes = 8 + np.dtype(self.code_dtype).itemsize
         self.budget = max(int(max_memory * 0.6), self.value_bytes * 4096)
@@ -565,7 +578,8 @@ class _Resolver:
         self.ks_floor = np.where(ok, np.abs(f1 - f2).max(axis=1), 0.0)
 
     def sweep(self, Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes):
-        _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster, self.Nw, self.Nb,
+        _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster,
+               bool(self.needs & {"pr", "pr_inverse"}), self.Nw, self.Nb,
                self.NI, self.NB, self.cum, self.acc, self.ks, self.targets, self.sums, self.flags)
 
     def process(self, R: _Range, res, depth: int = 0):
@@ -650,9 +664,11 @@ def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_
     out.passes, out.collected = r.passes, r.collected
     return out
 
-def silhouette_values(sd: SortedData) -> np.ndarray:
+def silhouette_values(sd: SortedData, max_memory: int = DEFAULT_MAX_MEMORY) -> np.ndarray:
     "Silhouette of every point (in `sd` order) from its summed distances to each cluster; singletons score 0."
-    sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, _n_lanes())
+    lanes = _n_lanes()
+    full = lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
+    sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, full)
     sizes = sd.sizes.astype(np.float64)
     rows, own = np.arange(sd.n), sd.labels
     size_own = sizes[own]
