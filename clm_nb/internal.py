@@ -11,8 +11,8 @@ from .core import check_data, register
 from .pairs import DEFAULT_MAX_MEMORY, silhouette_values, sort_by_cluster, summarize
 
 # %% auto #0
-__all__ = ['SCALE_FREE', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni', 'i_index', 'c_index',
-           'point_biserial', 'gamma']
+__all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni',
+           'i_index', 'c_index', 'point_biserial', 'gamma']
 
 # %% ../nbs/02_internal.ipynb #30bf94bc
 SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
@@ -54,15 +54,39 @@ def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, ran
     return float(np.mean(R.max(axis=1)))
 
 # %% ../nbs/02_internal.ipynb #90ba0195
+DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
+DUNN_WITHIN = ("diameter", "average", "centroid")
+
 @register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
           complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
-          reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104")
+          reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104; "
+                    "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, IEEE Trans. SMC-B 28(3):301-315")
 def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-         max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+         between: str = "single", within: str = "diameter", max_memory: int = DEFAULT_MAX_MEMORY) -> float:
     "Dunn index: minimum between-cluster (single-linkage) distance over maximum cluster diameter (higher is better)."
-    ext = summarize(X, labels, ["extremes"], metric=metric, noise=noise, max_memory=max_memory, measure="dunn")
-    separation = float(ext.min_between.min())
-    diameter = float(ext.diameter.max())
+    if between not in DUNN_BETWEEN: raise ValueError(f"between={between!r}; use one of {DUNN_BETWEEN}")
+    if within not in DUNN_WITHIN: raise ValueError(f"within={within!r}; use one of {DUNN_WITHIN}")
+    data = check_data(X, labels, noise=noise, measure="dunn")
+    centroidal = between in ("centroid", "centroid_average") or within == "centroid"
+    if centroidal: _euclidean_only(metric, f"dunn(between={between!r}, within={within!r})")
+    ext = summarize(data, None, ["extremes"], metric=metric, max_memory=max_memory, measure="dunn")
+    sizes = data.stats.sizes.astype(float)
+    if centroidal:
+        st = data.stats
+        to_c = np.column_stack([np.linalg.norm(data.X - c, axis=1) for c in st.centroids]) / ext.scale  # (n, K)
+        own = np.zeros((data.K, data.K))
+        np.add.at(own, data.labels, to_c)                   # own[s, t] = sum over x in C_s of d(x, c_t)
+    off = ~np.eye(data.K, dtype=bool)
+    if between == "single": delta = ext.min_between
+    elif between == "complete": delta = ext.max_between
+    elif between == "average": delta = ext.sum_between / np.outer(sizes, sizes)
+    elif between == "centroid": delta = st.centroid_distances * st.scale / ext.scale
+    else: delta = (own + own.T) / (sizes[:, None] + sizes[None, :])
+    if within == "diameter": diam = ext.diameter
+    elif within == "average": diam = np.divide(2 * ext.within_sum, sizes * (sizes - 1), out=np.zeros(data.K), where=sizes > 1)
+    else: diam = 2 * np.diag(own) / sizes
+    separation = float(delta[off].min())
+    diameter = float(diam.max())
     if separation == 0.0: return 0.0
     if diameter == 0.0: return float("inf")
     return separation / diameter

@@ -151,8 +151,9 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_clu
     BSUM = np.zeros((n_lanes, nb if want_sums else 0))
     MOM = np.zeros((n_lanes, 2, 3))
     ke = K if want_extremes else 0
-    MINB = np.full((n_lanes, ke, ke), np.inf)
-    DIAM = np.zeros((n_lanes, ke))
+    MINB = np.full((n_lanes, ke, ke), np.inf)   # [a, c], c >= a: smallest distance between clusters a and c
+    MAXB = np.zeros((n_lanes, ke, ke))          # largest (the diagonal: cluster diameters)
+    SUMB = np.zeros((n_lanes, ke, ke))          # sum (the diagonal: within-cluster sums)
     for t in prange(n_lanes):
         buf = np.empty(n)
         for i in range(t, n - 1, n_lanes):
@@ -163,17 +164,22 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_clu
                 _moments_merge(MOM[t, 0], o[:e])
                 _moments_merge(MOM[t, 1], o[e:])
             if want_extremes:
-                for j in range(e):
-                    if o[j] > DIAM[t, li]:
-                        DIAM[t, li] = o[j]
-                for c in range(li + 1, K):
-                    a = starts[c] - i - 1
-                    z = starts[c + 1] - i - 1
+                for c in range(li, K):
+                    a = 0 if c == li else starts[c] - i - 1
+                    z = e if c == li else starts[c + 1] - i - 1
                     mn = MINB[t, li, c]
+                    mx = MAXB[t, li, c]
+                    sm = 0.0
                     for j in range(a, z):
-                        if o[j] < mn:
-                            mn = o[j]
+                        v = o[j]
+                        sm += v
+                        if v < mn:
+                            mn = v
+                        if v > mx:
+                            mx = v
                     MINB[t, li, c] = mn
+                    MAXB[t, li, c] = mx
+                    SUMB[t, li, c] += sm
             if want_hist:
                 for c in range(li, K):
                     a = 0 if c == li else starts[c] - i - 1
@@ -199,7 +205,7 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_clu
                             BMAX[t, b] = v
                         if want_sums:
                             BSUM[t, b] += v
-    return H, TOT, BMIN, BMAX, BSUM, MOM, MINB, DIAM
+    return H, TOT, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
 
 @njit(parallel=True, cache=True)
 def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster, need, cursor, vals, codes):
@@ -456,7 +462,10 @@ class PairSummary:
     within_moments: np.ndarray | None = None    # (count, mean, M2) of within distances
     between_moments: np.ndarray | None = None
     min_between: np.ndarray | None = None       # (K, K) smallest distance between clusters (inf on diagonal)
+    max_between: np.ndarray | None = None       # (K, K) largest distance between clusters (0 on diagonal)
+    sum_between: np.ndarray | None = None       # (K, K) sum of the distances between clusters (0 on diagonal)
     diameter: np.ndarray | None = None          # (K,) largest within distance
+    within_sum: np.ndarray | None = None        # (K,) sum of the within distances of each cluster
     passes: int = 0                      # passes over the pairs
     collected: int = 0                   # pair distances that had to be held to resolve ties and ranks
     scale: float = 1.0                   # distances above are in units of `scale`
@@ -644,10 +653,12 @@ def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_
     if "moments" in needs:
         out.within_moments, out.between_moments = _merge_moments(res[5][:, 0]), _merge_moments(res[5][:, 1])
     if "extremes" in needs:
-        mb = res[6].min(axis=0)
-        mb = np.minimum(mb, mb.T)
-        np.fill_diagonal(mb, np.inf)
-        out.min_between, out.diameter = mb, res[7].max(axis=0)
+        mn, mx, sm = res[6].min(axis=0), res[7].max(axis=0), res[8].sum(axis=0)
+        out.diameter, out.within_sum = np.diag(mx).copy(), np.diag(sm).copy()
+        mn, mx, sm = np.minimum(mn, mn.T), np.maximum(mx, mx.T), np.triu(sm, 1) + np.triu(sm, 1).T
+        np.fill_diagonal(mn, np.inf)
+        np.fill_diagonal(mx, 0.0)
+        out.min_between, out.max_between, out.sum_between = mn, mx, sm
     if hist:
         if r.per_cluster: r.set_ks_floor(res[0].sum(0))
         r.process(top, res)

@@ -158,3 +158,29 @@ def test_shared_labeled_data_gives_same_values():
     data = clm_nb.check_data(IRIS_X, IRIS_Y)
     for name in GOLDEN:
         assert clm_nb.score(name, data) == clm_nb.score(name, IRIS_X, IRIS_Y)
+
+
+@pytest.mark.parametrize("between", ["single", "complete", "average", "centroid", "centroid_average"])
+@pytest.mark.parametrize("within", ["diameter", "average", "centroid"])
+def test_generalised_dunn_matches_formulas(between, within):
+    from scipy.spatial.distance import cdist
+    X, y = _random_case(5)
+    ks = np.unique(y)
+    C = {k: X[y == k] for k in ks}
+    c = {k: C[k].mean(0) for k in ks}
+
+    def delta(s, t):
+        D = cdist(C[s], C[t])
+        return {"single": D.min(), "complete": D.max(), "average": D.mean(),
+                "centroid": np.linalg.norm(c[s] - c[t]),
+                "centroid_average": (cdist(C[s], c[t][None]).sum() + cdist(C[t], c[s][None]).sum())
+                / (len(C[s]) + len(C[t]))}[between]
+
+    def diam(k):
+        D = cdist(C[k], C[k])
+        n = len(C[k])
+        return {"diameter": D.max(), "average": D.sum() / (n * (n - 1)) if n > 1 else 0.0,
+                "centroid": 2 * cdist(C[k], c[k][None]).mean()}[within]
+
+    expected = min(delta(s, t) for s in ks for t in ks if s != t) / max(diam(k) for k in ks)
+    assert clm_nb.dunn(X, y, between=between, within=within) == pytest.approx(expected, rel=1e-10)
