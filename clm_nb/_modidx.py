@@ -47,7 +47,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cvi._foreign_neighbours': ('cvi.html#_foreign_neighbours', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._min_other': ('cvi.html#_min_other', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._minimax_moments': ('cvi.html#_minimax_moments', 'clm_nb/cvi.py'),
-                            'clm_nb.cvi._pair_distance_sum': ('cvi.html#_pair_distance_sum', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._relative_density_distance': ('cvi.html#_relative_density_distance', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._variable_ratios': ('cvi.html#_variable_ratios', 'clm_nb/cvi.py'),
                             'clm_nb.cvi.cvdd': ('cvi.html#cvdd', 'clm_nb/cvi.py'),

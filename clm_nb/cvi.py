@@ -17,6 +17,7 @@ from sklearn.neighbors import BallTree, NearestNeighbors
 
 from .core import LabeledData, check_data, normalize_scale, register
 from .internal import SCALE_FREE, _euclidean_only
+from .pairs import check_metric, summarize
 
 # %% auto #0
 __all__ = ['RL_VARIANTS', 'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd']
@@ -90,10 +91,11 @@ _TIE_RTOL = 1e-9          # distances this close (relatively) to the k-th neighb
 _BLOCK_MB = 32            # working memory of one block of distance rows (sklearn's default would be 1 GB)
 
 def _check_metric(metric, name: str):
-    if not isinstance(metric, str) or metric == "precomputed" or metric in _DATA_DEPENDENT:
-        raise ValueError(f"{name}: metric={metric!r} is not supported; pass the name of a fixed metric such as "
-                         "'euclidean', 'manhattan' or 'cosine' (seuclidean and mahalanobis estimate their parameters "
-                         "from each block of rows: standardise or whiten X yourself and use 'euclidean').")
+    "CVNN's metrics are the pair engine's (it sums the pair distances); the kNN query accepts all of them."
+    try:
+        check_metric(metric)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
 
 def _check_k(k, n: int, name: str):
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -107,18 +109,6 @@ def _exact_metric(metric: str) -> tuple[str, bool]:
     # sklearn's 'euclidean' expands |x|^2 - 2x.y + |y|^2 (residues ~1e-8 between duplicates); 'sqeuclidean' goes to
     # scipy's cdist, which subtracts coordinates first: exact zeros for duplicate points.
     return ("sqeuclidean", True) if metric in ("euclidean", "l2") else (metric, False)
-
-def _pair_distance_sum(A: np.ndarray, metric: str) -> float:
-    "Sum of d(a, b) over the unordered pairs of distinct rows of `A`, one block of rows at a time."
-    if A.shape[0] < 2: return 0.0
-    name, root = _exact_metric(metric)
-    def row_sums(D, start):
-        if root: np.sqrt(D, out=D)
-        i = np.arange(D.shape[0])
-        D[i, start + i] = 0.0                                   # the diagonal, exactly
-        return D.sum(axis=1)
-    blocks = pairwise_distances_chunked(A, metric=name, reduce_func=row_sums, working_memory=_BLOCK_MB)
-    return sum(float(s.sum()) for s in blocks) / 2.0
 
 def _foreign_neighbours(Xn: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.ndarray:
     "q_k(x) for every point: how many of its k nearest neighbours (itself excluded) lie outside its cluster."
@@ -148,17 +138,18 @@ def _foreign_neighbours(Xn: np.ndarray, labels: np.ndarray, k: int, metric: str)
     return q
 
 def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
-    "(Sep, Com in units of `scale`, scale, normalised X) of a validated partition."
+    "(Sep, Com in units of `scale`, scale, mean pair distance in units of `scale`) of a validated partition."
     _check_metric(metric, name)
     _check_k(k, data.n, name)
     Xn, scale, _ = normalize_scale(data.X, center=metric in _TRANSLATION_INVARIANT)
     q = _foreign_neighbours(Xn, data.labels, k, metric)
     sizes = np.bincount(data.labels, minlength=data.K)
     separation = float(np.max(np.bincount(data.labels, weights=q / k, minlength=data.K) / sizes))
-    compactness = 0.0
-    for c in np.flatnonzero(sizes > 1):
-        compactness += _pair_distance_sum(Xn[data.labels == c], metric) / (sizes[c] * (sizes[c] - 1) / 2)
-    return separation, compactness, scale, Xn
+    sums = summarize(data, None, ["extremes"], metric=metric, measure=name)      # pair sums, in units of sums.scale
+    pairs = sizes * (sizes - 1) / 2
+    compactness = float(np.sum(np.divide(sums.within_sum, pairs, out=np.zeros(data.K), where=pairs > 0)))
+    mean_d = float(sums.within_sum.sum() + sums.sum_between.sum() / 2) / (data.n * (data.n - 1) / 2)
+    return separation, compactness, sums.scale, mean_d
 
 # %% ../nbs/04_cvi.ipynb #88711427
 def cvnn_parts(X, labels=None, *, k: int = 10, metric: str = "euclidean", noise=None, random_state=None) -> CVNNParts:
@@ -184,15 +175,14 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
     return terms.sum(axis=1)
 
 @register("cvnn", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
-          complexity="O(n^2 p) time (blocked pair sums) plus one kNN query, O(nk + block*n) memory",
+          complexity="O(n^2 p) time (one pass of the pair engine) plus one kNN query, O(nk + K^2) memory",
           reference="Liu, Li, Xiong, Gao, Wu & Wu (2013), Understanding and enhancement of internal clustering "
                     "validation measures, IEEE Trans. Cybernetics 43(3):982-994 (single-partition form: Sep + "
                     "Com / mean pairwise distance, this package's normalisation)")
 def cvnn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, k: int = 10) -> float:
     "CVNN of one partition: kNN separation plus compactness over the data's mean pairwise distance (lower is better)."
     data = check_data(X, labels, noise=noise, measure="cvnn")
-    separation, compactness, _, Xn = _cvnn_terms(data, k, metric, "cvnn")
-    mean_d = _pair_distance_sum(Xn, metric) / (data.n * (data.n - 1) / 2)
+    separation, compactness, _, mean_d = _cvnn_terms(data, k, metric, "cvnn")
     return float(separation + (compactness / mean_d if mean_d > 0 else 0.0))
 
 # %% ../nbs/04_cvi.ipynb #53603fe9
