@@ -15,9 +15,9 @@ import pandas as pd
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'DIRECTIONS', 'noise_mask', 'encode_labels', 'LabeledData', 'check_labels',
-           'check_data', 'normalize_scale', 'snap_zero', 'ClusterStats', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score']
+__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'noise_mask', 'encode_labels', 'LabeledData',
+           'check_labels', 'check_data', 'normalize_scale', 'snap_zero', 'ClusterStats', 'MeasureInfo', 'register',
+           'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -254,6 +254,7 @@ INVARIANCES = {
     "range": "min over partitions 0 and max 1 on every dataset (axiom B4)",
 }
 KINDS = ("internal", "between", "external", "ensemble")
+PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes")   # see 01_pairs
 DIRECTIONS = ("max", "min")
 
 # %% ../nbs/00_core.ipynb #d5c9eaf2
@@ -271,6 +272,7 @@ class MeasureInfo:
     reference: str
     min_points: int = 3
     summary: str = ""
+    pair_summaries: tuple = ()
 
     def __call__(self, *args, **kwargs): return self.func(*args, **kwargs)
 
@@ -288,20 +290,22 @@ _REGISTRY: dict[str, MeasureInfo] = {}
 
 # %% ../nbs/00_core.ipynb #b008dcbd
 def register(name: str, *, kind: str, direction: str, lower: float, upper: float, invariances: Iterable[str] = (),
-             complexity: str, reference: str, min_points: int = 3):
+             complexity: str, reference: str, min_points: int = 3, pair_summaries: Iterable[str] = ()):
     "Decorator: register a measure function under `name` with its metadata (once; re-running the same definition replaces it)."
     if kind not in KINDS: raise ValueError(f"kind={kind!r}; use one of {KINDS}")
     if direction not in DIRECTIONS: raise ValueError(f"direction={direction!r}; use one of {DIRECTIONS}")
     unknown = [i for i in invariances if i not in INVARIANCES]
     if unknown: raise ValueError(f"unknown invariance(s) {unknown}; the vocabulary is {list(INVARIANCES)}")
     if not lower <= upper: raise ValueError(f"lower={lower} > upper={upper}")
+    bad = [p for p in pair_summaries if p not in PAIR_SUMMARIES]
+    if bad: raise ValueError(f"unknown pair summaries {bad}; use any of {PAIR_SUMMARIES}")
     def deco(func):
         old = _REGISTRY.get(name)
         if old is not None and old.func.__qualname__ != func.__qualname__:   # same function re-run (e.g. notebook) is fine
             raise ValueError(f"a measure named {name!r} is already registered ({old.func.__module__}.{old.func.__qualname__})")
         summary = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
         info = MeasureInfo(name, func, kind, direction, float(lower), float(upper), tuple(invariances),
-                           complexity, reference, min_points, summary)
+                           complexity, reference, min_points, summary, tuple(pair_summaries))
         _REGISTRY[name] = info
         func.measure = info
         return func
@@ -313,7 +317,8 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     kinds = (kind,) if isinstance(kind, str) else tuple(kind) if kind is not None else KINDS
     bad = [k for k in kinds if k not in KINDS]
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
-    cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary"]
+    cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary",
+            "pair_summaries"]
     rows = [{c: getattr(m, c) for c in cols} for m in _REGISTRY.values() if m.kind in kinds]
     return pd.DataFrame(rows, columns=cols)
 

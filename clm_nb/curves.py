@@ -17,7 +17,7 @@ __all__ = ['ESTIMATORS', 'aucc', 'auprc', 'auiprc', 'sauprc']
 # %% ../nbs/05_curves.ipynb #8fb8fc63
 _DOC_ARGS = "max_memory bounds the engine's memory; the result is exact whatever its value (a smaller budget costs passes)."
 
-@register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+@register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
           complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, ~n^2/(0.07*max_memory) passes beyond; memory <= max_memory",
           reference="Jaskowiak, Costa & Campello (2022), The area under the ROC curve as a measure of clustering "
                     "quality, Data Mining and Knowledge Discovery 36(3):1219-1245")
@@ -46,7 +46,7 @@ _PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 
                   "passes beyond; memory <= max_memory")
 _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under precision-recall curves (preprint)"
 
-@register("auprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+@register("auprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["pr"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def auprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
           max_memory: int = DEFAULT_MAX_MEMORY) -> float:
@@ -55,6 +55,7 @@ def auprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state
                      measure="auprc")[0])
 
 @register("auiprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def auiprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
            max_memory: int = DEFAULT_MAX_MEMORY) -> float:
@@ -63,6 +64,7 @@ def auiprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_stat
                      estimator=estimator, measure="auiprc")[1])
 
 @register("sauprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["pr", "pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def sauprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
            max_memory: int = DEFAULT_MAX_MEMORY) -> float:

@@ -175,6 +175,7 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
     return terms.sum(axis=1)
 
 @register("cvnn", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+          pair_summaries=["extremes"],
           complexity="O(n^2 p) time (one pass of the pair engine) plus one kNN query, O(nk + K^2) memory",
           reference="Liu, Li, Xiong, Gao, Wu & Wu (2013), Understanding and enhancement of internal clustering "
                     "validation measures, IEEE Trans. Cybernetics 43(3):982-994 (single-partition form: Sep + "

@@ -15,7 +15,7 @@ from .pairs import DEFAULT_MAX_MEMORY, summarize
 __all__ = ['dsi', 'dsi_per_cluster']
 
 # %% ../nbs/06_dsi.ipynb #7a1e968e
-@register("dsi", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+@register("dsi", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ks"],
           complexity="O(n^2 d) time in 2 passes of the pair engine (typically), O(n + K * buckets) memory",
           reference="Guan & Loew, A distance-based separability measure for internal cluster validation (2020 preprint; "
                     "Int. J. on Artificial Intelligence Tools, 2022)")

@@ -57,7 +57,7 @@ def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, ran
 DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
 DUNN_WITHIN = ("diameter", "average", "centroid")
 
-@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE, pair_summaries=["extremes"],
           complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
           reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104; "
                     "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, IEEE Trans. SMC-B 28(3):301-315")
@@ -136,6 +136,7 @@ def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
 
 # %% ../nbs/02_internal.ipynb #14c7e97a
 @register("c_index", kind="internal", direction="min", lower=0, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["c_index", "moments"],
           complexity="O(n^2 d) time in 2 passes of the pair engine, O(n + buckets) memory",
           reference="Hubert & Levin (1976), A general statistical framework for assessing categorical clustering in "
                     "free recall, Psychological Bulletin 83(6):1072-1080")
@@ -151,6 +152,7 @@ def c_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
 
 # %% ../nbs/02_internal.ipynb #79070154
 @register("point_biserial", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["moments"],
           complexity="O(n^2 d) time in 1 pass of the pair engine, O(n) memory",
           reference="Milligan (1981), A Monte Carlo study of thirty internal criterion measures for cluster analysis, "
                     "Psychometrika 46(2):187-199")
@@ -166,7 +168,7 @@ def point_biserial(X, labels=None, *, metric: str = "euclidean", noise=None, ran
     return float(np.clip((mb - mw) * np.sqrt(nw * nb) / nt / np.sqrt(var), -1.0, 1.0))
 
 # %% ../nbs/02_internal.ipynb #4852d5f4
-@register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+@register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
           complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), memory bounded by max_memory",
           reference="Baker & Hubert (1975), Measuring the power of hierarchical cluster analysis, "
                     "J. American Statistical Association 70(349):31-38")

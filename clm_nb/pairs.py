@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import LabeledData, check_data, normalize_scale
+from .core import PAIR_SUMMARIES, LabeledData, check_data, normalize_scale
 
 # %% auto #0
 __all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'SortedData', 'check_metric',
@@ -442,7 +442,7 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
                         _ks_update(c, cum, NI, NB, ks)
 
 # %% ../nbs/01_pairs.ipynb #a532327c
-NEEDS = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes")
+NEEDS = PAIR_SUMMARIES                   # the vocabulary lives in core, where measures declare what they read
 
 @dataclass
 class PairSummary:
@@ -694,6 +694,15 @@ def silhouette_values(sd: SortedData, max_memory: int = DEFAULT_MAX_MEMORY) -> n
 
 def summarize(X, labels, needs, *, metric: str = "euclidean", noise=None, max_memory: int = DEFAULT_MAX_MEMORY,
               measure: str = "") -> PairSummary:
-    "Validate (`check_data`), sort by cluster and run `pair_summary`: the entry point of every pair-based measure."
+    """Validate (`check_data`), sort by cluster and run `pair_summary`: the entry point of every pair-based measure.
+    The summary is kept on the `LabeledData`, so a later call on the same validated data whose `needs` are covered
+    (same metric and budget) reuses it without another pass: a study computes the union once per dataset."""
     data = check_data(X, labels, noise=noise, measure=measure)
-    return pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory)
+    cache = data.__dict__.setdefault("_pair_summaries", {})
+    key = (check_metric(metric), int(max_memory))
+    have = cache.get(key)
+    if have is not None and set(needs) <= have[0]:
+        return have[1]
+    s = pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory)
+    cache[key] = (set(needs), s)
+    return s
