@@ -17,7 +17,7 @@ from sklearn.neighbors import BallTree, NearestNeighbors
 
 from .core import LabeledData, check_data, normalize_scale, register
 from .internal import SCALE_FREE, _euclidean_only
-from .pairs import check_metric, summarize
+from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, summarize
 
 # %% auto #0
 __all__ = ['RL_VARIANTS', 'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd']
@@ -85,8 +85,6 @@ class CVNNParts:
     separation: float    # in [0, 1]: the worst cluster's mean share of foreign points among the k nearest neighbours
     compactness: float   # sum over clusters of the mean within-cluster pairwise distance, in the units of X
 
-_TRANSLATION_INVARIANT = {"euclidean", "l2", "sqeuclidean", "manhattan", "cityblock", "l1", "chebyshev", "minkowski"}
-_DATA_DEPENDENT = ("seuclidean", "mahalanobis")
 _TIE_RTOL = 1e-9          # distances this close (relatively) to the k-th neighbour distance count as tied with it
 _BLOCK_MB = 32            # working memory of one block of distance rows (sklearn's default would be 1 GB)
 
@@ -141,7 +139,7 @@ def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
     "(Sep, Com in units of `scale`, scale, mean pair distance in units of `scale`) of a validated partition."
     _check_metric(metric, name)
     _check_k(k, data.n, name)
-    Xn, scale, _ = normalize_scale(data.X, center=metric in _TRANSLATION_INVARIANT)
+    Xn, scale, _ = normalize_scale(data.X, center=metric in TRANSLATION_INVARIANT_METRICS)
     q = _foreign_neighbours(Xn, data.labels, k, metric)
     sizes = np.bincount(data.labels, minlength=data.K)
     separation = float(np.max(np.bincount(data.labels, weights=q / k, minlength=data.K) / sizes))
