@@ -5,6 +5,7 @@
 # %% ../nbs/01_pairs.ipynb #2e230205
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numba
@@ -209,7 +210,9 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_clu
 
 @njit(parallel=True, cache=True)
 def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster, need, cursor, vals, codes):
-    "Write the value and cluster-pair code of every pair whose bucket is in `need`, lane t at cursor[t, b]."
+    """Write every pair whose bucket is in `need` at cursor[t, b] of its lane: the distance and its cluster-pair
+    code, or, when `codes` is empty (within/between is all that is needed), the distance negated for a between pair
+    (-0.0 included), which saves the code array and half the scattered writes."""
     n = XT.shape[1]
     K = starts.shape[0] - 1
     for t in prange(n_lanes):
@@ -227,34 +230,43 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_c
                     if b < 0 or not need[b]:
                         continue
                     p = cur[b]
-                    vals[p] = o[j]
-                    codes[p] = pc
+                    if per_cluster:
+                        vals[p] = o[j]
+                        codes[p] = pc
+                    else:
+                        vals[p] = o[j] if pc == 0 else -o[j]
                     cur[b] = p + 1
 
 @njit(cache=True)
 def _insertion_sort(vals, codes, a, z):
+    "Sort vals[a:z] by value (by |value| when `codes` is empty: signed values), codes following."
+    signed = codes.shape[0] == 0
     for x in range(a + 1, z):
         v = vals[x]
-        c = codes[x]
+        kv = abs(v) if signed else v
+        c = 0 if signed else codes[x]
         y = x - 1
-        while y >= a and vals[y] > v:
+        while y >= a and (abs(vals[y]) if signed else vals[y]) > kv:
             vals[y + 1] = vals[y]
-            codes[y + 1] = codes[y]
+            if not signed:
+                codes[y + 1] = codes[y]
             y -= 1
         vals[y + 1] = v
-        codes[y + 1] = c
+        if not signed:
+            codes[y + 1] = c
 
 @njit(parallel=True, cache=True)
 def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
     """Sort each segment [seg_lo[g], seg_hi[g]) of vals (codes follow): a bucket sort into as many linear
     sub-buckets as values, then one insertion sort that only moves values inside their sub-bucket: O(m) expected."""
     G = seg_lo.shape[0]
+    signed = codes.shape[0] == 0
     longest = 0
     for g in range(G):
         longest = max(longest, seg_hi[g] - seg_lo[g])
     for t in prange(n_lanes):
         tv = np.empty(longest, vals.dtype)
-        tc = np.empty(longest, codes.dtype)
+        tc = np.empty(0 if signed else longest, codes.dtype)
         cnt = np.empty(longest + 1, np.int64)
         for g in range(t, G, n_lanes):
             a = seg_lo[g]
@@ -263,25 +275,28 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
             if m < 2:
                 continue
             if m > 32:
-                lo = vals[a]
-                hi = vals[a]
+                lo = abs(vals[a])
+                hi = lo
                 for x in range(a, z):
-                    lo = min(lo, vals[x])
-                    hi = max(hi, vals[x])
+                    kx = abs(vals[x])
+                    lo = min(lo, kx)
+                    hi = max(hi, kx)
                 if hi > lo:
                     inv = min(m / (hi - lo), 1e300)
                     cnt[: m + 1] = 0
                     for x in range(a, z):
-                        cnt[min(int((vals[x] - lo) * inv), m - 1) + 1] += 1
+                        cnt[min(int((abs(vals[x]) - lo) * inv), m - 1) + 1] += 1
                     for q in range(m):
                         cnt[q + 1] += cnt[q]
                     for x in range(a, z):
-                        q = min(int((vals[x] - lo) * inv), m - 1)
+                        q = min(int((abs(vals[x]) - lo) * inv), m - 1)
                         tv[cnt[q]] = vals[x]
-                        tc[cnt[q]] = codes[x]
+                        if not signed:
+                            tc[cnt[q]] = codes[x]
                         cnt[q] += 1
                     vals[a:z] = tv[:m]
-                    codes[a:z] = tc[:m]
+                    if not signed:
+                        codes[a:z] = tc[:m]
             _insertion_sort(vals, codes, a, z)
 
 @njit(parallel=True, cache=True)
@@ -372,18 +387,20 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
             x = seg_lo[g]
             z = seg_hi[g]
             while x < z:
-                v = vals[x]
+                v = abs(vals[x])
                 y = x
                 gw = 0
                 gb = 0
                 nt = 0
-                while y < z and vals[y] == v:
-                    pc = codes[y]
-                    if not per_cluster:
-                        gb += pc
-                        gw += 1 - pc
+                while y < z and abs(vals[y]) == v:
+                    if not per_cluster:                  # signed values: a between pair is stored negated
+                        if math.copysign(1.0, vals[y]) < 0:
+                            gb += 1
+                        else:
+                            gw += 1
                         y += 1
                         continue
+                    pc = codes[y]
                     a = pc // K
                     b = pc - a * K
                     if a == b:
@@ -528,8 +545,8 @@ class _Resolver:
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
         self.nb = int(2 ** np.clip(min(fit, few), 8, 16))   # 2^16 buckets keep the lane arrays in cache
-        self.code_dtype = np.int32 if self.per_cluster else np.int8
-        self.value_bytes = 8 + np.dtype(self.code_dtype).itemsize
+        self.code_dtype = np.int32
+        self.value_bytes = 12 if self.per_cluster else 8      # two streams only: the sign carries within/between
         self.budget = max(int(max_memory * 0.6), self.value_bytes * 4096)
         sizes = sd.sizes.astype(np.float64)
         self.Nw, self.Nb = float(sd.n_within), float(sd.n_pairs - sd.n_within)
@@ -627,7 +644,7 @@ class _Resolver:
             seg_hi[idx - g] = starts[:, 0] + tot[idx]
             needc = np.zeros(R.nb, bool)
             needc[idx] = True
-            vals, codes = np.empty(used), np.empty(used, self.code_dtype)
+            vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, self.code_dtype)
             sd = self.sd
             self.passes += 1
             _collect_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, needc, cursor,
