@@ -18,7 +18,7 @@ __all__ = ['ESTIMATORS', 'aucc', 'auprc', 'auiprc', 'sauprc']
 _DOC_ARGS = "max_memory bounds the engine's memory; the result is exact whatever its value (a smaller budget costs passes)."
 
 @register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
-          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 7.5 n^2/max_memory passes (max_memory in bytes) beyond; memory <= max_memory",
+          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory passes (max_memory in bytes) beyond; memory <= max_memory",
           reference="Jaskowiak, Costa & Campello (2022), The area under the ROC curve as a measure of clustering "
                     "quality, Data Mining and Knowledge Discovery 36(3):1219-1245")
 def aucc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
@@ -42,7 +42,7 @@ def _pr(X, labels, needs, *, metric, noise, max_memory, estimator, measure):
     step = estimator == "step"
     return (s.ap if step else s.ap_trapezoid), (s.ap_inverse if step else s.ap_inverse_trapezoid)
 
-_PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 7.5 n^2/max_memory "
+_PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory "
                   "passes (max_memory in bytes) beyond; memory <= max_memory")
 _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under precision-recall curves (preprint)"
 
