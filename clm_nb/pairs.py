@@ -545,7 +545,6 @@ class _Resolver:
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
         self.nb = int(2 ** np.clip(min(fit, few), 8, 16))   # 2^16 buckets keep the lane arrays in cache
-        self.code_dtype = np.int32
         self.value_bytes = 12 if self.per_cluster else 8      # two streams only: the sign carries within/between
         self.budget = max(int(max_memory * 0.6), self.value_bytes * 4096)
         sizes = sd.sizes.astype(np.float64)
@@ -613,7 +612,7 @@ class _Resolver:
         Hs, tot, bmin, bmax = H.sum(0), TOT.sum(0), BMIN.min(0), BMAX.max(0)
         bsum = BSUM.sum(0)
         need = self.need(Hs, tot, bmin, bmax)
-        empty_v, empty_c, empty_i = np.empty(0), np.empty(0, self.code_dtype), np.zeros(R.nb, np.int64)
+        empty_v, empty_c, empty_i = np.empty(0), np.empty(0, np.int32), np.zeros(R.nb, np.int64)
         g = 0
         while g < R.nb:
             if not need[g]:
@@ -644,7 +643,7 @@ class _Resolver:
             seg_hi[idx - g] = starts[:, 0] + tot[idx]
             needc = np.zeros(R.nb, bool)
             needc[idx] = True
-            vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, self.code_dtype)
+            vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, np.int32)
             sd = self.sd
             self.passes += 1
             _collect_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, needc, cursor,
