@@ -254,7 +254,7 @@ INVARIANCES = {
     "range": "min over partitions 0 and max 1 on every dataset (axiom B4)",
 }
 KINDS = ("internal", "between", "external", "ensemble")
-PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes")   # see 01_pairs
+PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs
 DIRECTIONS = ("max", "min")
 
 # %% ../nbs/00_core.ipynb #d5c9eaf2

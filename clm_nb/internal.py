@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import check_data, register
-from .pairs import DEFAULT_MAX_MEMORY, silhouette_values, sort_by_cluster, summarize
+from .pairs import DEFAULT_MAX_MEMORY, silhouette_values, summarize
 
 # %% auto #0
 __all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni',
@@ -93,14 +93,15 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
 
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
-          complexity="O(n^2 d) time, O(nK) memory per thread (pair engine)",
+          pair_summaries=["cluster_sums"], complexity="O(n^2 d) time in 1 pass of the pair engine, O(nK) memory per thread",
           reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of cluster analysis, "
                     "J. Comput. Appl. Math. 20:53-65")
 def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
                max_memory: int = DEFAULT_MAX_MEMORY) -> float:
     "Mean silhouette width: (b - a) / max(a, b) averaged over points (higher is better)."
     data = check_data(X, labels, noise=noise, measure="silhouette")
-    return float(np.mean(silhouette_values(sort_by_cluster(data, metric), max_memory)))
+    s = summarize(data, None, ["cluster_sums"], metric=metric, max_memory=max_memory, measure="silhouette")
+    return float(np.mean(silhouette_values(s.cluster_sums, data.labels)))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
 @register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,

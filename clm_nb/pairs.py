@@ -483,6 +483,7 @@ class PairSummary:
     sum_between: np.ndarray | None = None       # (K, K) sum of the distances between clusters (0 on diagonal)
     diameter: np.ndarray | None = None          # (K,) largest within distance
     within_sum: np.ndarray | None = None        # (K,) sum of the within distances of each cluster
+    cluster_sums: np.ndarray | None = None      # (n, K) summed distance from each point (caller's row order) to each cluster
     passes: int = 0                      # passes over the pairs
     collected: int = 0                   # pair distances that had to be held to resolve ties and ranks
     scale: float = 1.0                   # distances above are in units of `scale`
@@ -665,6 +666,15 @@ def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_
     hist = bool(needs & {"ranks", "pr", "pr_inverse", "ks", "c_index"})
     bound = _upper_bound(sd)
     top = _Range(0.0, bound, r.nb, top=True)
+    if "cluster_sums" in needs:
+        full = r.lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
+        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, r.lanes, full)
+        out.cluster_sums = np.empty_like(sums)
+        out.cluster_sums[sd.order] = sums
+        r.passes += 1
+    if not needs & {"ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes"}:
+        out.passes, out.collected = r.passes, r.collected
+        return out
     res = r.stats(top, hist=hist, moments="moments" in needs, extremes="extremes" in needs)
     if "moments" in needs:
         out.within_moments, out.between_moments = _merge_moments(res[5][:, 0]), _merge_moments(res[5][:, 1])
@@ -691,17 +701,15 @@ def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_
     out.passes, out.collected = r.passes, r.collected
     return out
 
-def silhouette_values(sd: SortedData, max_memory: int = DEFAULT_MAX_MEMORY) -> np.ndarray:
-    "Silhouette of every point (in `sd` order) from its summed distances to each cluster; singletons score 0."
-    lanes = _n_lanes()
-    full = lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
-    sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, full)
-    sizes = sd.sizes.astype(np.float64)
-    rows, own = np.arange(sd.n), sd.labels
-    size_own = sizes[own]
-    a = sums[rows, own] / np.maximum(size_own - 1, 1)
-    mean_other = sums / sizes
-    mean_other[rows, own] = np.inf
+def silhouette_values(cluster_sums: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    "Silhouette of every point from its summed distances to each cluster (`PairSummary.cluster_sums`); singletons score 0."
+    n, K = cluster_sums.shape
+    sizes = np.bincount(labels, minlength=K).astype(np.float64)
+    rows = np.arange(n)
+    size_own = sizes[labels]
+    a = cluster_sums[rows, labels] / np.maximum(size_own - 1, 1)
+    mean_other = cluster_sums / sizes
+    mean_other[rows, labels] = np.inf
     b = mean_other.min(axis=1)
     denom = np.maximum(a, b)
     s = np.divide(b - a, denom, out=np.zeros_like(a), where=denom > 0)
