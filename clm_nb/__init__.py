@@ -8,6 +8,7 @@ from .internal import *
 from .cvi import *
 from .curves import *
 from .dsi import *
+from .between import *   # note: the function `between` shadows the submodule attribute; import from clm_nb.between works
 from .datasets import *
 from .evaluation import *
 from .runner import *
