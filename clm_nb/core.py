@@ -248,10 +248,11 @@ INVARIANCES = {
     "scale": "multiplying X by a positive constant",
     "translation": "adding a constant vector to every point",
     "rotation": "applying an orthogonal transformation to X",
-    "shift": "adding a constant to every pairwise distance (between-dataset axiom B2)",
-    "data-cardinality": "subsampling every class in the same proportion (axiom B1)",
-    "class-cardinality": "being an aggregate of class-pairwise scores (axiom B3)",
-    "range": "min over partitions 0 and max 1 on every dataset (axiom B4)",
+    "shift": "adding a constant to every distance the measure reads (axiom B2; such measures take `distance_shift`)",
+    "data-cardinality": "repeating every point m times: the same distribution at m times the size (axiom B1, exactly; "
+                        "random stratified subsamples then agree up to sampling error)",
+    "class-cardinality": "being the mean of the same measure over every two-class sub-dataset (axiom B3)",
+    "range": "expected score 0 under random size-preserving labels, supremum 1 (axiom B4 as tricks T4a/T4b realise it)",
 }
 KINDS = ("internal", "between", "external", "ensemble")
 PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs

@@ -45,7 +45,7 @@ def _variable_ratios(data: LabeledData) -> np.ndarray:
     return np.minimum(bgss / tss, 1.0)
 
 @register("ratkowsky_lance", kind="internal", direction="max", lower=0, upper=1 / np.sqrt(2),
-          invariances=("relabel", "permutation", "scale", "translation"),
+          invariances=("relabel", "permutation", "scale", "translation", "data-cardinality"),
           complexity="O(np) time, O(np) memory",
           reference="Ratkowsky & Lance (1978), A criterion for determining the number of groups in a classification, "
                     "Australian Computer Journal 10(3):115-117; in the form of Vendramin, Campello & Hruschka (2010), "
@@ -64,7 +64,7 @@ def ratkowsky_lance(X, labels=None, *, metric: str = "euclidean", noise=None, ra
     return float(np.sqrt(np.mean(r) / data.K))
 
 # %% ../nbs/04_cvi.ipynb #38b72790
-@register("wb", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("wb", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
           complexity="O(np) time, O(np) memory",
           reference="Zhao & Fränti (2014), WB-index: A sum-of-squares based index for cluster validity, "
                     "Data & Knowledge Engineering 92:77-89")

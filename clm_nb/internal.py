@@ -37,7 +37,7 @@ def calinski_harabasz(X, labels=None, *, metric: str = "euclidean", noise=None, 
     return float(bss * (data.n - data.K) / (wss * (data.K - 1)))
 
 # %% ../nbs/02_internal.ipynb #2bd9c217
-@register("davies_bouldin", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("davies_bouldin", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Davies & Bouldin (1979), A cluster separation measure, IEEE TPAMI 1(2):224-227")
 def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
@@ -57,7 +57,8 @@ def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, ran
 DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
 DUNN_WITHIN = ("diameter", "average", "centroid")
 
-@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE, pair_summaries=["extremes"],
+@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
+          pair_summaries=["extremes"],
           complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
           reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104; "
                     "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, IEEE Trans. SMC-B 28(3):301-315")
@@ -104,7 +105,7 @@ def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_
     return float(np.mean(silhouette_values(s.cluster_sums, data.labels)))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
-@register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Xie & Beni (1991), A validity measure for fuzzy clustering, IEEE TPAMI 13(8):841-847 (crisp form)")
 def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
@@ -119,7 +120,7 @@ def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_st
 
 # %% ../nbs/02_internal.ipynb #92930b95
 @register("i_index", kind="internal", direction="max", lower=0, upper=np.inf,
-          invariances=("relabel", "permutation", "translation", "rotation"),
+          invariances=("relabel", "permutation", "translation", "rotation", "data-cardinality"),
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Maulik & Bandyopadhyay (2002), Performance evaluation of some clustering algorithms and validity "
                     "indices, IEEE TPAMI 24(12):1650-1654 (p = 2)")

@@ -19,13 +19,14 @@ def _run(tmp_path, **params):
 
 def test_dataset_ranking_embedded_default(tmp_path, monkeypatch):
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, max_datasets=3, measures=["silhouette", "davies_bouldin", "calinski_harabasz"])
+    out = _run(tmp_path, max_datasets=3, measures=["silhouette", "davies_bouldin", "calinski_harabasz", "ch_btwn"])
     table = pd.read_csv(out / "dataset_ranking.csv", index_col=0)
     assert len(table) == 3
-    assert {"silhouette", "silhouette_rank", "mean_rank"} <= set(table.columns)
-    assert table.mean_rank.is_monotonic_increasing
+    assert {"silhouette", "silhouette_rank", "ch_btwn", "ch_btwn_rank", "mean_rank"} <= set(table.columns)
+    assert table.ch_btwn_rank.is_monotonic_increasing               # ordered by rank_by, CH_btwn by default
+    assert table.ch_btwn.is_monotonic_decreasing
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["datasets"] == 3 and summary["problems"] == 0
+    assert summary["datasets"] == 3 and summary["problems"] == 0 and summary["rank_by"] == "ch_btwn"
     for stem in ["rank_heatmap", "rank_agreement", "ranking_silhouette"]:
         assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
         assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
@@ -33,7 +34,24 @@ def test_dataset_ranking_embedded_default(tmp_path, monkeypatch):
 
 def test_dataset_ranking_on_shared_bundle(tmp_path, shared_data_dir):
     out = _run(tmp_path, data_dir=str(shared_data_dir), collections="gagolews_v1/fcps", max_datasets=2,
-               measures=["silhouette", "dunn"])
+               measures=["silhouette", "dunn", "ch_btwn", "sc_a"])
     long = pd.read_csv(out / "scores_long.csv")
     assert set(long.collection) == {"gagolews_v1/fcps"} and long.dataset.nunique() == 2
     assert long.value.notna().all()
+
+
+def test_dataset_ranking_refuses_a_rank_by_it_does_not_compute(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    with pytest.raises(pm.PapermillExecutionError, match="rank_by='ch_btwn' is not among the computed measures"):
+        _run(tmp_path, max_datasets=1, measures=["silhouette"])
+
+
+def test_dataset_ranking_every_registered_measure(tmp_path, monkeypatch):
+    "Default measures (the whole registry, between-dataset ones included) on the embedded default's small sets."
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, max_datasets=4, max_n=600)
+    long = pd.read_csv(out / "scores_long.csv")
+    import clm_nb
+    assert set(long.measure) == set(clm_nb.measures(["internal", "between"]).name)
+    between = long[long.measure.isin(clm_nb.measures("between").name)]
+    assert between.value.notna().all() and (between.error.isna() | (between.error == "")).all()
