@@ -40,9 +40,10 @@ def _seed(random_state) -> int:
 _KEY_BITS = 2.0 ** 32
 
 def _key(v: np.ndarray) -> np.ndarray:
-    "`v` quantised relative to its largest magnitude (32 bits): rounding-level differences do not reorder points."
+    """`v` rounded to 32 bits relative to its largest magnitude, so that rounding-level differences do not reorder
+    points. Rounding (not flooring) keeps "nice" ratios such as 1/2, common in rounded data, away from bucket edges."""
     top = float(np.abs(v).max()) if v.size else 0.0
-    return np.floor(v / top * _KEY_BITS) if top > 0 else np.zeros_like(v)
+    return np.rint(v / top * _KEY_BITS) if top > 0 else np.zeros_like(v)
 
 def canonical_order(Y: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """An order of the rows of `Y` (already centred) that depends on the geometry only: not on the row order, the
