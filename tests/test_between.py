@@ -1,0 +1,270 @@
+"""The between-dataset measures of 03_between against oracles written straight from the formulas of paper 000 and
+its journal version, their golden behaviour, their limits and bad input, and check_axioms."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+from scipy.spatial.distance import cdist, pdist
+from sklearn.datasets import make_blobs
+from sklearn.metrics import calinski_harabasz_score
+
+import clm_nb
+from clm_nb.between import (K_CH_A, K_DB_A, K_DUNN_A, K_I_A, MonteCarloScore, between, check_axioms,
+                            class_pair_scores, class_pairs, relabellings)
+
+BETWEEN = ["ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a"]
+
+
+def blobs(n=300, k=3, d=3, std=2.0, seed=0, box=(-10, 10)):
+    X, y = make_blobs(n, d, centers=k, cluster_std=std, center_box=box, random_state=seed)
+    return X, y
+
+
+# ---------------------------------------------------------------- oracles, one class pair at a time, plain numpy
+def _pair_data(X, y):
+    "Every class pair in the order and canonical point order the measures use, in the caller's units."
+    data = clm_nb.check_data(X, y)
+    return [(p, data.X[p.rows], p.in_a) for p in class_pairs(data)]
+
+
+def _ch1_direct(Z, in_a, form):
+    c = Z.mean(axis=0)
+    r = np.linalg.norm(Z - c, axis=1)
+    sigma = r.std()
+    g = lambda u: np.exp(u / sigma) if form == "exp" else u ** 2
+    num = den = 0.0
+    for mask in (in_a, ~in_a):
+        ci = Z[mask].mean(axis=0)
+        num += mask.sum() * g(np.linalg.norm(ci - c))
+        den += g(np.linalg.norm(Z[mask] - ci, axis=1)).sum()
+    return (num / 1) / (den / (len(Z) - 2))
+
+
+def ch_btwn_oracle(X, y, seed, T=20, form="exp"):
+    vals = []
+    for p, Z, in_a in _pair_data(X, y):
+        ch2 = lambda m: 1 / (1 + 1 / _ch1_direct(Z, m, form))
+        rand = [ch2(g == 0) for chunk in relabellings([p.n_a, p.n_b], T, seed) for g in chunk]
+        m = np.mean(rand)
+        vals.append((ch2(in_a) - m) / (1 - m))
+    return float(np.mean(vals))
+
+
+def ivm_a_oracle(X, y, name):
+    vals = []
+    for p, Z, in_a in _pair_data(X, y):
+        n, na, nb = len(Z), in_a.sum(), (~in_a).sum()
+        c, ca, cb = Z.mean(0), Z[in_a].mean(0), Z[~in_a].mean(0)
+        r2 = ((Z - c) ** 2).sum(1)
+        sigma, sigma1 = r2.std(), np.sqrt(r2).std()
+        wss_a, wss_b = ((Z[in_a] - ca) ** 2).sum(), ((Z[~in_a] - cb) ** 2).sum()
+        tss, bss = r2.sum(), na * ((ca - c) ** 2).sum() + nb * ((cb - c) ** 2).sum()
+        L = lambda v, k: 1 / (1 + np.exp(-k * v))
+        step = lambda v, e, k: (L(v, k) - L(e, k)) / (1 - L(e, k))
+        if name == "ch_a":
+            v = bss / (2 * n * sigma) * np.exp(bss / (n * sigma)); vals.append(step(v, 0, K_CH_A))
+        elif name == "db_a":
+            R = (np.exp(wss_a / (na * sigma)) + np.exp(wss_b / (nb * sigma))) / (
+                (((ca - cb) ** 2).sum() / sigma) * (tss / (n * sigma)))
+            vals.append(step(1 / R, 0, K_DB_A))
+        elif name in ("i_a", "xb_a"):
+            v = np.exp(tss / (n * sigma)) / np.exp((wss_a + wss_b) / (n * sigma)) * np.linalg.norm(ca - cb) / sigma1
+            vals.append(step(v, 0, K_I_A))
+        elif name == "dunn_a":
+            A, B = Z[in_a], Z[~in_a]
+            m_ab, m_a, m_b, m = cdist(A, B).mean(), pdist(A).mean(), pdist(B).mean(), pdist(Z).mean()
+            gm = minimize(lambda v: np.linalg.norm(Z - v, axis=1).mean(), np.median(Z, 0), method="Nelder-Mead",
+                          options=dict(xatol=1e-12, fatol=1e-15, maxiter=40000)).fun
+            v = np.exp(m_ab / sigma1) / np.exp(max(m_a, m_b) / sigma1)
+            vals.append(step(v, np.exp(gm / sigma1) / np.exp(m / sigma1), K_DUNN_A))
+        elif name == "sc_a":
+            D = cdist(Z, Z)
+            means = []
+            for own in (in_a, ~in_a):
+                a = D[np.ix_(own, own)].sum(1) / (own.sum() - 1)
+                b = D[np.ix_(own, ~own)].mean(1)
+                s = (np.exp(b / sigma1) - np.exp(a / sigma1)) / np.exp(np.maximum(a, b) / sigma1)
+                means.append(s.mean())
+            vals.append(np.mean(means))
+    return float(np.mean(vals))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("form, name", [("exp", "ch_btwn"), ("square", "ch_t4")])
+def test_ch_btwn_matches_the_formulas(seed, form, name):
+    "Vectorised, log-space relabellings against a loop over the same relabellings with plain exponentials."
+    X, y = blobs(240, 4, std=3.0, seed=seed)
+    got = clm_nb.score(name, X, y, random_state=seed)
+    assert got == pytest.approx(ch_btwn_oracle(X, y, seed, form=form), abs=1e-9)
+
+
+def test_ch_t2_is_the_mean_of_ch1():
+    X, y = blobs(200, 3, std=4.0)
+    want = np.mean([_ch1_direct(Z, in_a, "exp") for _, Z, in_a in _pair_data(X, y)])
+    assert clm_nb.ch_t2(X, y) == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a"])
+@pytest.mark.parametrize("std", [1.0, 4.0])
+def test_adjusted_ivms_match_the_formulas(name, std):
+    X, y = blobs(150, 3, d=2, std=std, seed=3, box=(-6, 6))
+    assert clm_nb.score(name, X, y) == pytest.approx(ivm_a_oracle(X, y, name), abs=1e-7)
+
+
+def test_xb_a_is_i_a():
+    X, y = blobs()
+    assert clm_nb.xb_a(X, y) == clm_nb.i_a(X, y)
+
+
+def test_two_classes_t3_is_the_identity():
+    X, y = blobs(200, 2)
+    assert between("calinski_harabasz", adjust=False)(X, y) == pytest.approx(calinski_harabasz_score(X, y), rel=1e-12)
+    assert between("calinski_harabasz")(X, y, random_state=4) == pytest.approx(clm_nb.ch_t4(X, y, random_state=4), abs=1e-12)
+
+
+# ---------------------------------------------------------------- golden behaviour
+@pytest.mark.parametrize("n", [500, 2000])
+@pytest.mark.parametrize("k", [2, 10])
+def test_blobs_near_one_shuffled_near_zero(n, k):
+    X, y = make_blobs(n, 5, centers=k, cluster_std=1.0, center_box=(-60, 60), random_state=k)
+    ys = np.random.default_rng(n).permutation(y)
+    for name in ["ch_btwn", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a"]:
+        f = clm_nb.get_measure(name).func
+        assert f(X, y, random_state=0) > 0.99, name
+        bad = f(X, ys, random_state=0)
+        limit = {"dunn_a": 0.25, "i_a": 0.75, "xb_a": 0.75}.get(name, 0.1)   # see 03_between, golden behaviour
+        assert abs(bad) < limit, (name, bad)
+
+
+def test_exponentials_never_overflow():
+    "Tight, distant classes: e^{d/sigma} would overflow (the authors' code gives NaN at x1000); log space does not."
+    X, y = make_blobs(400, 3, centers=4, cluster_std=0.01, center_box=(-1000, 1000), random_state=0)
+    for name in BETWEEN:
+        f = clm_nb.get_measure(name).func
+        ref = f(X, y, random_state=0)
+        assert not np.isnan(ref), name
+        for s in (1000.0, 1e-6, 2.0 ** 600):
+            assert f(s * X, y, random_state=0) == pytest.approx(ref, rel=1e-9), (name, s)
+
+
+def test_standard_error_and_permutation_count():
+    X, y = blobs(300, 3, std=4.0)
+    s20 = clm_nb.ch_btwn(X, y, random_state=0, return_se=True)
+    s200 = clm_nb.ch_btwn(X, y, random_state=0, n_permutations=200, return_se=True)
+    assert isinstance(s20, MonteCarloScore) and s20.n_permutations == 20 and float(s20) == s20.value
+    assert 2.0 < s20.se / s200.se < 5.0                       # ~ sqrt(10)
+    assert abs(s20.value - s200.value) < 5 * s20.se
+    draws = [clm_nb.ch_btwn(X, y, random_state=i) for i in range(30)]
+    assert np.std(draws) == pytest.approx(s20.se, rel=0.6)     # the reported error is the spread over seeds
+
+
+def test_relabellings_preserve_sizes_and_are_uniform():
+    counts = np.zeros(6)
+    for chunk in relabellings([2, 4], 3000, seed=0):
+        assert ((chunk == 0).sum(axis=1) == 2).all()
+        counts += (chunk == 0).sum(axis=0)
+    assert np.allclose(counts / 3000, 2 / 6, atol=0.03)
+
+
+def test_class_pair_scores():
+    X, y = blobs(300, 4)
+    names = np.array(["a", "b", "c", "d"], dtype=object)[y]
+    t = class_pair_scores("sc_a", X, names)
+    assert len(t) == 6 and set(t.class_a) | set(t.class_b) == {"a", "b", "c", "d"}
+    assert t.value.mean() == pytest.approx(clm_nb.sc_a(X, names), rel=1e-12)
+    assert (t.se == 0).all()
+
+
+# ---------------------------------------------------------------- limits and bad input
+def test_degenerate_pairs_have_documented_limits():
+    same = np.zeros((12, 2))
+    for name in BETWEEN:
+        v = clm_nb.score(name, same, np.repeat([0, 1, 2], 4), random_state=0)
+        assert v == (6.0 if name == "ch_t2" else 0.0), (name, v)    # ch_t2 = CH_1 = n_S - 2 with every e^0 = 1
+    # two singletons next to a real class: the singleton pair scores 0, the others are defined
+    X = np.r_[np.random.default_rng(0).normal(size=(20, 2)), [[50, 50], [-50, 50]]]
+    y = np.r_[np.zeros(20, int), 1, 2]
+    t = class_pair_scores("ch_btwn", X, y, random_state=0)
+    assert t.loc[(t.n_a == 1) & (t.n_b == 1), "value"].item() == 0.0
+    assert np.isfinite(t.value).all()
+    # equidistant points (sigma_d = 0): the sigma -> 0+ limit, here perfect separation
+    sq = np.array([[-1.0, 0], [-1, 0], [1, 0], [1, 0]])
+    assert clm_nb.ch_btwn(np.repeat(sq, 5, axis=0), np.repeat([0, 0, 1, 1], 5), random_state=0) > 0.99
+
+
+@pytest.mark.parametrize("name", BETWEEN)
+def test_bad_input(name):
+    f = clm_nb.get_measure(name).func
+    X, y = blobs(60, 3)
+    with pytest.raises(ValueError, match="metric='euclidean'"):
+        f(X, y, metric="cityblock")
+    with pytest.raises(ValueError, match="NaN"):
+        f(np.where(np.eye(60, 3) > 0, np.nan, X), y)
+    with pytest.raises(ValueError, match="at least 2 clusters"):
+        f(X, np.zeros(60))
+    with pytest.raises(ValueError, match="one label per point"):
+        f(X, y[:-1])
+    with pytest.raises(ValueError, match="distance_shift"):
+        f(X, y, distance_shift=np.inf)
+
+
+def test_bad_parameters():
+    X, y = blobs(60, 3)
+    with pytest.raises(ValueError, match="at least 2"):
+        clm_nb.ch_btwn(X, y, n_permutations=1)
+    with pytest.raises(ValueError, match="non-negative"):
+        clm_nb.ch_btwn(X, y, random_state=-3)
+    with pytest.raises(ValueError, match="pairwise between-dataset"):
+        class_pair_scores("calinski_harabasz", X, y)
+    with pytest.raises(ValueError, match="internal"):
+        between("ch_btwn")
+    with pytest.raises(ValueError, match="no measure named"):
+        between("silhuette")
+
+
+def test_noise_policy_passes_through():
+    X, y = blobs(200, 3)
+    y = y.copy(); y[:15] = -1
+    kept = y != -1
+    assert clm_nb.ch_a(X, y, noise="ignore") == pytest.approx(clm_nb.ch_a(X[kept], y[kept]), rel=1e-12)
+    assert clm_nb.ch_a(X, y, noise="cluster") != clm_nb.ch_a(X, y, noise="ignore")
+
+
+def test_random_state_generators():
+    X, y = blobs(100, 3)
+    a = clm_nb.ch_btwn(X, y, random_state=np.random.default_rng(1))
+    b = clm_nb.ch_btwn(X, y, random_state=np.random.default_rng(1))
+    assert a == b and np.isfinite(a)
+
+
+# ---------------------------------------------------------------- generic tricks and axiom checks
+@pytest.mark.parametrize("base", ["silhouette", "davies_bouldin", "dunn"])
+def test_between_generic_reads_zero_on_random_labels(base):
+    X, y = blobs(200, 3, std=2.0)
+    f = between(base)
+    assert f(X, y, random_state=0) > 0.1
+    vals = [f(X, np.random.default_rng(i).permutation(y), random_state=i) for i in range(8)]
+    assert abs(np.mean(vals)) < 0.1
+
+
+def test_check_axioms_separates_within_from_between():
+    X, y = blobs(240, 3, d=2, std=1.5)
+    ch, btwn = check_axioms("calinski_harabasz", X, y), check_axioms("ch_btwn", X, y)
+    assert btwn.loc[["W1 scale", "W4 isomorphism", "B2 shift", "B3 class pairs"], "holds"].all()
+    assert not ch.loc[["B1 alpha=1/2", "B3 class pairs", "B4 random labels"], "holds"].any()
+    assert ch.loc["B2 shift", "holds"] is None
+    assert btwn.loc["B3 class pairs", "deviation"] < 1e-12
+    sil = check_axioms(between("silhouette"), X, y)          # functions from between() can be checked too
+    assert sil.loc["B3 class pairs", "holds"] and sil.loc["B4 random labels", "holds"]
+
+
+def test_between_measures_over_a_shared_collection(shared_data_dir):
+    "All between measures on a few real datasets of the bundle: finite, in range, ranked by the runner."
+    from clm_nb.datasets import iter_datasets
+    from clm_nb.runner import score_datasets
+    long = score_datasets(iter_datasets(shared_data_dir, collections="hjn_labeled96", max_datasets=4, max_n=2000),
+                          BETWEEN, random_state=0, progress=False)
+    assert (long.error.fillna("") == "").all(), long[long.error != ""]
+    assert long.value.notna().all()
+    bounded = long[long.measure != "ch_t2"]
+    assert (bounded.value <= 1 + 1e-12).all()
