@@ -333,6 +333,8 @@ def _transform(name, X, y, rng):
         return X + rng.uniform(-100, 100, size=X.shape[1]), y
     if name == "rotation":
         return (X @ ortho_group.rvs(X.shape[1], random_state=int(rng.integers(2**31))) if X.shape[1] > 1 else -X), y
+    if name == "data-cardinality":                          # every point repeated: same distribution, m times the size
+        m = int(rng.integers(2, 4)); return np.repeat(X, m, axis=0), np.repeat(y, m)
     raise AssertionError(name)
 
 
@@ -351,7 +353,8 @@ def test_claimed_invariances_hold(name, invariance, seed):
 
 
 def test_registry_claims():
-    assert set(get_measure("ratkowsky_lance").invariances) == {"relabel", "permutation", "scale", "translation"}
+    assert set(get_measure("ratkowsky_lance").invariances) == {"relabel", "permutation", "scale", "translation",
+                                                              "data-cardinality"}
     assert set(get_measure("cvdd").invariances) == {"relabel", "permutation", "translation", "rotation"}
     assert get_measure("wb").direction == get_measure("cvnn").direction == "min"
     assert get_measure("ratkowsky_lance").direction == get_measure("cvdd").direction == "max"
