@@ -268,3 +268,12 @@ def test_between_measures_over_a_shared_collection(shared_data_dir):
     assert long.value.notna().all()
     bounded = long[long.measure != "ch_t2"]
     assert (bounded.value <= 1 + 1e-12).all()
+
+
+def test_between_without_pairs_uses_the_same_relabellings():
+    "pairwise=False (T4 on the whole dataset) coincides with the pairwise form when there are two classes."
+    X, y = blobs(150, 2, std=3.0)
+    whole = between("calinski_harabasz", pairwise=False)(X, y, random_state=5)
+    assert whole == pytest.approx(between("calinski_harabasz")(X, y, random_state=5), abs=1e-12)
+    X3, y3 = blobs(150, 3, std=3.0)
+    assert -1 < between("silhouette", pairwise=False)(X3, y3, random_state=5) <= 1
