@@ -6,6 +6,7 @@ from .core import *
 from .pairs import *
 from .internal import *
 from .cvi import *
+from .external import *
 from .curves import *
 from .dsi import *
 from .between import *   # note: the function `between` shadows the submodule attribute; import from clm_nb.between works

@@ -16,8 +16,8 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'noise_mask', 'encode_labels', 'LabeledData',
-           'check_labels', 'check_data', 'normalize_scale', 'snap_zero', 'ClusterStats', 'MeasureInfo', 'register',
-           'measures', 'get_measure', 'score']
+           'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
+           'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -184,6 +184,52 @@ def check_data(X, labels=None, *, noise: str | None = None, noise_label: Any = -
     return LabeledData(arr, codes, classes, keep, n_noise)
 
 # %% ../nbs/00_core.ipynb #1a07563c
+@dataclass(frozen=True, eq=False)
+class Partitions:
+    "Validated labelings of the same points: `codes[m]` int64 0..K_m-1, `classes[m][code]` = original label of labeling m."
+    codes: tuple
+    classes: tuple
+    keep: np.ndarray          # boolean mask of the caller's points that were kept
+    n_noise: int = 0          # points marked as noise by at least one labeling
+
+    @property
+    def n(self) -> int: return int(self.codes[0].shape[0])
+    @property
+    def K(self) -> tuple: return tuple(c.shape[0] for c in self.classes)
+
+def check_partitions(*labelings, noise: str | None = None, noise_label: Any = -1, min_points: int = 2,
+                     measure: str = "") -> Partitions:
+    "Validate two or more labelings of the same points (any hashable labels) under one `noise` policy -> `Partitions`."
+    who = f"{measure}: " if measure else ""
+    if len(labelings) < 2:
+        raise ValueError(f"{who}give at least two labelings to compare; got {len(labelings)}.")
+    if noise not in NOISE_POLICIES:
+        raise ValueError(f"{who}noise={noise!r} is not a noise policy; use one of {NOISE_POLICIES}.")
+    names = ["labels_a", "labels_b"] if len(labelings) == 2 else [f"labelings[{m}]" for m in range(len(labelings))]
+    arrs = [_as_1d(lab, name) for lab, name in zip(labelings, names)]
+    n = arrs[0].shape[0]
+    for arr, name in zip(arrs[1:], names[1:]):
+        if arr.shape[0] != n:
+            raise ValueError(f"{who}{names[0]} has {n} entries but {name} has {arr.shape[0]}; "
+                             "the labelings must describe the same points, one label per point.")
+    is_noise = np.zeros(n, dtype=bool)
+    if noise is not None:
+        for arr in arrs:
+            is_noise |= noise_mask(arr, noise_label)
+    keep = ~is_noise if noise == "ignore" else np.ones(n, dtype=bool)
+    n_kept = int(keep.sum())
+    if n_kept < min_points:
+        extra = " after dropping the points any labeling marks as noise (noise='ignore')" if noise == "ignore" else ""
+        raise ValueError(f"{who}{n_kept} point(s) to compare{extra}; at least {min_points} are needed.")
+    policy = None if noise == "ignore" else noise
+    codes, classes = [], []
+    for arr in arrs:
+        c, k, _, _ = check_labels(arr[keep] if noise == "ignore" else arr, noise=policy, noise_label=noise_label,
+                                  min_clusters=1, allow_singletons=True, measure=measure)
+        codes.append(c); classes.append(k)
+    return Partitions(tuple(codes), tuple(classes), keep, int(is_noise.sum()))
+
+# %% ../nbs/00_core.ipynb #6e9f0ee0
 _EPS = np.finfo(np.float64).eps
 
 def normalize_scale(X: np.ndarray, center: bool = True) -> tuple[np.ndarray, float, np.ndarray]:
@@ -199,7 +245,7 @@ def snap_zero(dist: np.ndarray, *, n_features: int) -> np.ndarray:
     dist[dist <= 64 * _EPS * np.sqrt(n_features)] = 0.0
     return dist
 
-# %% ../nbs/00_core.ipynb #dd0b1ded
+# %% ../nbs/00_core.ipynb #f3ec55ac
 @dataclass(frozen=True, eq=False)
 class ClusterStats:
     "Sizes, centroids and scatter of a partition, computed once per `LabeledData`. Distances are in units of `scale`."
@@ -241,7 +287,7 @@ class ClusterStats:
         cn = (self.centroids - self.centroid) / self.scale
         return float(np.sum(self.sizes * np.einsum("ij,ij->i", cn, cn)))
 
-# %% ../nbs/00_core.ipynb #f3ec55ac
+# %% ../nbs/00_core.ipynb #6714155d
 INVARIANCES = {
     "relabel": "renaming the labels (any bijection of label values)",
     "permutation": "reordering the points (rows of X with their labels)",
@@ -253,12 +299,13 @@ INVARIANCES = {
                         "random stratified subsamples then agree up to sampling error)",
     "class-cardinality": "being the mean of the same measure over every two-class sub-dataset (axiom B3)",
     "range": "expected score 0 under random size-preserving labels, supremum 1 (axiom B4 as tricks T4a/T4b realise it)",
+    "symmetry": "swapping the two labelings an external measure compares",
 }
 KINDS = ("internal", "between", "external", "ensemble")
 PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs
 DIRECTIONS = ("max", "min")
 
-# %% ../nbs/00_core.ipynb #d5c9eaf2
+# %% ../nbs/00_core.ipynb #156015aa
 @dataclass(frozen=True)
 class MeasureInfo:
     "Registry entry of one measure: the function and its metadata."
@@ -289,7 +336,7 @@ class MeasureInfo:
 
 _REGISTRY: dict[str, MeasureInfo] = {}
 
-# %% ../nbs/00_core.ipynb #b008dcbd
+# %% ../nbs/00_core.ipynb #a7782abe
 def register(name: str, *, kind: str, direction: str, lower: float, upper: float, invariances: Iterable[str] = (),
              complexity: str, reference: str, min_points: int = 3, pair_summaries: Iterable[str] = ()):
     "Decorator: register a measure function under `name` with its metadata (once; re-running the same definition replaces it)."
@@ -312,7 +359,7 @@ def register(name: str, *, kind: str, direction: str, lower: float, upper: float
         return func
     return deco
 
-# %% ../nbs/00_core.ipynb #6714155d
+# %% ../nbs/00_core.ipynb #18797e09
 def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     "The registry as a DataFrame, one row per measure (optionally only the given `kind`s)."
     kinds = (kind,) if isinstance(kind, str) else tuple(kind) if kind is not None else KINDS
