@@ -1,11 +1,12 @@
 # clm_nb: the two commands a new machine needs (each installs the environment on first use).
-#   make study   run the dataset-ranking study (embedded default data) into results/dataset_ranking/
+#   make study   run a study notebook (default STUDY=dataset_ranking; also cluster_level) into results/$(STUDY)/
 #   make test    check notebooks are clean and exported, run the inline notebook tests, then pytest
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-OUT ?= results/dataset_ranking
+STUDY ?= dataset_ranking
+OUT ?= results/$(STUDY)
 PARAMS ?=
 
 .PHONY: study test check-sync nbtest pytest install clean
@@ -20,7 +21,8 @@ install: $(VENV)/.installed
 
 study: $(VENV)/.installed
 	mkdir -p "$(OUT)"
-	$(BIN)/papermill nbs/studies/dataset_ranking.ipynb "$(OUT)/dataset_ranking.ipynb" \
+	test -f "nbs/studies/$(STUDY).ipynb" || { echo "no study nbs/studies/$(STUDY).ipynb"; exit 1; }
+	$(BIN)/papermill "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
 		-p out_dir "$(abspath $(OUT))" $(PARAMS)
 	@echo "study written to $(OUT)/ (executed notebook, tables, charts/)"
 

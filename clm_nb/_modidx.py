@@ -164,7 +164,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'clm_nb.datasets.list_datasets': ('datasets.html#list_datasets', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.load_dataset': ('datasets.html#load_dataset', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.make_clm_blobs': ('datasets.html#make_clm_blobs', 'clm_nb/datasets.py'),
-                                 'clm_nb.datasets.resolve_data_dir': ('datasets.html#resolve_data_dir', 'clm_nb/datasets.py')},
+                                 'clm_nb.datasets.resolve_data_dir': ('datasets.html#resolve_data_dir', 'clm_nb/datasets.py'),
+                                 'clm_nb.datasets.shuffle_labels': ('datasets.html#shuffle_labels', 'clm_nb/datasets.py')},
             'clm_nb.dsi': { 'clm_nb.dsi.dsi': ('dsi.html#dsi', 'clm_nb/dsi.py'),
                             'clm_nb.dsi.dsi_per_cluster': ('dsi.html#dsi_per_cluster', 'clm_nb/dsi.py')},
             'clm_nb.evaluation': { 'clm_nb.evaluation.rank_agreement': ('evaluation.html#rank_agreement', 'clm_nb/evaluation.py'),
@@ -271,4 +272,5 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs.sort_by_cluster': ('pairs.html#sort_by_cluster', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.summarize': ('pairs.html#summarize', 'clm_nb/pairs.py')},
             'clm_nb.runner': { 'clm_nb.runner.score_datasets': ('runner.html#score_datasets', 'clm_nb/runner.py'),
+                               'clm_nb.runner.score_partitions': ('runner.html#score_partitions', 'clm_nb/runner.py'),
                                'clm_nb.runner.select_measures': ('runner.html#select_measures', 'clm_nb/runner.py')}}}

@@ -19,12 +19,12 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .core import LabeledData, check_data, noise_mask
+from .core import LabeledData, check_data, encode_labels, noise_mask
 from .external import ari
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'resolve_data_dir', 'Dataset',
-           'make_clm_blobs', 'list_datasets', 'load_dataset', 'iter_datasets']
+           'shuffle_labels', 'make_clm_blobs', 'list_datasets', 'load_dataset', 'iter_datasets']
 
 # %% ../nbs/08_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -127,6 +127,15 @@ def _shuffle_labels(rng: np.random.Generator, y: np.ndarray, fraction: float, k:
     y[moved] = (y[moved] + rng.integers(1, k, size=moved.size)) % k
     return y
 
+def shuffle_labels(labels, fraction: float, *, random_state=None) -> np.ndarray:
+    "`labels` (any hashable values) with exactly round(fraction·n) points moved to one of the other labels, uniformly."
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"fraction={fraction} must lie in [0, 1].")
+    codes, classes = encode_labels(labels)
+    if classes.shape[0] < 2:
+        raise ValueError("shuffle_labels needs at least two distinct labels to move points between.")
+    return classes[_shuffle_labels(np.random.default_rng(random_state), codes, fraction, classes.shape[0])]
+
 def _split_cluster(rng: np.random.Generator, X: np.ndarray, y: np.ndarray, cluster: int, new_label: int) -> np.ndarray:
     "`y` with the points of `cluster` on one side of a random hyperplane through its median relabelled `new_label`."
     members = np.flatnonzero(y == cluster)
@@ -163,7 +172,7 @@ def make_clm_blobs(scenario: str = "match", *, n_samples: int = 600, n_clusters:
         y = _merge_clusters(clusters, 0, 1)
     return (X, y, clusters) if return_clusters else (X, y)
 
-# %% ../nbs/08_datasets.ipynb #49ddbbf7
+# %% ../nbs/08_datasets.ipynb #c8cc65d3
 _SKLEARN = {  # name: (loader in sklearn.datasets, note on the expected CLM)
     "iris": ("load_iris", "setosa is a cluster of its own, versicolor and virginica overlap"),
     "wine": ("load_wine", "the classes separate well after standardize=True but not on the raw features, where proline's scale dominates"),
@@ -185,7 +194,7 @@ _GENERATED = {  # name: (make_clm_blobs arguments, expected CLM, why)
 }
 EMBEDDED_DATASETS = {**{n: "sklearn" for n in _SKLEARN}, **{n: "generated" for n in _GENERATED}}
 
-# %% ../nbs/08_datasets.ipynb #2fe157f4
+# %% ../nbs/08_datasets.ipynb #c81317e3
 def _load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     "(X, y, description, meta) of a table bundled with scikit-learn."
     import sklearn.datasets                                # imported on first use: it is slow to import
@@ -217,7 +226,7 @@ def _embedded_dataset(name: str) -> Dataset:
             "n_noise": 0, "renamed_labels": {}}
     return Dataset(name, EMBEDDED_DATASETS[name], X.copy(), y.copy(), desc, meta)
 
-# %% ../nbs/08_datasets.ipynb #8a9fa2cc
+# %% ../nbs/08_datasets.ipynb #abccb1f2
 _REQUIRED_COLUMNS = ("collection", "name", "file", "status", "n", "d")
 _OPTIONAL_COLUMNS = {"n_classes": np.nan, "n_noise": np.nan, "imbalance_ratio": np.nan, "label_variants": np.nan,
                      "noise_label": None, "source_repo": None, "license_attribution": None, "notes": None}
@@ -246,7 +255,7 @@ def _noise_marker(collection: str, noise_label) -> str | None:
         return str(noise_label).strip()
     return _COLLECTION_NOISE.get(collection.split("/")[0])
 
-# %% ../nbs/08_datasets.ipynb #abccb1f2
+# %% ../nbs/08_datasets.ipynb #9bd32ebd
 LIST_COLUMNS = ["collection", "name", "n", "d", "n_classes", "n_noise", "imbalance_ratio", "label_variants",
                 "labeled", "expected_clm", "source", "file"]
 
@@ -277,7 +286,7 @@ def _bundle_table(root: Path) -> pd.DataFrame:
                          "label_variants": m["label_variants"], "labeled": m["status"] == "included",
                          "expected_clm": None, "source": source, "file": m["file"]}, columns=LIST_COLUMNS)
 
-# %% ../nbs/08_datasets.ipynb #f828e0c2
+# %% ../nbs/08_datasets.ipynb #eb20ed01
 def _as_list(collections) -> list[str] | None:
     "`collections` (None, a string or an iterable of strings) as a list of names without trailing slashes."
     if collections is None: return None
@@ -314,7 +323,7 @@ def _filter_table(t: pd.DataFrame, collections, labeled, min_n, max_n, max_d, ma
     t = t[keep].sort_values(["collection", "name"], kind="stable").reset_index(drop=True)
     return t if max_datasets is None else t.head(_check_max(max_datasets))
 
-# %% ../nbs/08_datasets.ipynb #9bd32ebd
+# %% ../nbs/08_datasets.ipynb #77c9c87b
 def _typed(t: pd.DataFrame) -> pd.DataFrame:
     "The list table with stable dtypes: integer counts (nullable where unknown), float ratio, object text."
     t = t.copy()
@@ -333,7 +342,7 @@ def list_datasets(data_dir=None, *, collections: str | list[str] | None = None, 
     table = _embedded_table() if root is None else _bundle_table(root)
     return _typed(_filter_table(table, collections, labeled, min_n, max_n, max_d, max_datasets))
 
-# %% ../nbs/08_datasets.ipynb #68766dc5
+# %% ../nbs/08_datasets.ipynb #1c8d160a
 def _variants(keys) -> list[str]:
     "The label variants stored in an npz, in order: 'y' first, then labels1, labels2, ... (by number)."
     extra = sorted((k for k in keys if re.fullmatch(r"labels\d+", k)), key=lambda k: int(k[6:]))
@@ -351,7 +360,7 @@ def _variant_index(labels: str) -> int:
     if re.fullmatch(r"labels\d+", str(labels)): return int(labels[6:])
     raise ValueError(f"labels={labels!r} is not a label variant name; use 'y', 'labels1', 'labels2', ...")
 
-# %% ../nbs/08_datasets.ipynb #9b5fdf62
+# %% ../nbs/08_datasets.ipynb #2f8f3c82
 def _marker_mask(y: np.ndarray, marker: str | None) -> np.ndarray:
     "Boolean mask of the labels equal to the collection's noise `marker` (given as text: '0', 'noise')."
     if marker is None: return np.zeros(y.shape[0], dtype=bool)
@@ -378,7 +387,7 @@ def _to_project_noise(y: np.ndarray, is_noise: np.ndarray) -> tuple[np.ndarray, 
         y[is_noise] = -1
     return y, renamed
 
-# %% ../nbs/08_datasets.ipynb #2f8f3c82
+# %% ../nbs/08_datasets.ipynb #83952d9b
 def _find_row(m: pd.DataFrame, name: str, collection: str | None) -> pd.Series:
     "The one manifest (or embedded) row called `name` in `collection`; a `ValueError` naming the problem otherwise."
     named = m[m["name"] == name]
@@ -402,7 +411,7 @@ def _split_name(name: str, collection: str | None) -> tuple[str, str | None]:
         collection, name = name.rsplit("/", 1)
     return name, collection
 
-# %% ../nbs/08_datasets.ipynb #f8a4f7e6
+# %% ../nbs/08_datasets.ipynb #3e370d76
 def _check_stored(row: pd.Series) -> None:
     "A `ValueError` if the manifest row has no stored file or no labels."
     who = f"{row['collection']}/{row['name']}"
@@ -429,7 +438,7 @@ def _read_npz(path: Path, labels: str, who: str) -> tuple[np.ndarray, np.ndarray
         raise ValueError(f"{who}: X has shape {X.shape} but labels {key!r} have shape {raw.shape}; the file is malformed.")
     return X, raw, desc, key, available, extra
 
-# %% ../nbs/08_datasets.ipynb #83952d9b
+# %% ../nbs/08_datasets.ipynb #66272e50
 def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
     "Read one dataset of the bundle at `root`, noise mapped to -1."
     row = _find_row(_read_manifest(root), name, collection)
@@ -452,7 +461,7 @@ def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset
     _pick_variant(labels, ["y"], f"{row['collection']}/{row['name']}")
     return _embedded_dataset(row["name"])
 
-# %% ../nbs/08_datasets.ipynb #3e370d76
+# %% ../nbs/08_datasets.ipynb #f4fba124
 def _zscore(X: np.ndarray) -> np.ndarray:
     "Columns of `X` centred and scaled to unit variance (NaN-aware); constant columns become 0."
     with warnings.catch_warnings():
@@ -477,7 +486,7 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
         X = _zscore(X)
     return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta)
 
-# %% ../nbs/08_datasets.ipynb #66272e50
+# %% ../nbs/08_datasets.ipynb #abe140ce
 def load_dataset(name: str, data_dir=None, *, collection: str | None = None, labels: str = "y",
                  standardize: bool = False, drop_nan_rows: bool = False) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
@@ -486,7 +495,7 @@ def load_dataset(name: str, data_dir=None, *, collection: str | None = None, lab
     ds = _embedded_by_name(name, collection, labels) if root is None else _bundle_dataset(root, name, collection, labels)
     return _prepare(ds, standardize, drop_nan_rows)
 
-# %% ../nbs/08_datasets.ipynb #b164a2e6
+# %% ../nbs/08_datasets.ipynb #eaf1a272
 def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows) -> Iterator[Dataset]:
     "Load the datasets of `table` one at a time."
     data_dir = False if root is None else root

@@ -13,10 +13,11 @@ import pandas as pd
 from tqdm import tqdm   # plain text bar: readable in papermill logs and in saved notebooks (no widget state)
 
 from .core import check_data, get_measure, measures
+from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['select_measures', 'score_datasets']
+__all__ = ['select_measures', 'score_datasets', 'score_partitions']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -64,3 +65,33 @@ def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: s
             rows.append(dict(base, measure=m, value=value, seconds=time.perf_counter() - t0 + t_check / len(measure_names),
                              error=err))
     return pd.DataFrame(rows, columns=["collection", "dataset", "n", "d", "K", "measure", "value", "seconds", "error"])
+
+# %% ../nbs/11_runner.ipynb #f3477ba5
+def score_partitions(pairs: Iterable, measure_names: Iterable[str], *, noise: str | None = None, noise_label=-1,
+                     progress: bool = True, total: int | None = None) -> pd.DataFrame:
+    "Long table (keys..., n, K_a, K_b, measure, value, seconds, error) of every external measure on every `(keys, labels_a, labels_b)`."
+    measure_names = list(measure_names)
+    bad = [m for m in measure_names if get_measure(m).kind != "external"]
+    if bad:
+        raise ValueError(f"score_partitions compares two labelings; {bad} are not external measures.")
+    rows, key_names = [], []
+    for keys, labels_a, labels_b in tqdm(pairs, desc="partitions", total=total, disable=not progress):
+        base = dict(keys)
+        key_names += [k for k in base if k not in key_names]
+        try:
+            t0 = time.perf_counter()
+            ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label)
+            t_table = time.perf_counter() - t0
+        except ValueError as e:
+            rows += [dict(base, measure=m, value=np.nan, seconds=np.nan, error=str(e)) for m in measure_names]
+            continue
+        base.update(n=ct.n, K_a=ct.shape[0], K_b=ct.shape[1])
+        for m in measure_names:
+            t0 = time.perf_counter()
+            try:
+                value, err = float(get_measure(m).func(ct)), ""
+            except ValueError as e:
+                value, err = np.nan, str(e)
+            rows.append(dict(base, measure=m, value=value, seconds=time.perf_counter() - t0 + t_table / len(measure_names),
+                             error=err))
+    return pd.DataFrame(rows, columns=key_names + ["n", "K_a", "K_b", "measure", "value", "seconds", "error"])

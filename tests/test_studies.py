@@ -55,3 +55,42 @@ def test_dataset_ranking_every_registered_measure(tmp_path, monkeypatch):
     assert set(long.measure) == set(clm_nb.measures(["internal", "between"]).name)
     between = long[long.measure.isin(clm_nb.measures("between").name)]
     assert between.value.notna().all() and (between.error.isna() | (between.error == "")).all()
+
+
+CLUSTER_LEVEL = ROOT / "nbs" / "studies" / "cluster_level.ipynb"
+
+
+def _run_cluster_level(tmp_path, **params):
+    out = tmp_path / "out"
+    pm.execute_notebook(str(CLUSTER_LEVEL), str(tmp_path / "executed.ipynb"), parameters=dict(out_dir=str(out), **params),
+                        progress_bar=False, kernel_name="python3", cwd=str(ROOT))
+    return out
+
+
+def test_cluster_level_embedded_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run_cluster_level(tmp_path, repeats=1, randomness_levels=[0.0, 0.3, 1.0],
+                             randomness_datasets=["s1_like"], datasets=["s1_like", "s4_like"])
+    rand = pd.read_csv(out / "randomness.csv")
+    ci = rand[rand.measure == "centroid_index"].set_index("randomness").value
+    assert ci.loc[0.0] == 0 and ci.loc[0.3] == 0 and ci.loc[1.0] > 0        # structure survives 30 % moved points
+    nvd = rand[rand.measure == "nvd"].set_index("randomness").value
+    assert nvd.loc[0.0] == 0 and nvd.loc[0.3] == pytest.approx(0.3, abs=0.02)
+    table = pd.read_csv(out / "algorithms_table.csv")
+    assert set(table.algorithm) == {"kmeans", "kmeans++", "single_link", "dbscan"} and set(table.dataset) == {"s1_like", "s4_like"}
+    assert {"centroid_index", "ci_prototype", "ari", "psi"} <= set(table.columns)
+    assert table.centroid_index.notna().all() and (table.centroid_index >= 0).all()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["clusterings"] == len(table) and summary["ci_zero_up_to"] == 0.3
+    for stem in ["randomness", "ci_vs_point_level"]:
+        assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
+        assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cluster_level_on_shared_bundle(tmp_path, shared_data_dir):
+    out = _run_cluster_level(tmp_path, data_dir=str(shared_data_dir), datasets=["compound", "aggregation"],
+                             randomness_datasets=["compound"], randomness_levels=[0.0, 0.5], repeats=1,
+                             algorithms=["kmeans++", "dbscan"], measures=["ari", "centroid_index", "nvd"])
+    table = pd.read_csv(out / "algorithms_table.csv")
+    assert set(table.dataset) == {"compound", "aggregation"} and len(table) == 4
+    assert set(pd.read_csv(out / "algorithms_long.csv").measure) == {"ari", "centroid_index", "nvd"}
