@@ -31,6 +31,7 @@ DENSE_CELLS = 1 << 22        # a table of up to 4M cells is counted densely (np.
 @dataclass(frozen=True, eq=False)
 class Contingency:
     "The contingency table of two labelings: `table[i, j]` = points in cluster i of A and cluster j of B (sparse CSR, int64)."
+    _is_contingency = True    # recognised by this marker, not the class object: re-running a notebook redefines the class
     table: sparse.csr_array
     codes_a: np.ndarray       # (n,) cluster of each point in A, 0..K_a-1
     codes_b: np.ndarray       # (n,) cluster of each point in B, 0..K_b-1
@@ -100,7 +101,7 @@ class Contingency:
 
 def contingency(labels_a, labels_b=None, *, noise: str | None = None, noise_label=-1, measure: str = "") -> Contingency:
     "The contingency table of two labelings of the same points (any hashable labels; `noise` as in `check_partitions`)."
-    if isinstance(labels_a, Contingency):
+    if getattr(labels_a, "_is_contingency", False):
         if labels_b is not None:
             raise ValueError(f"{measure + ': ' if measure else ''}labels_a is already a Contingency; pass labels_b=None.")
         return labels_a
@@ -444,7 +445,7 @@ def cluster_maps(labels_a=None, labels_b=None, *, similarity: str = "partition",
     who = measure
     if similarity not in SIMILARITIES:
         raise ValueError(f"{who}: similarity={similarity!r}; use one of {SIMILARITIES}.")
-    if isinstance(labels_a, Contingency):
+    if getattr(labels_a, "_is_contingency", False):
         if similarity != "partition" or labels_b is not None:
             raise ValueError(f"{who}: a Contingency holds only the two partitions; use it with similarity='partition' "
                              "and labels_b=None.")
