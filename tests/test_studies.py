@@ -10,9 +10,9 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "nbs" / "studies" / "dataset_ranking.ipynb"
 
 
-def _run(tmp_path, **params):
+def _run(tmp_path, study=STUDY, **params):
     out = tmp_path / "out"
-    pm.execute_notebook(str(STUDY), str(tmp_path / "executed.ipynb"), parameters=dict(out_dir=str(out), **params),
+    pm.execute_notebook(str(study), str(tmp_path / "executed.ipynb"), parameters=dict(out_dir=str(out), **params),
                         progress_bar=False, kernel_name="python3", cwd=str(ROOT))
     return out
 
@@ -61,10 +61,7 @@ CLUSTER_LEVEL = ROOT / "nbs" / "studies" / "cluster_level.ipynb"
 
 
 def _run_cluster_level(tmp_path, **params):
-    out = tmp_path / "out"
-    pm.execute_notebook(str(CLUSTER_LEVEL), str(tmp_path / "executed.ipynb"), parameters=dict(out_dir=str(out), **params),
-                        progress_bar=False, kernel_name="python3", cwd=str(ROOT))
-    return out
+    return _run(tmp_path, CLUSTER_LEVEL, **params)
 
 
 def test_cluster_level_embedded_default(tmp_path, monkeypatch):
