@@ -9,6 +9,7 @@ from .cvi import *
 from .external import *
 from .curves import *
 from .dsi import *
+from .consensus import *
 from .between import *   # note: the function `between` shadows the submodule attribute; import from clm_nb.between works
 from .datasets import *
 from .evaluation import *
