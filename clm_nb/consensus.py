@@ -14,7 +14,7 @@ import pandas as pd
 from numba import njit, prange
 
 from .core import check_partitions, noise_mask, register
-from .external import ari, nmi
+from .external import _sum_pairs
 
 # %% auto #0
 __all__ = ['DIVERGENCES', 'Ensemble', 'ensemble', 'constraint_violations', 'discotec', 'aari', 'anmi', 'discotec_ranking']
@@ -203,25 +203,58 @@ def discotec(partitions, *, divergence: str = "binary", must_link=None, cannot_l
     return np.asarray(scores, dtype=float)
 
 @register("aari", kind="ensemble", direction="max", lower=-0.5, upper=1, invariances=("relabel", "permutation"),
-          complexity="T(T-1)/2 ARI computations, O(T^2 n log n)",
+          complexity="T(T-1)/2 ARIs, each from a contingency table of the m merged groups: O(T^2 m)",
           reference="Fern & Lin, Cluster ensemble selection, SDM (2008); Ohl & Lindsten (2025)", min_points=2)
 def aari(partitions, *, noise: str | None = "cluster", noise_label=-1) -> np.ndarray:
     "Average ARI of each partition against the T − 1 others (higher = closer to the ensemble)."
-    return _average_against_others(ari, partitions, noise, noise_label, "aari")
+    return _average_against_others(_ari_table, partitions, noise, noise_label, "aari")
 
 @register("anmi", kind="ensemble", direction="max", lower=0, upper=1, invariances=("relabel", "permutation"),
-          complexity="T(T-1)/2 NMI computations, O(T^2 n log n)",
+          complexity="T(T-1)/2 NMIs, each from a contingency table of the m merged groups: O(T^2 m)",
           reference="Strehl & Ghosh, Cluster ensembles, JMLR 3 (2002), eq. (6) of Ohl & Lindsten (2025)", min_points=2)
 def anmi(partitions, *, noise: str | None = "cluster", noise_label=-1) -> np.ndarray:
     "Average NMI (arithmetic) of each partition against the T − 1 others (higher = closer to the ensemble)."
-    return _average_against_others(nmi, partitions, noise, noise_label, "anmi")
+    return _average_against_others(_nmi_table, partitions, noise, noise_label, "anmi")
+
+def _ari_table(counts: np.ndarray, rows, cols, a: np.ndarray, b: np.ndarray, n: int) -> float:
+    "ARI from the non-zero cells of a contingency table: scikit-learn's formula on exact integer pair counts."
+    both, sa, sb = _sum_pairs(counts, n), _sum_pairs(a, n), _sum_pairs(b, n)
+    tp, fn, fp = both, sa - both, sb - both
+    tn = n * (n - 1) // 2 - sa - sb + both
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+def _entropy(sizes: np.ndarray, n: int) -> float:
+    p = sizes[sizes > 0].astype(float)
+    return float(-np.sum((p / n) * (np.log(p) - np.log(n))))
+
+def _nmi_table(counts: np.ndarray, rows, cols, a: np.ndarray, b: np.ndarray, n: int) -> float:
+    "Arithmetic NMI from the non-zero cells, term for term as scikit-learn's `mutual_info_score` and NMI special cases."
+    if (a > 0).sum() == 1 or (b > 0).sum() == 1:
+        return 1.0 if (a > 0).sum() == (b > 0).sum() == 1 else 0.0
+    c = counts.astype(float)
+    p = c / n
+    mi = p * (np.log(c) - np.log(n)) + p * (-np.log(a[rows] * b[cols]) + np.log(n) + np.log(n))
+    mi = float(np.clip(np.where(np.abs(mi) < np.finfo(float).eps, 0.0, mi).sum(), 0.0, None))
+    if mi == 0:
+        return 0.0
+    return float(mi / ((_entropy(a, n) + _entropy(b, n)) / 2))
 
 def _average_against_others(index, partitions, noise, noise_label, who) -> np.ndarray:
+    """Mean of `index` between each partition and the T − 1 others. Every pairwise table is counted from the m merged
+    groups (weights = multiplicities) instead of the n points: O(T² m), where calling the index on the labels is O(T² n log n)."""
     E = ensemble(partitions, noise=noise, noise_label=noise_label, measure=who)
-    S = np.zeros((E.T, E.T))
-    for t, l in combinations(range(E.T), 2):
-        S[t, l] = S[l, t] = index(E.codes[t], E.codes[l])
-    return S.sum(axis=1) / (E.T - 1)
+    G, w, T, n = E.groups, E.weights, E.T, E.n
+    K = G.max(axis=0) + 1
+    sizes = [np.bincount(G[:, t], weights=w, minlength=K[t]).astype(np.int64) for t in range(T)]
+    S = np.zeros((T, T))
+    for t, l in combinations(range(T), 2):
+        cell, keys = pd.factorize(G[:, t] * K[l] + G[:, l], sort=True)
+        counts = np.bincount(cell, weights=w).astype(np.int64)
+        rows, cols = np.divmod(np.asarray(keys, dtype=np.int64), K[l])
+        S[t, l] = S[l, t] = index(counts, rows, cols, sizes[t], sizes[l], n)
+    return S.sum(axis=1) / (T - 1)
 
 def discotec_ranking(partitions, *, names=None, divergence: str = "binary", **kwargs) -> pd.DataFrame:
     "DISCOTEC scores as a table sorted best first: columns `score` and `rank` (1 = closest to the consensus)."

@@ -120,8 +120,10 @@ def test_scores_follow_partition_order_and_ranking_helper():
 
 def test_baselines_against_sklearn():
     P, _, _ = pool(6, n=150, T=6)
-    for t in range(6):
-        others = [l for l in range(6) if l != t]
+    P = np.r_[P, np.zeros((1, 150), int), np.arange(150)[None], P[:1] * 0 + 7]     # one cluster, singletons, a twin
+    T = P.shape[0]
+    for t in range(T):
+        others = [l for l in range(T) if l != t]
         assert CO.aari(P)[t] == pytest.approx(np.mean([adjusted_rand_score(P[t], P[l]) for l in others]), abs=1e-12)
         assert CO.anmi(P)[t] == pytest.approx(np.mean([normalized_mutual_info_score(P[t], P[l]) for l in others]),
                                                abs=1e-12)

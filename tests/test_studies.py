@@ -91,3 +91,37 @@ def test_cluster_level_on_shared_bundle(tmp_path, shared_data_dir):
     table = pd.read_csv(out / "algorithms_table.csv")
     assert set(table.dataset) == {"compound", "aggregation"} and len(table) == 4
     assert set(pd.read_csv(out / "algorithms_long.csv").measure) == {"ari", "centroid_index", "nvd"}
+
+
+DISCOTEC = ROOT / "nbs" / "studies" / "discotec.ipynb"
+TINY_DISCOTEC = dict(repetitions=1, T_values=[5], rho_max_values=[0.3, 0.9], alpha_values=[0.0, 1.0],
+                     appendix_T_values=[5], appendix_rho_max=[0.9], kmeans_k=[2, 3, 4], agglomerative_k=[2, 3],
+                     dbscan_eps=3, constraint_points=[0, 5])
+
+
+def test_discotec_study_embedded_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, DISCOTEC, datasets=["iris", "blobs_match"], **TINY_DISCOTEC)
+    synthetic = pd.read_csv(out / "synthetic.csv")
+    assert set(synthetic.experiment) == {"scenario 1", "scenario 2", "appendix B"}
+    assert {"discotec_binary", "discotec_kl", "discotec_tv", "discotec_hellinger", "aari", "anmi"} == set(synthetic.method)
+    s1 = synthetic[(synthetic.experiment == "scenario 1") & (synthetic.x == 0.9)]
+    assert (s1.tau > 0).all()                                   # accurate members: every ranking follows the ARI
+    pools = pd.read_csv(out / "pools.csv")
+    assert set(pools.dataset) == {"iris", "blobs_match"} and {"kmeans", "agglomerative", "all"} <= set(pools.pool)
+    assert {"silhouette", "calinski_harabasz"} <= set(pools.method) and (pools.regret >= 0).all()
+    cons = pd.read_csv(out / "constraints.csv")
+    assert set(cons.points) == {0, 5}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["datasets"] == ["iris", "blobs_match"]
+    for stem in ["scenario1", "scenario2", "appendix_b", "pools_tau", "constraints"]:
+        assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_discotec_study_on_shared_bundle(tmp_path, shared_data_dir):
+    out = _run(tmp_path, DISCOTEC, data_dir=str(shared_data_dir), datasets=["gagolews_v1/fcps/hepta", "gagolews_v1/uci/wine"],
+               **TINY_DISCOTEC)
+    pools = pd.read_csv(out / "pools.csv")
+    assert set(pools.group) == {"FCPS", "UCI"}
+    comparison = pd.read_csv(out / "paper_comparison.csv")
+    assert comparison["ours τ"].notna().any()
