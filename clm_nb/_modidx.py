@@ -292,6 +292,16 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs.silhouette_values': ('pairs.html#silhouette_values', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.sort_by_cluster': ('pairs.html#sort_by_cluster', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.summarize': ('pairs.html#summarize', 'clm_nb/pairs.py')},
-            'clm_nb.runner': { 'clm_nb.runner.score_datasets': ('runner.html#score_datasets', 'clm_nb/runner.py'),
+            'clm_nb.runner': { 'clm_nb.runner.Task': ('runner.html#task', 'clm_nb/runner.py'),
+                               'clm_nb.runner.Task.file_name': ('runner.html#task.file_name', 'clm_nb/runner.py'),
+                               'clm_nb.runner.Task.key_text': ('runner.html#task.key_text', 'clm_nb/runner.py'),
+                               'clm_nb.runner._check_tasks': ('runner.html#_check_tasks', 'clm_nb/runner.py'),
+                               'clm_nb.runner._execute': ('runner.html#_execute', 'clm_nb/runner.py'),
+                               'clm_nb.runner.demo_task': ('runner.html#demo_task', 'clm_nb/runner.py'),
+                               'clm_nb.runner.load_results': ('runner.html#load_results', 'clm_nb/runner.py'),
+                               'clm_nb.runner.run': ('runner.html#run', 'clm_nb/runner.py'),
+                               'clm_nb.runner.run_summary': ('runner.html#run_summary', 'clm_nb/runner.py'),
+                               'clm_nb.runner.score_datasets': ('runner.html#score_datasets', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_partitions': ('runner.html#score_partitions', 'clm_nb/runner.py'),
-                               'clm_nb.runner.select_measures': ('runner.html#select_measures', 'clm_nb/runner.py')}}}
+                               'clm_nb.runner.select_measures': ('runner.html#select_measures', 'clm_nb/runner.py'),
+                               'clm_nb.runner.task_seed': ('runner.html#task_seed', 'clm_nb/runner.py')}}}

@@ -17,7 +17,8 @@ from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['select_measures', 'score_datasets', 'score_partitions']
+__all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'Task', 'task_seed', 'run', 'load_results',
+           'run_summary', 'demo_task']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -95,3 +96,128 @@ def score_partitions(pairs: Iterable, measure_names: Iterable[str], *, noise: st
             rows.append(dict(base, measure=m, value=value, seconds=time.perf_counter() - t0 + t_table / len(measure_names),
                              error=err))
     return pd.DataFrame(rows, columns=key_names + ["n", "K_a", "K_b", "measure", "value", "seconds", "error"])
+
+# %% ../nbs/11_runner.ipynb #43292e77
+import hashlib
+import json
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable
+
+EXECUTORS = ("local", "dask")
+
+@dataclass(frozen=True)
+class Task:
+    "One unit of a study: `func(**params, random_state=seed)`, identified by `key` (a dict of short JSON-able values)."
+    key: dict
+    func: Callable
+    params: dict = field(default_factory=dict)
+
+    @property
+    def key_text(self) -> str:
+        return json.dumps(self.key, sort_keys=True, default=str)
+
+    @property
+    def file_name(self) -> str:
+        return hashlib.sha256(self.key_text.encode()).hexdigest()[:24] + ".parquet"
+
+def task_seed(study_seed: int, key: dict) -> int:
+    "The seed of a task: a function of the study seed and the task's key only (stable across runs, machines, workers)."
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).digest()
+    return int(np.random.SeedSequence([int(study_seed), int.from_bytes(digest[:8], "little")]).generate_state(1)[0])
+
+def _execute(task: Task, store: str, seed: int) -> str:
+    "Run one task and write its result file atomically; returns the file path. Never raises for a task error."
+    t0 = time.perf_counter()
+    try:
+        out = task.func(**task.params, random_state=seed)
+        frame = out.copy() if isinstance(out, pd.DataFrame) else pd.DataFrame([dict(out)])
+        error = ""
+    except Exception as e:                                     # recorded, not raised: one task must not stop a study
+        frame = pd.DataFrame([{}])
+        error = f"{type(e).__name__}: {e}\n" + traceback.format_exc(limit=3)
+    frame = frame.reset_index(drop=True)
+    for k, v in reversed(list(task.key.items())):      # key columns first, unless the task reported them itself
+        if k not in frame:
+            frame.insert(0, k, [v] * len(frame))
+    frame["seed"] = seed
+    frame["seconds"] = time.perf_counter() - t0
+    frame["error"] = error
+    frame["_key"] = task.key_text
+    path = Path(store) / task.file_name
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    frame.to_parquet(tmp, index=False)
+    os.replace(tmp, path)
+    return str(path)
+
+def _check_tasks(tasks) -> list[Task]:
+    tasks = list(tasks)
+    bad = [t for t in tasks if not isinstance(t, Task)]
+    if bad:
+        raise ValueError(f"run: every task must be a clm_nb.runner.Task; got {type(bad[0]).__name__}.")
+    names = [t.file_name for t in tasks]
+    if len(set(names)) != len(names):
+        dup = pd.Series([t.key_text for t in tasks]).value_counts()
+        raise ValueError(f"run: task keys must be unique; {dup.index[0]} appears {dup.iloc[0]} times.")
+    return tasks
+
+def run(tasks, *, store, executor: str = "local", n_jobs: int | None = None, dask_address: str | None = None,
+        seed: int = 0, progress: bool = True) -> pd.DataFrame:
+    "Run every task not yet in `store` (one parquet file each), then return all their results (see the prose)."
+    if executor not in EXECUTORS:
+        raise ValueError(f"run: executor={executor!r}; use one of {EXECUTORS}.")
+    tasks = _check_tasks(tasks)
+    store = Path(store)
+    store.mkdir(parents=True, exist_ok=True)
+    todo = [t for t in tasks if not (store / t.file_name).exists()]
+    n_jobs = n_jobs or os.cpu_count() or 1
+    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="tasks", disable=not progress)
+    if todo and executor == "local" and n_jobs == 1:
+        for t in todo:
+            _execute(t, str(store), task_seed(seed, t.key)); bar.update()
+    elif todo and executor == "local":
+        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_execute, t, str(store), task_seed(seed, t.key)) for t in todo]
+            for f in as_completed(futures):
+                f.result(); bar.update()
+    elif todo:
+        from distributed import Client, LocalCluster, as_completed as dask_completed
+        cluster = None if dask_address else LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
+                                                         dashboard_address=None)
+        with Client(dask_address or cluster) as client:
+            futures = [client.submit(_execute, t, str(store), task_seed(seed, t.key), key=f"task-{t.file_name}", pure=False)
+                       for t in todo]
+            for f in dask_completed(futures):
+                f.result(); bar.update()
+        if cluster is not None:
+            cluster.close()
+    bar.close()
+    return load_results(tasks, store)
+
+def load_results(tasks, store) -> pd.DataFrame:
+    "The stored results of `tasks` (those that have a file), concatenated in task order."
+    frames = [pd.read_parquet(Path(store) / t.file_name) for t in _check_tasks(tasks) if (Path(store) / t.file_name).exists()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+def run_summary(results: pd.DataFrame) -> pd.DataFrame:
+    "Tasks, failures and seconds (total, mean, max) per value of the first key column."
+    if results.empty:
+        return pd.DataFrame()
+    first = results.columns[0]
+    per_task = results.drop_duplicates("_key")
+    return per_task.groupby(first).agg(tasks=("_key", "size"), failed=("error", lambda e: int((e != "").sum())),
+                                       seconds=("seconds", "sum"), mean_seconds=("seconds", "mean"),
+                                       max_seconds=("seconds", "max"))
+
+# %% ../nbs/11_runner.ipynb #69d77ab4
+def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, random_state=None) -> dict:
+    "A toy task for examples and tests: summary statistics of `n` seeded normal draws (raises if `fail`; waits `sleep` s)."
+    time.sleep(sleep)
+    if fail:
+        raise ValueError("this task was asked to fail")
+    x = np.random.default_rng(random_state).normal(size=n)
+    return {"mean": float(x.mean()), "std": float(x.std())}
