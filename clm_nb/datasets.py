@@ -24,7 +24,9 @@ from .external import ari
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'resolve_data_dir', 'Dataset',
-           'shuffle_labels', 'make_clm_blobs', 'list_datasets', 'load_dataset', 'iter_datasets']
+           'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
+           'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset',
+           'iter_datasets']
 
 # %% ../nbs/08_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -173,6 +175,145 @@ def make_clm_blobs(scenario: str = "match", *, n_samples: int = 600, n_clusters:
     return (X, y, clusters) if return_clusters else (X, y)
 
 # %% ../nbs/08_datasets.ipynb #c8cc65d3
+def _rotation2(angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+def make_two_gaussians(n_samples: int = 10_000, *, n_features: int = 100, std_a=None, std_b=None, angle_a=None,
+                       angle_b=None, proportion=None, distance=None, random_state=None, return_params: bool = False):
+    "Paper 000 §5.1: two bivariate Gaussian classes (8 parameters, drawn when not given) plus n_features − 2 noise dimensions."
+    if n_samples < 4 or n_features < 2:
+        raise ValueError(f"make_two_gaussians: n_samples={n_samples} must be >= 4 and n_features={n_features} >= 2.")
+    rng = np.random.default_rng(random_state)
+    draw = lambda v, lo, hi, size=None: np.asarray(v, float) if v is not None else rng.uniform(lo, hi, size)
+    params = {"std_a": draw(std_a, 0.5, 2.0, 2), "std_b": draw(std_b, 0.5, 2.0, 2), "angle_a": float(draw(angle_a, 0, np.pi)),
+              "angle_b": float(draw(angle_b, 0, np.pi)), "proportion": float(draw(proportion, 0.1, 0.9)),
+              "distance": float(draw(distance, 0.0, 8.0))}
+    if not 0 < params["proportion"] < 1 or (params["std_a"] <= 0).any() or (params["std_b"] <= 0).any() or params["distance"] < 0:
+        raise ValueError("make_two_gaussians: proportion must lie in (0, 1), standard deviations be > 0 and distance >= 0.")
+    n_a = int(round(params["proportion"] * n_samples)); n_a = min(max(n_a, 1), n_samples - 1)
+    y = np.r_[np.zeros(n_a, np.int64), np.ones(n_samples - n_a, np.int64)]
+    X = np.empty((n_samples, n_features))
+    for label, std, angle, shift in ((0, params["std_a"], params["angle_a"], 0.0), (1, params["std_b"], params["angle_b"], params["distance"])):
+        idx = y == label
+        R = _rotation2(angle)
+        X[idx, :2] = (rng.standard_normal((idx.sum(), 2)) * std) @ R.T + [shift, 0.0]
+        min_span = float(np.min(std) ** 2)                 # smallest eigenvalue of R diag(std²) Rᵀ
+        X[idx, 2:] = rng.normal(0.0, np.sqrt(min_span), size=(idx.sum(), n_features - 2))
+    order = rng.permutation(n_samples)
+    out = (X[order], y[order])
+    return out + (params,) if return_params else out
+
+def subsample_dataset(X, y, n_samples: int, n_features: int | None = None, *, random_state=None):
+    "N points drawn without replacement preserving the class proportions, and the first `n_features` columns."
+    X, y = np.asarray(X), np.asarray(y)
+    if not 0 < n_samples <= len(y):
+        raise ValueError(f"subsample_dataset: n_samples={n_samples} must lie in 1..{len(y)}.")
+    rng = np.random.default_rng(random_state)
+    classes, counts = np.unique(y, return_counts=True)
+    quota = np.floor(counts / len(y) * n_samples).astype(int)
+    rest = n_samples - quota.sum()                          # largest remainders get the leftover points
+    quota[np.argsort(-(counts / len(y) * n_samples - quota), kind="stable")[:rest]] += 1
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), q, replace=False) for c, q in zip(classes, quota)])
+    idx = rng.permutation(idx)
+    d = X.shape[1] if n_features is None else n_features
+    if not 1 <= d <= X.shape[1]:
+        raise ValueError(f"subsample_dataset: n_features={n_features} must lie in 1..{X.shape[1]}.")
+    return X[idx, :d], y[idx]
+
+# %% ../nbs/08_datasets.ipynb #c81317e3
+def _place_clusters(rng, k: int, d: int, sigma_for, hi: float, *, attempts: int, on_fail: str):
+    """Sequential rejection sampling of k clusters whose centres are more than 3(σ_i + σ_j) apart. After `attempts`
+    failed draws for one cluster, `on_fail="shrink"` lowers the scale passed to `sigma_for` by 5 % (smaller clusters),
+    `"grow"` enlarges the box [0, hi]^d by 5 %."""
+    centres, sigmas, scale = [], [], 1.0
+    for j in range(k):
+        while True:
+            for _ in range(attempts):
+                sigma = sigma_for(j, scale)
+                c = rng.uniform(0.0, hi * (scale if on_fail == "grow" else 1.0), size=d)
+                if all(np.linalg.norm(c - c2) > 3 * (sigma + s2) for c2, s2 in zip(centres, sigmas)):
+                    break
+            else:
+                scale *= 0.95 if on_fail == "shrink" else 1.05
+                continue
+            centres.append(c); sigmas.append(sigma)
+            break
+    return np.array(centres), np.array(sigmas)
+
+def make_imbalanced_blobs(n_clusters: int, imbalance: float = 0.0, *, n_samples: int = 500, random_state=None,
+                          return_params: bool = False):
+    "Paper 003 §4.2.3: 2-D clusters in [0, 500]², variance in [2, 50], one cluster holding `imbalance` of the points."
+    if not 2 <= n_clusters <= n_samples or not 0 <= imbalance < 1:
+        raise ValueError(f"make_imbalanced_blobs: n_clusters={n_clusters} must lie in 2..n_samples and imbalance={imbalance} in [0, 1).")
+    rng = np.random.default_rng(random_state)
+    if imbalance == 0:
+        sizes = np.full(n_clusters, n_samples // n_clusters) + (np.arange(n_clusters) < n_samples % n_clusters)
+    else:
+        big = int(round(imbalance * n_samples))
+        rest = n_samples - big
+        sizes = np.r_[big, np.full(n_clusters - 1, rest // (n_clusters - 1)) + (np.arange(n_clusters - 1) < rest % (n_clusters - 1))]
+    centres, sigmas = _place_clusters(rng, n_clusters, 2, lambda j, s: np.sqrt(rng.uniform(2.0, max(2.0, 50.0 * s))), 500.0,
+                                      attempts=10_000, on_fail="shrink")
+    y = np.repeat(np.arange(n_clusters), sizes)
+    X = centres[y] + rng.standard_normal((n_samples, 2)) * sigmas[y, None]
+    order = rng.permutation(n_samples)
+    out = (X[order], y[order])
+    return out + ({"centres": centres, "sigmas": sigmas, "sizes": sizes},) if return_params else out
+
+def make_handl(n_features: int = 2, n_clusters: int = 4, *, random_state=None, return_params: bool = False):
+    "Handl-style benchmark (paper 003 §4.2.1): k non-overlapping Gaussian clusters with random covariances in d dimensions."
+    if n_features < 1 or n_clusters < 2:
+        raise ValueError(f"make_handl: n_features={n_features} must be >= 1 and n_clusters={n_clusters} >= 2.")
+    rng = np.random.default_rng(random_state)
+    lo, hi = (50, 500) if n_clusters <= 10 else (10, 100)
+    sizes = rng.integers(lo, hi + 1, n_clusters)
+    scales = rng.uniform(0.5, 2.0, size=(n_clusters, n_features))            # standard deviations along principal axes
+    sig = scales.max(axis=1)
+    centres, _ = _place_clusters(rng, n_clusters, n_features, lambda j, s: sig[j], 20.0 * n_clusters ** (1 / n_features),
+                                 attempts=1_000, on_fail="grow")
+    X, y = [], []
+    for j in range(n_clusters):
+        Q, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+        X.append((rng.standard_normal((sizes[j], n_features)) * scales[j]) @ Q.T + centres[j])
+        y.append(np.full(sizes[j], j))
+    X, y = np.concatenate(X), np.concatenate(y)
+    order = rng.permutation(len(y))
+    out = (X[order], y[order])
+    return out + ({"centres": centres, "sigmas": sig, "sizes": sizes},) if return_params else out
+
+# %% ../nbs/08_datasets.ipynb #8a9fa2cc
+def imitate_partition(reference, rho: float, *, n_clusters: int | None = None, random_state=None) -> np.ndarray:
+    "Paper 002 §4.2: keep each point's reference cluster with probability `rho`, else move it to another cluster uniformly."
+    ref = np.asarray(reference)
+    if not 0 <= rho <= 1:
+        raise ValueError(f"imitate_partition: rho={rho} must lie in [0, 1].")
+    codes, classes = encode_labels(ref)
+    K = n_clusters or classes.shape[0]
+    if K < 2:
+        raise ValueError("imitate_partition needs at least two clusters to move points between.")
+    rng = np.random.default_rng(random_state)
+    keep = rng.random(codes.size) < rho
+    return np.where(keep, codes, (codes + rng.integers(1, K, codes.size)) % K)
+
+def partition_ensemble(truth, n_members: int, rho_max: float, *, rho_min: float = 0.1, random_state=None) -> np.ndarray:
+    "Scenario 1 of paper 002: `n_members` imitations of `truth`, each with its own ρ uniform in [rho_min, rho_max]."
+    rng = np.random.default_rng(random_state)
+    return np.array([imitate_partition(truth, rng.uniform(rho_min, rho_max), random_state=rng) for _ in range(n_members)])
+
+def hub_ensemble(truth, n_members: int, alpha: float, *, rho_hubs=(0.2, 0.9), rho_range=(0.2, 0.9),
+                 random_state=None) -> np.ndarray:
+    "Scenario 2 of paper 002: a share `alpha` of the members imitates the poor hub, the rest the good hub."
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"hub_ensemble: alpha={alpha} must lie in [0, 1].")
+    rng = np.random.default_rng(random_state)
+    K = np.unique(np.asarray(truth)).size
+    hubs = [imitate_partition(truth, r, random_state=rng) for r in rho_hubs]
+    n_poor = int(round(alpha * n_members))
+    return np.array([imitate_partition(hubs[0 if t < n_poor else 1], rng.uniform(*rho_range), n_clusters=K, random_state=rng)
+                     for t in range(n_members)])
+
+# %% ../nbs/08_datasets.ipynb #f828e0c2
 _SKLEARN = {  # name: (loader in sklearn.datasets, note on the expected CLM)
     "iris": ("load_iris", "setosa is a cluster of its own, versicolor and virginica overlap"),
     "wine": ("load_wine", "the classes separate well after standardize=True but not on the raw features, where proline's scale dominates"),
@@ -194,7 +335,7 @@ _GENERATED = {  # name: (make_clm_blobs arguments, expected CLM, why)
 }
 EMBEDDED_DATASETS = {**{n: "sklearn" for n in _SKLEARN}, **{n: "generated" for n in _GENERATED}}
 
-# %% ../nbs/08_datasets.ipynb #c81317e3
+# %% ../nbs/08_datasets.ipynb #9bd32ebd
 def _load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     "(X, y, description, meta) of a table bundled with scikit-learn."
     import sklearn.datasets                                # imported on first use: it is slow to import
@@ -226,7 +367,7 @@ def _embedded_dataset(name: str) -> Dataset:
             "n_noise": 0, "renamed_labels": {}}
     return Dataset(name, EMBEDDED_DATASETS[name], X.copy(), y.copy(), desc, meta)
 
-# %% ../nbs/08_datasets.ipynb #abccb1f2
+# %% ../nbs/08_datasets.ipynb #68766dc5
 _REQUIRED_COLUMNS = ("collection", "name", "file", "status", "n", "d")
 _OPTIONAL_COLUMNS = {"n_classes": np.nan, "n_noise": np.nan, "imbalance_ratio": np.nan, "label_variants": np.nan,
                      "noise_label": None, "source_repo": None, "license_attribution": None, "notes": None}
@@ -255,7 +396,7 @@ def _noise_marker(collection: str, noise_label) -> str | None:
         return str(noise_label).strip()
     return _COLLECTION_NOISE.get(collection.split("/")[0])
 
-# %% ../nbs/08_datasets.ipynb #9bd32ebd
+# %% ../nbs/08_datasets.ipynb #1c8d160a
 LIST_COLUMNS = ["collection", "name", "n", "d", "n_classes", "n_noise", "imbalance_ratio", "label_variants",
                 "labeled", "expected_clm", "source", "file"]
 
@@ -286,7 +427,7 @@ def _bundle_table(root: Path) -> pd.DataFrame:
                          "label_variants": m["label_variants"], "labeled": m["status"] == "included",
                          "expected_clm": None, "source": source, "file": m["file"]}, columns=LIST_COLUMNS)
 
-# %% ../nbs/08_datasets.ipynb #eb20ed01
+# %% ../nbs/08_datasets.ipynb #2f8f3c82
 def _as_list(collections) -> list[str] | None:
     "`collections` (None, a string or an iterable of strings) as a list of names without trailing slashes."
     if collections is None: return None
@@ -323,7 +464,7 @@ def _filter_table(t: pd.DataFrame, collections, labeled, min_n, max_n, max_d, ma
     t = t[keep].sort_values(["collection", "name"], kind="stable").reset_index(drop=True)
     return t if max_datasets is None else t.head(_check_max(max_datasets))
 
-# %% ../nbs/08_datasets.ipynb #77c9c87b
+# %% ../nbs/08_datasets.ipynb #f8a4f7e6
 def _typed(t: pd.DataFrame) -> pd.DataFrame:
     "The list table with stable dtypes: integer counts (nullable where unknown), float ratio, object text."
     t = t.copy()
@@ -342,7 +483,7 @@ def list_datasets(data_dir=None, *, collections: str | list[str] | None = None, 
     table = _embedded_table() if root is None else _bundle_table(root)
     return _typed(_filter_table(table, collections, labeled, min_n, max_n, max_d, max_datasets))
 
-# %% ../nbs/08_datasets.ipynb #1c8d160a
+# %% ../nbs/08_datasets.ipynb #66272e50
 def _variants(keys) -> list[str]:
     "The label variants stored in an npz, in order: 'y' first, then labels1, labels2, ... (by number)."
     extra = sorted((k for k in keys if re.fullmatch(r"labels\d+", k)), key=lambda k: int(k[6:]))
@@ -360,7 +501,7 @@ def _variant_index(labels: str) -> int:
     if re.fullmatch(r"labels\d+", str(labels)): return int(labels[6:])
     raise ValueError(f"labels={labels!r} is not a label variant name; use 'y', 'labels1', 'labels2', ...")
 
-# %% ../nbs/08_datasets.ipynb #2f8f3c82
+# %% ../nbs/08_datasets.ipynb #f4fba124
 def _marker_mask(y: np.ndarray, marker: str | None) -> np.ndarray:
     "Boolean mask of the labels equal to the collection's noise `marker` (given as text: '0', 'noise')."
     if marker is None: return np.zeros(y.shape[0], dtype=bool)
@@ -387,7 +528,7 @@ def _to_project_noise(y: np.ndarray, is_noise: np.ndarray) -> tuple[np.ndarray, 
         y[is_noise] = -1
     return y, renamed
 
-# %% ../nbs/08_datasets.ipynb #83952d9b
+# %% ../nbs/08_datasets.ipynb #7182c3d8
 def _find_row(m: pd.DataFrame, name: str, collection: str | None) -> pd.Series:
     "The one manifest (or embedded) row called `name` in `collection`; a `ValueError` naming the problem otherwise."
     named = m[m["name"] == name]
@@ -411,7 +552,7 @@ def _split_name(name: str, collection: str | None) -> tuple[str, str | None]:
         collection, name = name.rsplit("/", 1)
     return name, collection
 
-# %% ../nbs/08_datasets.ipynb #3e370d76
+# %% ../nbs/08_datasets.ipynb #759e1b42
 def _check_stored(row: pd.Series) -> None:
     "A `ValueError` if the manifest row has no stored file or no labels."
     who = f"{row['collection']}/{row['name']}"
@@ -438,7 +579,7 @@ def _read_npz(path: Path, labels: str, who: str) -> tuple[np.ndarray, np.ndarray
         raise ValueError(f"{who}: X has shape {X.shape} but labels {key!r} have shape {raw.shape}; the file is malformed.")
     return X, raw, desc, key, available, extra
 
-# %% ../nbs/08_datasets.ipynb #66272e50
+# %% ../nbs/08_datasets.ipynb #b164a2e6
 def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
     "Read one dataset of the bundle at `root`, noise mapped to -1."
     row = _find_row(_read_manifest(root), name, collection)
@@ -461,7 +602,7 @@ def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset
     _pick_variant(labels, ["y"], f"{row['collection']}/{row['name']}")
     return _embedded_dataset(row["name"])
 
-# %% ../nbs/08_datasets.ipynb #f4fba124
+# %% ../nbs/08_datasets.ipynb #e08eea89
 def _zscore(X: np.ndarray) -> np.ndarray:
     "Columns of `X` centred and scaled to unit variance (NaN-aware); constant columns become 0."
     with warnings.catch_warnings():
@@ -486,7 +627,7 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
         X = _zscore(X)
     return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta)
 
-# %% ../nbs/08_datasets.ipynb #abe140ce
+# %% ../nbs/08_datasets.ipynb #eaf1a272
 def load_dataset(name: str, data_dir=None, *, collection: str | None = None, labels: str = "y",
                  standardize: bool = False, drop_nan_rows: bool = False) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
@@ -495,7 +636,7 @@ def load_dataset(name: str, data_dir=None, *, collection: str | None = None, lab
     ds = _embedded_by_name(name, collection, labels) if root is None else _bundle_dataset(root, name, collection, labels)
     return _prepare(ds, standardize, drop_nan_rows)
 
-# %% ../nbs/08_datasets.ipynb #eaf1a272
+# %% ../nbs/08_datasets.ipynb #04e2715a
 def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows) -> Iterator[Dataset]:
     "Load the datasets of `table` one at a time."
     data_dir = False if root is None else root

@@ -326,3 +326,65 @@ def test_shared_bundle_noise(name, collection):
     np.testing.assert_array_equal(ds.noise, raw == marker)   # exactly the marked points became -1 ...
     np.testing.assert_array_equal(ds.y[~ds.noise], raw[~ds.noise])   # ... and every other label is unchanged
     assert ds.check(noise="ignore").n == ds.n - row.n_noise
+
+
+# ---------------------------------------------------------------- generators of the papers' benchmarks
+from clm_nb.datasets import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
+                             partition_ensemble, subsample_dataset)
+from clm_nb.external import ari as _ari
+
+
+@pytest.mark.parametrize("k", [2, 5, 12, 22])
+@pytest.mark.parametrize("p", [0.0, 0.3, 0.9])
+def test_imbalanced_blobs_sizes_and_non_overlap(k, p):
+    X, y, info = make_imbalanced_blobs(k, p, random_state=k, return_params=True)
+    sizes = np.bincount(y)
+    assert X.shape == (500, 2) and sizes.sum() == 500 and len(sizes) == k
+    if p == 0:
+        assert sizes.max() - sizes.min() <= 1
+    else:
+        assert sizes[0] == round(p * 500) and np.ptp(sizes[1:]) <= 1
+    c, s = info["centres"], info["sigmas"]
+    iu = np.triu_indices(k, 1)
+    assert (np.linalg.norm(c[:, None] - c[None], axis=-1)[iu] > 3 * (s[:, None] + s[None])[iu]).all()
+    assert ((c >= 0) & (c <= 500)).all() and (s ** 2 <= 50).all() and (s ** 2 >= 2).all()
+
+
+def test_two_gaussians_parameters_and_subsampling():
+    X, y, p = make_two_gaussians(10_000, n_features=100, proportion=0.3, distance=5.0, std_a=[1.0, 0.5],
+                                 std_b=[2.0, 1.5], angle_a=0.0, angle_b=1.0, random_state=2, return_params=True)
+    assert X.shape == (10_000, 100) and (y == 0).sum() == 3000
+    assert X[y == 1, 0].mean() == pytest.approx(5.0, abs=0.1) and X[y == 0, :2].std(axis=0) == pytest.approx([1.0, 0.5], rel=0.05)
+    assert X[y == 0, 2:].var() == pytest.approx(0.25, rel=0.05) and X[y == 1, 2:].var() == pytest.approx(2.25, rel=0.05)
+    Xs, ys = subsample_dataset(X, y, 777, 10, random_state=0)
+    assert Xs.shape == (777, 10) and abs((ys == 0).mean() - 0.3) < 1 / 777
+    np.testing.assert_array_equal(make_two_gaussians(50, n_features=3, random_state=9)[0],
+                                  make_two_gaussians(50, n_features=3, random_state=9)[0])
+    with pytest.raises(ValueError, match="proportion"):
+        make_two_gaussians(100, proportion=1.5)
+
+
+@pytest.mark.parametrize("d, k", [(2, 4), (2, 40), (20, 10), (20, 20)])
+def test_handl_style_sizes_and_separation(d, k):
+    X, y, info = make_handl(d, k, random_state=1, return_params=True)
+    sizes = np.bincount(y)
+    lo, hi = (50, 500) if k <= 10 else (10, 100)
+    assert X.shape[1] == d and len(sizes) == k and ((sizes >= lo) & (sizes <= hi)).all()
+    c, s = info["centres"], info["sigmas"]
+    iu = np.triu_indices(k, 1)
+    assert (np.linalg.norm(c[:, None] - c[None], axis=-1)[iu] > 3 * (s[:, None] + s[None])[iu]).all()
+
+
+def test_synthetic_partitions():
+    truth = np.repeat(np.arange(10), 20)
+    for rho in (0.0, 0.5, 1.0):
+        member = imitate_partition(truth, rho, random_state=0)
+        assert abs((member == truth).mean() - rho) < 0.1 and set(member) <= set(range(10))
+    P = partition_ensemble(truth, 30, 0.9, random_state=0)
+    aris = [_ari(truth, p) for p in P]
+    assert P.shape == (30, 200) and max(aris) > 0.6 and min(aris) < 0.1
+    good = hub_ensemble(truth, 40, 0.0, random_state=0)
+    poor = hub_ensemble(truth, 40, 1.0, random_state=0)
+    assert np.mean([_ari(truth, p) for p in good]) > np.mean([_ari(truth, p) for p in poor])
+    with pytest.raises(ValueError, match="alpha"):
+        hub_ensemble(truth, 5, 1.5)
