@@ -12,6 +12,7 @@ from .dsi import *
 from .consensus import *
 from .between import *   # note: the function `between` shadows the submodule attribute; import from clm_nb.between works
 from .datasets import *
+from .clusterers import *
 from .evaluation import *
 from .runner import *
 from .charts import *

@@ -95,7 +95,7 @@ def test_cluster_level_on_shared_bundle(tmp_path, shared_data_dir):
 
 DISCOTEC = ROOT / "nbs" / "studies" / "discotec.ipynb"
 TINY_DISCOTEC = dict(repetitions=1, T_values=[5], rho_max_values=[0.3, 0.9], alpha_values=[0.0, 1.0],
-                     appendix_T_values=[5], appendix_rho_max=[0.9], kmeans_k=[2, 3, 4], agglomerative_k=[2, 3],
+                     appendix_T_values=[5], appendix_rho_max=[0.9], kmeans_k=[2, 3, 4],
                      dbscan_eps=3, constraint_points=[0, 5])
 
 

@@ -1,0 +1,68 @@
+"""Clustering techniques (09_clusterers): every registered technique runs on tiny data, seeds reproduce, limits and
+bad input are refused, the TPE search improves on the default and is seeded, pools and classifier proxies."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import clm_nb
+from clm_nb import clusterers as CL
+
+X, Y = make_blobs(120, centers=[[0, 0], [8, 0], [0, 8]], random_state=0)
+
+
+@pytest.mark.parametrize("name", sorted(CL.TECHNIQUES))
+def test_every_technique_runs_and_is_seeded(name):
+    a = CL.cluster(name, X, random_state=3)
+    b = CL.cluster(name, X, random_state=3)
+    assert a.shape == (120,) and np.array_equal(a, b)
+    assert len(set(a.tolist()) - {-1}) >= 1
+
+
+@pytest.mark.parametrize("name", ["kmeans", "gmm", "single", "dbscan", "hdbscan", "xmeans"])
+def test_search_improves_or_matches_default_and_is_seeded(name):
+    default = clm_nb.ari(Y, CL.cluster(name, X, random_state=0))
+    res = CL.search(name, X, Y, n_trials=10, random_state=1)
+    assert res.best_score >= default - 1e-12 or res.best_score > 0.9
+    assert res.best_score == pytest.approx(clm_nb.ari(Y, res.best_labels))
+    again = CL.search(name, X, Y, n_trials=10, random_state=1)
+    assert again.trials.score.tolist() == pytest.approx(res.trials.score.tolist(), nan_ok=True)
+    assert {"trial", "score", "seconds", "error", "clusters_found"} <= set(res.trials.columns)
+
+
+def test_search_with_a_minimised_measure_minimises_it():
+    res = CL.search("kmeans", X, Y, measure="nvd", n_trials=10, random_state=0)
+    assert res.best_score == pytest.approx(res.trials.score.min())
+
+
+def test_limits_and_bad_input():
+    big = np.random.default_rng(0).normal(size=(20_001, 2))
+    with pytest.raises(ValueError, match="limit of 20000"):
+        CL.cluster("average", big)
+    with pytest.raises(ValueError, match="no clustering technique"):
+        CL.cluster("kmeens", X)
+    with pytest.raises(ValueError, match="NaN"):
+        CL.cluster("kmeans", np.r_[X, [[np.nan, 0]]])
+    with pytest.raises(ValueError, match="external measure"):
+        CL.search("kmeans", X, Y, measure="silhouette")
+
+
+def test_pools():
+    p3 = CL.partition_pool(X, "paper003", random_state=0)
+    assert {m[0] for m in p3} == {"kmeans", "single", "average", "complete", "ward"}
+    assert all(len(set(m[2].tolist()) - {-1}) >= 2 for m in p3)
+    p4 = CL.partition_pool(X, "paper004", ks=[3], random_state=0)
+    assert [m[0] for m in p4] == ["kmeans", "ward", "spectral", "birch", "gmm"]
+    p2 = CL.partition_pool(X, "paper002", ks=[2, 3], seeds=2, n_eps=5, random_state=0)
+    assert sum(m[0] == "kmeans" for m in p2) == 4 and any(m[0] == "dbscan" for m in p2)
+
+
+def test_xmeans_finds_the_number_of_clusters():
+    X6, _ = make_blobs(600, centers=[[0, 0], [10, 0], [0, 10], [10, 10], [20, 0], [20, 10]], random_state=1)
+    assert len(set(CL.XMeans(2, 20, random_state=0).fit_predict(X6))) == 6
+
+
+def test_classifier_proxies():
+    out = CL.classifier_proxies(X, Y, classifiers=("knn", "lda"), n_trials=2, random_state=0)
+    assert set(out) == {"knn", "lda", "ensemble"} and out["ensemble"] == max(out["knn"], out["lda"]) > 0.9
+    with pytest.raises(ValueError, match="fewer than cv"):
+        CL.classifier_proxies(X[:12], [0] * 8 + [1] * 4, n_trials=1)
