@@ -173,11 +173,19 @@ class SearchResult:
     best_labels: np.ndarray = field(repr=False)
     trials: pd.DataFrame = field(repr=False)
 
+def _also(spec) -> tuple:
+    "An extra measure to record: 'ami' or (label, registry name, kwargs) such as ('nmi_geometric', 'nmi', {'average': 'geometric'})."
+    if isinstance(spec, str):
+        return spec, get_measure(spec), {}
+    label, name, kwargs = spec
+    return label, get_measure(name), dict(kwargs)
+
 def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: str | None = "cluster",
-           random_state=None, timeout: float | None = None) -> SearchResult:
+           also=(), random_state=None, timeout: float | None = None) -> SearchResult:
     "Bayesian (TPE) search of technique `name`'s hyper-parameters maximising `measure(y, labels)`; seeded and recorded."
     import optuna
     info = get_measure(measure)
+    extra = [_also(a) for a in also]
     if info.kind != "external":
         raise ValueError(f"search: measure {measure!r} is {info.kind}; give an external measure such as 'ari' or 'ami'.")
     tech = _technique(name)
@@ -192,10 +200,12 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
         try:
             labels = cluster(name, X, params, random_state=seed + trial.number)
             score = float(info.func(y, labels, noise=noise))
+            recorded = {lab: float(m.func(y, labels, noise=noise, **kw)) for lab, m, kw in extra}
             err = ""
         except (ValueError, np.linalg.LinAlgError) as e:
             labels, score, err = None, np.nan, str(e)
-        rows.append({"trial": trial.number, **params, "score": score, "clusters_found": len(set(labels.tolist()) - {-1}) if labels is not None else np.nan,
+            recorded = {lab: np.nan for lab, _, _ in extra}
+        rows.append({"trial": trial.number, **params, "score": score, **recorded, "clusters_found": len(set(labels.tolist()) - {-1}) if labels is not None else np.nan,
                      "seconds": time.perf_counter() - t0, "error": err})
         if labels is not None and sign * score > best["score"]:
             best.update(score=sign * score, labels=labels, params=params)

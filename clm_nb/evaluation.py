@@ -11,7 +11,7 @@ import pandas as pd
 from .core import get_measure
 
 # %% auto #0
-__all__ = ['rank_by_measure', 'rank_agreement']
+__all__ = ['rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking']
 
 # %% ../nbs/10_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -26,3 +26,95 @@ def rank_agreement(scores: pd.DataFrame, method: str = "spearman") -> pd.DataFra
     oriented = pd.DataFrame({m: get_measure(m).higher_is_better(scores[m].to_numpy()) for m in scores.columns},
                             index=scores.index)
     return oriented.corr(method=method)
+
+# %% ../nbs/10_evaluation.ipynb #79444768
+from dataclasses import dataclass
+from itertools import combinations
+
+from scipy.stats import spearmanr
+
+def _oriented(col: pd.Series) -> np.ndarray:
+    try:
+        return get_measure(col.name).higher_is_better(col.to_numpy(dtype=float))
+    except ValueError:                                          # not a registered measure: higher is better
+        return col.to_numpy(dtype=float)
+
+def spearman_table(truth: pd.Series, competitors: pd.DataFrame) -> pd.DataFrame:
+    "Spearman ρ and p-value between `truth` (per dataset) and every competitor column (direction-aware), best first."
+    rows = []
+    for name in competitors.columns:
+        x = pd.Series(_oriented(competitors[name]), index=competitors.index)
+        both = pd.concat([truth.rename("truth"), x.rename("x")], axis=1).dropna()
+        if len(both) < 3:
+            rho, p = np.nan, np.nan
+        else:
+            rho, p = spearmanr(both.truth, both.x)
+        rows.append({"competitor": name, "rho": float(rho), "p_value": float(p), "datasets": len(both)})
+    out = pd.DataFrame(rows).sort_values("rho", ascending=False, na_position="last").reset_index(drop=True)
+    out["place"] = [("1st", "2nd", "3rd")[i] if i < 3 and pd.notna(r) else "" for i, r in enumerate(out.rho)]
+    return out
+
+# %% ../nbs/10_evaluation.ipynb #1328aa41
+@dataclass
+class Stability:
+    "Pairwise rank stability of techniques over random subsets of datasets."
+    pairwise: pd.DataFrame          # P(A, B) for every two techniques (diagonal NaN)
+    rankings: pd.DataFrame          # one row per draw: each technique's rank (1 = best) on that subset
+    mean: float                     # mean P over all pairs
+
+def rank_stability(scores: pd.DataFrame, *, n_draws: int = 100, size: int = 10, random_state=None) -> Stability:
+    "Pairwise rank stability P(A,B) = max(p, 1 − p) of the techniques (columns) over random subsets of the datasets (rows)."
+    S = scores.astype(float)
+    if size < 1 or size > len(S):
+        raise ValueError(f"rank_stability: size={size} must lie in 1..{len(S)} (the number of datasets).")
+    rng = np.random.default_rng(random_state)
+    ranks = []
+    for _ in range(n_draws):
+        sub = S.iloc[rng.choice(len(S), size, replace=False)].mean(axis=0, skipna=True)
+        ranks.append(sub.rank(ascending=False, method="average"))
+    rankings = pd.DataFrame(ranks).reset_index(drop=True)
+    T = S.columns
+    P = pd.DataFrame(np.nan, index=T, columns=T)
+    for a, b in combinations(T, 2):
+        p = float(np.mean((rankings[a] < rankings[b]) + 0.5 * (rankings[a] == rankings[b])))
+        P.loc[a, b] = P.loc[b, a] = max(p, 1 - p)
+    vals = P.to_numpy()[np.triu_indices(len(T), 1)]
+    return Stability(P, rankings, float(np.nanmean(vals)) if vals.size else np.nan)
+
+# %% ../nbs/10_evaluation.ipynb #d6659150
+@dataclass
+class CLMReport:
+    "Technique ranking with and without CLM weighting, and the conclusions that change."
+    table: pd.DataFrame             # per technique: mean, rank, clm_mean, clm_rank, rank_change
+    flipped: pd.DataFrame           # pairs (a, b) whose order differs between the two rankings
+    weights: pd.Series              # weight of each dataset (sums to 1)
+
+def clm_aware_ranking(results: pd.DataFrame, clm: pd.Series, *, mode: str = "weight", min_clm: float | None = None,
+                      quantile: float | None = None) -> CLMReport:
+    "Rank techniques (columns of `results`) by mean external score, plain and CLM-aware (datasets weighted or filtered)."
+    if mode not in ("weight", "filter"):
+        raise ValueError(f"clm_aware_ranking: mode={mode!r}; use 'weight' or 'filter'.")
+    clm = clm.reindex(results.index)
+    if clm.isna().all():
+        raise ValueError("clm_aware_ranking: no dataset of `results` has a CLM score; the indexes must match.")
+    clm = clm.fillna(clm.min())
+    if mode == "weight":
+        w = clm.clip(lower=0.0)
+    else:
+        if (min_clm is None) == (quantile is None):
+            raise ValueError("clm_aware_ranking: with mode='filter' give exactly one of min_clm or quantile.")
+        cut = min_clm if min_clm is not None else clm.quantile(1 - quantile)
+        w = (clm >= cut).astype(float)
+    if w.sum() <= 0:
+        raise ValueError("clm_aware_ranking: every dataset got weight 0 (no positive CLM score, or the filter keeps none).")
+    w = w / w.sum()
+    R = results.astype(float)
+    plain = R.mean(axis=0, skipna=True)
+    aware = (R.mul(w, axis=0).sum(axis=0) / R.notna().mul(w, axis=0).sum(axis=0))
+    table = pd.DataFrame({"mean": plain, "rank": plain.rank(ascending=False, method="min").astype(int),
+                          "clm_mean": aware, "clm_rank": aware.rank(ascending=False, method="min").astype(int)})
+    table["rank_change"] = table["rank"] - table["clm_rank"]
+    flips = [{"a": a, "b": b, "plain": "a > b" if plain[a] > plain[b] else "b > a",
+              "clm_aware": "a > b" if aware[a] > aware[b] else "b > a"}
+             for a, b in combinations(R.columns, 2) if np.sign(plain[a] - plain[b]) != np.sign(aware[a] - aware[b])]
+    return CLMReport(table.sort_values("clm_rank"), pd.DataFrame(flips, columns=["a", "b", "plain", "clm_aware"]), w)
