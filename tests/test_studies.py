@@ -10,7 +10,12 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "nbs" / "studies" / "dataset_ranking.ipynb"
 
 
+FAST_GT = dict(techniques=["kmeans", "single"], n_trials=2, classifier_trials=0, n_jobs=1)
+
+
 def _run(tmp_path, study=STUDY, **params):
+    if study == STUDY:
+        params = {**FAST_GT, **params}
     out = tmp_path / "out"
     pm.execute_notebook(str(study), str(tmp_path / "executed.ipynb"), parameters=dict(out_dir=str(out), **params),
                         progress_bar=False, kernel_name="python3", cwd=str(ROOT))
@@ -125,3 +130,30 @@ def test_discotec_study_on_shared_bundle(tmp_path, shared_data_dir):
     assert set(pools.group) == {"FCPS", "UCI"}
     comparison = pd.read_csv(out / "paper_comparison.csv")
     assert comparison["ours τ"].notna().any()
+
+
+def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monkeypatch):
+    "The paper-000 sections: approximate ground truth through the runner, classifiers, Table 1, Figures 3-4, CLM report."
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    params = dict(max_datasets=5, max_n=600, measures=["silhouette", "davies_bouldin", "calinski_harabasz", "ch_btwn"],
+                  techniques=["kmeans", "single", "dbscan"], n_trials=2, classifier_trials=1, n_jobs=2,
+                  stability_draws=20, stability_size=3, top_k=3)
+    out = _run(tmp_path, **params)
+    gt = pd.read_csv(out / "ground_truth.csv", index_col=0)
+    assert gt.shape == (5, 4) and list(gt.columns) == ["ami", "ari", "v_measure", "nmi_geometric"]
+    assert ((gt.values > 0) & (gt.values <= 1)).all()
+    tasks = pd.read_csv(out / "ground_truth_tasks.csv")
+    assert len(tasks) == 15 and set(tasks.technique) == {"kmeans", "single", "dbscan"}
+    t1 = pd.read_csv(out / "table1.csv")
+    assert set(t1.gt_measure) == {"ami", "ari", "v_measure", "nmi_geometric"}
+    assert {"ch_btwn", "silhouette", "ensemble", "svm"} <= set(t1.competitor) and t1.rho.between(-1, 1).all()
+    assert t1.loc[t1.competitor == "ch_btwn", "paper_rho"].notna().all()
+    assert set(pd.read_csv(out / "rank_stability.csv")["set"]) == {"top 3", "all", "bottom 3"}
+    assert len(pd.read_csv(out / "clm_aware_ranking.csv")) == 3
+    for stem in ["figure3_scores_by_clm", "figure4_rank_stability"]:
+        assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.parquet")}
+    assert len(stamps) == 15 + 5                                        # 15 ground-truth tasks, 5 classifier tasks
+    _run(tmp_path, **params)                                            # resumes: every task is cached
+    assert {p: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.parquet")} == stamps
+    pd.testing.assert_frame_equal(pd.read_csv(out / "ground_truth.csv", index_col=0), gt)
