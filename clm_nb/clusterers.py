@@ -13,16 +13,19 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 from sklearn import cluster as skc
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import pairwise_distances
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import NearestNeighbors
 
 from .core import _check_X, get_measure
 
 # %% auto #0
-__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'XMeans', 'Technique', 'register_technique',
-           'techniques', 'cluster', 'SearchResult', 'search', 'partition_pool', 'classifier_proxies',
-           'ground_truth_task', 'classifier_task']
+__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'XMeans', 'Geometry', 'Technique',
+           'register_technique', 'techniques', 'cluster', 'SearchResult', 'search', 'partition_pool',
+           'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/09_clusterers.ipynb #8fe8a988
 class XMeans:
@@ -72,76 +75,122 @@ class XMeans:
         return self.labels_
 
 # %% ../nbs/09_clusterers.ipynb #1dac253f
+class Geometry:
+    "One dataset's reusable geometry: k-NN distances, the dense distance matrix and linkage merge trees, each computed on first use."
+    KNN_MAX = 50                       # neighbours computed at once: covers DBSCAN's min_samples range
+
+    def __init__(self, X):
+        self.X = X
+        self.n, self.d = X.shape
+        self._knn, self._dist, self._trees = None, None, {}
+
+    def knn_quantiles(self, k: int, qs) -> np.ndarray:
+        "Quantiles `qs` of every point's distance to its k-th nearest neighbour (floored at 1e-12)."
+        k = min(k, self.n - 1)
+        if self._knn is None or self._knn.shape[1] <= k:
+            kk = min(max(k, self.KNN_MAX), self.n - 1)
+            self._knn = NearestNeighbors(n_neighbors=kk + 1).fit(self.X).kneighbors(self.X)[0]
+        return np.maximum(np.quantile(self._knn[:, k], qs), 1e-12)
+
+    def distances(self) -> np.ndarray:
+        "The n x n Euclidean distance matrix (only for techniques that need it whatever happens)."
+        if self._dist is None:
+            self._dist = pairwise_distances(self.X)
+        return self._dist
+
+    def cut(self, linkage: str, k: int) -> np.ndarray:
+        "Labels of the k-cluster level of the `linkage` merge tree (built once per linkage)."
+        if linkage not in self._trees:
+            self._trees[linkage] = skc.AgglomerativeClustering(1, linkage=linkage, compute_full_tree=True).fit(self.X).children_
+        return _cut_tree(self._trees[linkage], self.n, k)
+
+def _cut_tree(children: np.ndarray, n: int, k: int) -> np.ndarray:
+    "Apply the first n - k merges of a merge tree (scikit-learn's `children_`): the leaves' component labels."
+    m = n - min(max(k, 1), n)
+    nodes = n + np.arange(m)
+    rows = np.concatenate([children[:m, 0], children[:m, 1]])
+    graph = sparse.coo_array((np.ones(2 * m), (rows, np.concatenate([nodes, nodes]))), shape=(n + m, n + m))
+    return pd.factorize(connected_components(graph, directed=False)[1][:n])[0]
+
 @dataclass(frozen=True)
 class Technique:
-    "A registered clustering technique: `build(params, seed)` -> object with `fit_predict(X)`."
+    "A registered clustering technique: `fit(params, seed, geometry)` -> labels, or else `build(params, seed).fit_predict(X)`."
     name: str
-    build: Callable
-    space: Callable            # (trial, X) -> params
-    default: Callable          # X -> params
+    build: Callable | None
+    space: Callable            # (trial, geometry) -> params
+    default: Callable          # geometry -> params
     reference: str
     max_n: int | None = None
+    fit: Callable | None = None
+
+    def labels(self, params: dict, seed: int, geometry: Geometry) -> np.ndarray:
+        if self.fit is not None:
+            return np.asarray(self.fit(params, seed, geometry))
+        return np.asarray(self.build(params, seed).fit_predict(geometry.X))
 
 TECHNIQUES: dict[str, Technique] = {}
 
-def register_technique(name, build, space, default, reference, max_n=None):
-    TECHNIQUES[name] = Technique(name, build, space, default, reference, max_n)
+def register_technique(name, build, space, default, reference, max_n=None, fit=None):
+    TECHNIQUES[name] = Technique(name, build, space, default, reference, max_n, fit)
 
-def _k_max(X) -> int:
-    return int(min(100, max(3, np.ceil(np.sqrt(len(X))))))
+def _k_max(n: int) -> int:
+    return int(min(100, max(3, np.ceil(np.sqrt(n)))))
 
-def _knn_quantiles(X, k: int, qs) -> np.ndarray:
-    d = NearestNeighbors(n_neighbors=min(k, len(X) - 1) + 1).fit(X).kneighbors(X)[0][:, -1]
-    return np.maximum(np.quantile(d, qs), 1e-12)
+def _k_param(trial, g, name="n_clusters"):
+    return trial.suggest_int(name, 2, _k_max(g.n))
 
-def _k_param(trial, X, name="n_clusters"):
-    return trial.suggest_int(name, 2, _k_max(X))
-
-_K_DEFAULT = lambda X: {"n_clusters": min(8, len(X) - 1)}
+_K_DEFAULT = lambda g: {"n_clusters": min(8, g.n - 1)}
+_HDBSCAN_DENSE_MAX = 12_000            # 12,000^2 float64 = 1.15 GB
 
 register_technique("kmeans", lambda p, s: skc.KMeans(p["n_clusters"], n_init=3, random_state=s),
-                   lambda t, X: {"n_clusters": _k_param(t, X)}, _K_DEFAULT, "MacQueen (1967); scikit-learn KMeans, k-means++")
-def _kmedoids(p, s):
+                   lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT, "MacQueen (1967); scikit-learn KMeans, k-means++")
+def _kmedoids_fit(p, s, g):
     import kmedoids
-    return kmedoids.KMedoids(p["n_clusters"], method="fasterpam", metric="euclidean", random_state=s)
-register_technique("kmedoids", _kmedoids, lambda t, X: {"n_clusters": _k_param(t, X)}, _K_DEFAULT,
-                   "Kaufman & Rousseeuw (1987); Schubert & Rousseeuw, FasterPAM (2021), `kmedoids` package", max_n=20_000)
+    return kmedoids.KMedoids(p["n_clusters"], method="fasterpam", metric="precomputed", random_state=s).fit_predict(g.distances())
+register_technique("kmedoids", None, lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
+                   "Kaufman & Rousseeuw (1987); Schubert & Rousseeuw, FasterPAM (2021), `kmedoids` package", max_n=20_000,
+                   fit=_kmedoids_fit)
 register_technique("xmeans", lambda p, s: XMeans(2, p["k_max"], random_state=s),
-                   lambda t, X: {"k_max": _k_param(t, X, "k_max")}, lambda X: {"k_max": _k_max(X)},
+                   lambda t, g: {"k_max": _k_param(t, g, "k_max")}, lambda g: {"k_max": _k_max(g.n)},
                    "Pelleg & Moore, X-means (ICML 2000); BIC-driven implementation on scikit-learn KMeans")
 register_technique("birch", lambda p, s: skc.Birch(threshold=p["threshold"], branching_factor=p["branching_factor"],
                                                    n_clusters=p["n_clusters"]),
-                   lambda t, X: {"threshold": t.suggest_float("threshold", *(_knn_quantiles(X, 2, [0.05, 0.95])), log=True),
+                   lambda t, g: {"threshold": t.suggest_float("threshold", *g.knn_quantiles(2, [0.05, 0.95]), log=True),
                                  "branching_factor": t.suggest_int("branching_factor", 10, 100),
-                                 "n_clusters": _k_param(t, X)},
-                   lambda X: {"threshold": float(_knn_quantiles(X, 2, [0.5])[0]), "branching_factor": 50, "n_clusters": min(8, len(X) - 1)},
+                                 "n_clusters": _k_param(t, g)},
+                   lambda g: {"threshold": float(g.knn_quantiles(2, [0.5])[0]), "branching_factor": 50, "n_clusters": min(8, g.n - 1)},
                    "Zhang, Ramakrishnan & Livny, BIRCH (SIGMOD 1996); scikit-learn Birch")
-def _dbscan_space(t, X):
+def _dbscan_space(t, g):
     ms = t.suggest_int("min_samples", 2, 50)
-    lo, hi = _knn_quantiles(X, ms, [0.01, 0.99])
+    lo, hi = g.knn_quantiles(ms, [0.01, 0.99])
     return {"min_samples": ms, "eps": t.suggest_float("eps", lo, max(hi, lo * 1.01), log=True)}
 register_technique("dbscan", lambda p, s: skc.DBSCAN(eps=p["eps"], min_samples=p["min_samples"]), _dbscan_space,
-                   lambda X: {"eps": float(_knn_quantiles(X, 5, [0.9])[0]), "min_samples": 5},
+                   lambda g: {"eps": float(g.knn_quantiles(5, [0.9])[0]), "min_samples": 5},
                    "Ester, Kriegel, Sander & Xu, DBSCAN (KDD 1996); scikit-learn DBSCAN")
-register_technique("hdbscan", lambda p, s: skc.HDBSCAN(min_cluster_size=p["min_cluster_size"], min_samples=p["min_samples"]),
-                   lambda t, X: {"min_cluster_size": t.suggest_int("min_cluster_size", 2, max(3, min(200, len(X) // 4))),
+def _hdbscan_fit(p, s, g):
+    kw = dict(min_cluster_size=p["min_cluster_size"], min_samples=p["min_samples"])
+    if g.d > 20 and g.n <= _HDBSCAN_DENSE_MAX:            # brute force beats the trees in high dimension
+        return skc.HDBSCAN(metric="precomputed", copy=True, **kw).fit_predict(g.distances())
+    return skc.HDBSCAN(copy=True, **kw).fit_predict(g.X)
+register_technique("hdbscan", None,
+                   lambda t, g: {"min_cluster_size": t.suggest_int("min_cluster_size", 2, max(3, min(200, g.n // 4))),
                                  "min_samples": t.suggest_int("min_samples", 1, 50)},
-                   lambda X: {"min_cluster_size": 5, "min_samples": 5},
-                   "Campello, Moulavi & Sander, HDBSCAN (PAKDD 2013); scikit-learn HDBSCAN")
+                   lambda g: {"min_cluster_size": 5, "min_samples": 5},
+                   "Campello, Moulavi & Sander, HDBSCAN (PAKDD 2013); scikit-learn HDBSCAN", fit=_hdbscan_fit)
 for _link, _max in (("single", None), ("average", 20_000), ("complete", 20_000), ("ward", 20_000)):
-    register_technique(_link, (lambda link: lambda p, s: skc.AgglomerativeClustering(p["n_clusters"], linkage=link))(_link),
-                       lambda t, X: {"n_clusters": _k_param(t, X)}, _K_DEFAULT,
-                       f"{_link} linkage agglomerative clustering; scikit-learn AgglomerativeClustering", max_n=_max)
+    register_technique(_link, None, lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
+                       f"{_link} linkage agglomerative clustering; scikit-learn AgglomerativeClustering (one full tree, cut per k)",
+                       max_n=_max, fit=(lambda link: lambda p, s, g: g.cut(link, p["n_clusters"]))(_link))
 register_technique("spectral", lambda p, s: skc.SpectralClustering(p["n_clusters"], affinity="nearest_neighbors",
                                                                    n_neighbors=p["n_neighbors"], random_state=s,
                                                                    assign_labels="cluster_qr"),
-                   lambda t, X: {"n_clusters": _k_param(t, X), "n_neighbors": t.suggest_int("n_neighbors", 5, 50)},
-                   lambda X: {"n_clusters": min(8, len(X) - 1), "n_neighbors": 10},
+                   lambda t, g: {"n_clusters": _k_param(t, g), "n_neighbors": t.suggest_int("n_neighbors", 5, 50)},
+                   lambda g: {"n_clusters": min(8, g.n - 1), "n_neighbors": 10},
                    "Ng, Jordan & Weiss (NIPS 2001); scikit-learn SpectralClustering", max_n=20_000)
 register_technique("gmm", lambda p, s: GaussianMixture(p["n_components"], covariance_type=p["covariance_type"], random_state=s),
-                   lambda t, X: {"n_components": _k_param(t, X, "n_components"),
+                   lambda t, g: {"n_components": _k_param(t, g, "n_components"),
                                  "covariance_type": t.suggest_categorical("covariance_type", ["full", "diag", "spherical", "tied"])},
-                   lambda X: {"n_components": min(8, len(X) - 1), "covariance_type": "full"},
+                   lambda g: {"n_components": min(8, g.n - 1), "covariance_type": "full"},
                    "Dempster, Laird & Rubin (1977); scikit-learn GaussianMixture")
 
 def techniques() -> pd.DataFrame:
@@ -153,20 +202,22 @@ def _technique(name: str) -> Technique:
         raise ValueError(f"no clustering technique named {name!r}; registered: {sorted(TECHNIQUES)}.")
     return TECHNIQUES[name]
 
+def _run(tech: Technique, params: dict | None, seed: int, g: Geometry) -> np.ndarray:
+    if tech.max_n is not None and g.n > tech.max_n:
+        raise ValueError(f"{tech.name}: {g.n} points exceed this technique's limit of {tech.max_n} "
+                         "(it needs an n x n distance matrix); subsample the data or pick another technique.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", FutureWarning)           # scikit-learn's announcements
+        return tech.labels(params or tech.default(g), seed, g)
+
 def cluster(name: str, X, params: dict | None = None, *, random_state=None) -> np.ndarray:
     "Labels of technique `name` on X with `params` (its defaults if None); noise, if any, is labelled -1."
     tech = _technique(name)
     X = _check_X(X, min_points=2, measure=name)
-    if tech.max_n is not None and len(X) > tech.max_n:
-        raise ValueError(f"{name}: {len(X)} points exceed this technique's limit of {tech.max_n} "
-                         "(it needs an n x n distance matrix); subsample the data or pick another technique.")
-    seed = int(np.random.default_rng(random_state).integers(2**31))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", FutureWarning)           # scikit-learn's announcements (HDBSCAN's copy=)
-        return np.asarray(tech.build(params or tech.default(X), seed).fit_predict(X))
+    return _run(tech, params, int(np.random.default_rng(random_state).integers(2**31)), Geometry(X))
 
-# %% ../nbs/09_clusterers.ipynb #c4da8952
+# %% ../nbs/09_clusterers.ipynb #489f715e
 @dataclass
 class SearchResult:
     technique: str
@@ -196,11 +247,12 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
     sign = 1.0 if info.direction == "max" else -1.0
     seed = int(np.random.default_rng(random_state).integers(2**31))
     rows, best = [], {"score": -np.inf, "labels": None, "params": None}
+    g = Geometry(X)                                              # shared by every trial
     def objective(trial):
-        params = tech.space(trial, X)
+        params = tech.space(trial, g)
         t0 = time.perf_counter()
         try:
-            labels = cluster(name, X, params, random_state=seed + trial.number)
+            labels = _run(tech, params, int(np.random.default_rng(seed + trial.number).integers(2**31)), g)
             score = float(info.func(y, labels, noise=noise))
             recorded = {lab: float(m.func(y, labels, noise=noise, **kw)) for lab, m, kw in extra}
             err = ""
@@ -219,7 +271,7 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
         raise ValueError(f"search: every trial of {name} failed; see the errors: {rows[0]['error'] if rows else 'no trial ran'}")
     return SearchResult(name, best["params"], sign * best["score"], best["labels"], pd.DataFrame(rows))
 
-# %% ../nbs/09_clusterers.ipynb #45c5de8d
+# %% ../nbs/09_clusterers.ipynb #f6af01f3
 def _pairwise_quantiles(X, qs, rng, max_points: int = 2000) -> np.ndarray:
     S = X[rng.choice(len(X), min(max_points, len(X)), replace=False)]
     d = np.sqrt(np.maximum(((S[:, None, :] - S[None, :, :]) ** 2).sum(-1), 0))[np.triu_indices(len(S), 1)]
@@ -231,11 +283,13 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
     X = _check_X(X, min_points=3, measure="partition_pool")
     rng = np.random.default_rng(random_state)
     n = len(X)
+    g = Geometry(X)                                              # one merge tree per linkage for every k
     members = []
     def add(family, params, seed=None):
         if TECHNIQUES[family].max_n is not None and n > TECHNIQUES[family].max_n:
             return
-        lab = cluster(family, X, params, random_state=seed if seed is not None else rng)
+        seed = seed if seed is not None else rng
+        lab = _run(TECHNIQUES[family], params, int(np.random.default_rng(seed).integers(2**31)), g)
         if len(set(lab.tolist()) - {-1}) >= 2:
             members.append((family, params, lab))
     if protocol == "paper003":
@@ -243,10 +297,10 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
             for fam in ("kmeans", "single", "average", "complete", "ward"):
                 add(fam, {"n_clusters": k})
     elif protocol == "paper004":
-        for k in (ks or range(2, _k_max(X) + 1)):
+        for k in (ks or range(2, _k_max(n) + 1)):
             add("kmeans", {"n_clusters": k}); add("ward", {"n_clusters": k})
             add("spectral", {"n_clusters": k, "n_neighbors": 10})
-            add("birch", {"threshold": float(_knn_quantiles(X, 2, [0.5])[0]), "branching_factor": 50, "n_clusters": k})
+            add("birch", {"threshold": float(g.knn_quantiles(2, [0.5])[0]), "branching_factor": 50, "n_clusters": k})
             add("gmm", {"n_components": k, "covariance_type": "full"})
     elif protocol == "paper002":
         for k in (ks or range(2, 21)):
@@ -260,7 +314,7 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
         raise ValueError(f"partition_pool: protocol={protocol!r}; use 'paper002', 'paper003' or 'paper004'.")
     return members
 
-# %% ../nbs/09_clusterers.ipynb #406f706b
+# %% ../nbs/09_clusterers.ipynb #842d2a72
 def _classifier(name, trial, seed):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.ensemble import RandomForestClassifier
@@ -317,16 +371,21 @@ def classifier_proxies(X, y, *, classifiers=CLASSIFIERS, n_trials: int = 10, cv:
     out["ensemble"] = max(out[c] for c in classifiers)
     return out
 
-# %% ../nbs/09_clusterers.ipynb #5883d5b9
+# %% ../nbs/09_clusterers.ipynb #8891663b
 PAPER000_TECHNIQUES = ("hdbscan", "dbscan", "kmeans", "kmedoids", "xmeans", "birch", "single", "average", "complete")
 GT_MEASURES = (("ami", "ami", {}), ("ari", "ari", {}), ("v_measure", "v_measure", {}), ("nmi_geometric", "nmi", {"average": "geometric"}))
 
-def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = "cluster", random_state=None) -> dict:
+def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = "cluster",
+                      max_points: int | None = None, random_state=None) -> dict:
     "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000's GT)."
-    res = search(technique, X, y, measure="ari", n_trials=n_trials, noise=noise, random_state=random_state,
+    rng = np.random.default_rng(random_state)
+    if max_points is not None and len(y) > max_points:
+        from clm_nb.datasets import subsample_dataset
+        X, y = subsample_dataset(X, y, max_points, random_state=rng)
+    res = search(technique, X, y, measure="ari", n_trials=n_trials, noise=noise, random_state=rng,
                  also=[m for m in GT_MEASURES if m[0] != "ari"])
     t = res.trials.rename(columns={"score": "ari"})
-    out = {"technique": technique, "trials": len(t), "failed_trials": int((t.error != "").sum()),
+    out = {"technique": technique, "points": len(y), "trials": len(t), "failed_trials": int((t.error != "").sum()),
            "best_params": str(res.best_params)}
     out.update({label: float(np.nanmax(t[label])) for label, _, _ in GT_MEASURES})
     return out

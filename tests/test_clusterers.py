@@ -66,3 +66,39 @@ def test_classifier_proxies():
     assert set(out) == {"knn", "lda", "ensemble"} and out["ensemble"] == max(out["knn"], out["lda"]) > 0.9
     with pytest.raises(ValueError, match="fewer than cv"):
         CL.classifier_proxies(X[:12], [0] * 8 + [1] * 4, n_trials=1)
+
+
+@pytest.mark.parametrize("linkage", ["single", "average", "complete", "ward"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cutting_one_merge_tree_equals_scikit_learn_for_every_k(linkage, seed):
+    from sklearn.cluster import AgglomerativeClustering
+    rng = np.random.default_rng(seed)
+    Z = np.round(rng.normal(size=(90, 3)), 1)                    # rounding makes duplicate points and tied merges
+    Z = np.vstack([Z, Z[:10]])
+    g = CL.Geometry(Z)
+    for k in (1, 2, 3, 5, 17, 60, 100):
+        ours = g.cut(linkage, k)
+        theirs = AgglomerativeClustering(k, linkage=linkage).fit_predict(Z)
+        assert len(set(ours.tolist())) == k
+        assert clm_nb.ari(theirs, ours) == pytest.approx(1.0)
+    assert list(g._trees) == [linkage]                           # one tree served every k
+
+
+def test_a_search_builds_the_shared_geometry_once(monkeypatch):
+    calls = []
+    original = CL.Geometry.distances
+    monkeypatch.setattr(CL.Geometry, "distances", lambda self: calls.append(1) or original(self))
+    res = CL.search("kmedoids", X, Y, n_trials=6, random_state=0)
+    assert len(res.trials) == 6 and len(calls) == 6              # asked every trial ...
+    g = CL.Geometry(X)
+    assert g.distances() is g.distances()                        # ... computed once
+
+
+def test_ground_truth_task_subsamples_large_data_stratified():
+    Xb, yb = make_blobs(900, centers=[[0, 0], [8, 0], [0, 8]], random_state=1)
+    yb = np.where(np.arange(900) < 100, 3, yb)                   # a small class keeps its share
+    full = CL.ground_truth_task(Xb, yb, "kmeans", n_trials=4, random_state=0)
+    part = CL.ground_truth_task(Xb, yb, "kmeans", n_trials=4, max_points=300, random_state=0)
+    assert full["points"] == 900 and part["points"] == 300
+    assert part["ari"] == pytest.approx(full["ari"], abs=0.1)
+    assert CL.ground_truth_task(Xb, yb, "kmeans", n_trials=4, max_points=900, random_state=0) == full
