@@ -157,3 +157,14 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
     _run(tmp_path, **params)                                            # resumes: every task is cached
     assert {p: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.parquet")} == stamps
     pd.testing.assert_frame_equal(pd.read_csv(out / "ground_truth.csv", index_col=0), gt)
+
+
+@pytest.mark.parametrize("study", sorted((ROOT / "nbs" / "studies").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_papermill_sees_every_parameter_of_every_study(study):
+    """Each name assigned in a study's `parameters` cell is inferred by papermill (a comment it cannot parse, such as
+    one containing '=', would hide the parameter from `papermill --help-notebook` and warn 'unknown parameter')."""
+    import ast
+    import nbformat
+    cell = next(c for c in nbformat.read(study, as_version=4).cells if "parameters" in c.metadata.get("tags", []))
+    assigned = {t.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign) for t in node.targets}
+    assert assigned and set(pm.inspect_notebook(str(study))) == assigned
