@@ -14,7 +14,8 @@ import pandas as pd
 from .core import get_measure
 
 # %% auto #0
-__all__ = ['use_offline_renderer', 'save_chart', 'rank_heatmap', 'measure_ranking_chart', 'agreement_heatmap']
+__all__ = ['use_offline_renderer', 'save_chart', 'rank_heatmap', 'measure_ranking_chart', 'agreement_heatmap',
+           'critical_difference_chart']
 
 # %% ../nbs/12_charts.ipynb #8ae07adc
 def use_offline_renderer(renderer: str = "svg") -> None:
@@ -77,3 +78,27 @@ def agreement_heatmap(corr: pd.DataFrame, title: str = "Rank agreement between m
         text=alt.Text("rho:Q", format=".2f"),
         color=alt.condition("abs(datum.rho) > 0.6", alt.value("white"), alt.value("black")))
     return (rect + text).properties(width=36 * len(names), height=36 * len(names))
+
+# %% ../nbs/12_charts.ipynb #02ee54f1
+def critical_difference_chart(result, title: str | None = None) -> alt.VConcatChart:
+    "Mean ranks of the methods with the Nemenyi critical difference and the groups of methods that do not differ significantly."
+    ranks = result.mean_ranks.rename_axis("method").reset_index(name="mean_rank")
+    k = len(ranks)
+    x = alt.Scale(domain=[1, k], nice=False, zero=False)
+    title = title or (f"Friedman p = {result.p_value:.2g} over {result.n_datasets} datasets; "
+                      f"Nemenyi CD = {result.critical_difference:.2f} (α = {result.alpha})")
+    points = alt.Chart(ranks).mark_circle(size=70, color="#333").encode(
+        x=alt.X("mean_rank:Q", scale=x, title="mean rank (1 = best)", axis=alt.Axis(orient="top")),
+        y=alt.Y("method:N", sort=ranks.method.tolist(), title=None), tooltip=["method", alt.Tooltip("mean_rank:Q", format=".2f")])
+    cd = pd.DataFrame({"x": [1.0], "x2": [1.0 + result.critical_difference], "label": [f"CD = {result.critical_difference:.2f}"]})
+    cd_bar = alt.Chart(cd).mark_rule(size=3, color="#c0392b").encode(x=alt.X("x:Q", scale=x, title=None), x2="x2:Q")
+    cd_text = alt.Chart(cd).mark_text(align="left", dx=4, dy=-8, color="#c0392b").encode(x=alt.X("x:Q", scale=x), text="label:N")
+    groups = result.groups()
+    g = pd.DataFrame([{"group": f"{i + 1}: {', '.join(m)}", "lo": float(result.mean_ranks[m].min()), "hi": float(result.mean_ranks[m].max()),
+                       "members": ", ".join(m)} for i, m in enumerate(groups)]) if groups else pd.DataFrame(
+                       {"group": ["(every pair differs)"], "lo": [np.nan], "hi": [np.nan], "members": [""]})
+    bars = alt.Chart(g).mark_rule(size=6, color="#2c7fb8").encode(
+        x=alt.X("lo:Q", scale=x, title=None), x2="hi:Q", y=alt.Y("group:N", title=None, sort=g.group.tolist()), tooltip=["members"])
+    top = (points).properties(width=420, height=18 * k, title=title)
+    return alt.vconcat(top, (cd_bar + cd_text).properties(width=420, height=20),
+                       bars.properties(width=420, height=16 * max(len(g), 1))).resolve_scale(x="shared")

@@ -11,7 +11,8 @@ import pandas as pd
 from .core import get_measure
 
 # %% auto #0
-__all__ = ['rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking']
+__all__ = ['rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking',
+           'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi', 'friedman_nemenyi']
 
 # %% ../nbs/10_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -118,3 +119,93 @@ def clm_aware_ranking(results: pd.DataFrame, clm: pd.Series, *, mode: str = "wei
               "clm_aware": "a > b" if aware[a] > aware[b] else "b > a"}
              for a, b in combinations(R.columns, 2) if np.sign(plain[a] - plain[b]) != np.sign(aware[a] - aware[b])]
     return CLMReport(table.sort_values("clm_rank"), pd.DataFrame(flips, columns=["a", "b", "plain", "clm_aware"]), w)
+
+# %% ../nbs/10_evaluation.ipynb #34470e61
+from scipy.stats import kendalltau, pearsonr
+
+def _oriented_pool(scores: pd.DataFrame, external) -> tuple[pd.DataFrame, pd.Series]:
+    if not isinstance(scores, pd.DataFrame):
+        raise ValueError("give `scores` as a DataFrame: one row per partition, one column per internal measure (registry names).")
+    if len(external) != len(scores):
+        raise ValueError(f"`external` has {len(external)} values for {len(scores)} partitions; give one external score per row of `scores`.")
+    ext = external if isinstance(external, pd.Series) else pd.Series(np.asarray(external, float), index=scores.index, name="external")
+    ext = pd.Series(_oriented(ext.astype(float)), index=scores.index, name=ext.name)
+    return pd.DataFrame({m: _oriented(scores[m].astype(float)) for m in scores.columns}, index=scores.index), ext
+
+def index_correlation(scores: pd.DataFrame, external, *, method: str = "pearson") -> pd.Series:
+    "Correlation (pearson, spearman or kendall) between each internal measure (direction-aware) and the external score over a pool."
+    funcs = {"pearson": pearsonr, "spearman": spearmanr, "kendall": kendalltau}
+    if method not in funcs:
+        raise ValueError(f"index_correlation: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
+    S, ext = _oriented_pool(scores, external)
+    out = {}
+    for m in S.columns:
+        both = pd.concat([S[m], ext], axis=1).dropna().to_numpy()
+        ok = len(both) >= 3 and np.ptp(both[:, 0]) > 0 and np.ptp(both[:, 1]) > 0
+        out[m] = float(funcs[method](both[:, 0], both[:, 1])[0]) if ok else np.nan
+    return pd.Series(out, name=method)
+
+def _best(v: pd.Series) -> pd.Index:
+    return v.index[v == v.max()] if v.notna().any() else v.index[:0]
+
+def hit_the_best(scores: pd.DataFrame, external) -> pd.Series:
+    "1 if the partition(s) an internal measure scores best include one of the externally best partitions, else 0 (NaN if undefined)."
+    S, ext = _oriented_pool(scores, external)
+    top = _best(ext)
+    return pd.Series({m: float(len(_best(S[m]).intersection(top)) > 0) if S[m].notna().any() else np.nan for m in S.columns},
+                     name="hit_the_best")
+
+def rank_difference(scores: pd.DataFrame, external) -> pd.Series:
+    "Sum over the pool of |rank by the external score - rank by the measure| (1 = best, ties share the lowest rank); 0 is perfect."
+    S, ext = _oriented_pool(scores, external)
+    r_ext = ext.rank(ascending=False, method="min")
+    return pd.Series({m: float((S[m].rank(ascending=False, method="min") - r_ext).abs().sum()) if S[m].notna().all() else np.nan
+                      for m in S.columns}, name="rank_difference")
+
+def regret(scores: pd.DataFrame, external) -> pd.Series:
+    "Best external score of the pool minus the external score of the partition(s) the measure ranks first (mean over ties)."
+    S, ext = _oriented_pool(scores, external)
+    return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan for m in S.columns},
+                     name="regret")
+
+# %% ../nbs/10_evaluation.ipynb #d49d14ee
+from scipy.stats import friedmanchisquare, studentized_range
+
+@dataclass
+class FriedmanNemenyi:
+    "Friedman test over datasets (rows) and methods (columns), with Nemenyi's critical difference and pairwise p-values."
+    statistic: float
+    p_value: float
+    mean_ranks: pd.Series           # 1 = best, sorted best first
+    critical_difference: float
+    pairwise_p: pd.DataFrame        # Nemenyi p-values (diagonal 1)
+    n_datasets: int
+    n_dropped: int
+    alpha: float
+
+    def groups(self) -> list[list[str]]:
+        "Maximal runs of methods (in mean-rank order) whose mean ranks differ by at most the critical difference."
+        names, r = self.mean_ranks.index.tolist(), self.mean_ranks.to_numpy()
+        runs = [names[i:int(np.searchsorted(r, r[i] + self.critical_difference, side="right"))] for i in range(len(r))]
+        return [g for i, g in enumerate(runs) if len(g) > 1 and not (i > 0 and set(g) <= set(runs[i - 1]))]
+
+def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, higher_is_better: bool = True) -> FriedmanNemenyi:
+    "Friedman's test of equal mean ranks of the methods (columns) over datasets (rows), and the Nemenyi post-hoc comparison."
+    if not 0 < alpha < 1:
+        raise ValueError(f"friedman_nemenyi: alpha={alpha} must lie in (0, 1).")
+    T = table.astype(float) if higher_is_better else -table.astype(float)
+    full = T.dropna()
+    k, N = T.shape[1], len(full)
+    if k < 3:
+        raise ValueError(f"friedman_nemenyi: {k} method(s); the Friedman test needs at least 3 columns (for 2, use a paired test such as Wilcoxon's).")
+    if N < 2:
+        raise ValueError(f"friedman_nemenyi: {N} dataset(s) with every method defined; give at least 2 rows without missing values.")
+    ranks = full.rank(axis=1, ascending=False, method="average")
+    stat, p = friedmanchisquare(*[full[c].to_numpy() for c in full.columns])
+    mean_ranks = ranks.mean(axis=0).sort_values()
+    se = np.sqrt(k * (k + 1) / (6 * N))
+    cd = float(studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2) * se)
+    diff = np.abs(mean_ranks.to_numpy()[:, None] - mean_ranks.to_numpy()[None, :])
+    pw = pd.DataFrame(np.where(diff > 0, studentized_range.sf(np.sqrt(2) * diff / se, k, np.inf), 1.0),
+                      index=mean_ranks.index, columns=mean_ranks.index)
+    return FriedmanNemenyi(float(stat), float(p), mean_ranks, cd, pw, N, len(T) - N, alpha)
