@@ -361,5 +361,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.runner.run_summary': ('runner.html#run_summary', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_datasets': ('runner.html#score_datasets', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_partitions': ('runner.html#score_partitions', 'clm_nb/runner.py'),
+                               'clm_nb.runner.score_pool': ('runner.html#score_pool', 'clm_nb/runner.py'),
                                'clm_nb.runner.select_measures': ('runner.html#select_measures', 'clm_nb/runner.py'),
                                'clm_nb.runner.task_seed': ('runner.html#task_seed', 'clm_nb/runner.py')}}}

@@ -17,8 +17,8 @@ from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'Task', 'task_seed', 'run', 'load_results',
-           'run_summary', 'demo_task']
+__all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'Task', 'task_seed', 'run',
+           'load_results', 'run_summary', 'demo_task']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -98,6 +98,38 @@ def score_partitions(pairs: Iterable, measure_names: Iterable[str], *, noise: st
     return pd.DataFrame(rows, columns=key_names + ["n", "K_a", "K_b", "measure", "value", "seconds", "error"])
 
 # %% ../nbs/11_runner.ipynb #43292e77
+from types import SimpleNamespace
+
+def score_pool(X, y, *, protocol: str = "paper003", measures: Iterable[str] | None = None, external=("ari",), ks=None,
+               noise: str | None = "ignore", random_state=None) -> pd.DataFrame:
+    "One row per partition of `protocol`'s pool on X: family, params, k, every internal measure, and external scores against y."
+    from clm_nb.clusterers import partition_pool
+    names = select_measures(measures)
+    bad = [m for m in external if get_measure(m).kind != "external"]
+    if bad:
+        raise ValueError(f"score_pool: {bad} are not external measures; `external` compares each partition with the labels.")
+    y = np.asarray(y)
+    rng = np.random.default_rng(random_state)
+    members = partition_pool(X, protocol, ks=ks, random_state=rng)
+    if not members:
+        raise ValueError(f"score_pool: the {protocol} pool of this dataset is empty (every member had fewer than two clusters).")
+    seed = int(rng.integers(2**31))
+    items = [SimpleNamespace(name=i, collection="", X=X, y=labels) for i, (_, _, labels) in enumerate(members)]
+    long = score_datasets(items, names, noise=noise, random_state=seed, progress=False)
+    wide = long.pivot(index="dataset", columns="measure", values="value").reindex(columns=names)
+    errors = long[long.error != ""].groupby("dataset").apply(
+        lambda g: "; ".join(f"{m}: {e}" for m, e in zip(g.measure, g.error)), include_groups=False)
+    out = pd.DataFrame({"partition": range(len(members)), "family": [m[0] for m in members],
+                        "params": [json.dumps(m[1], sort_keys=True) for m in members],
+                        "k": [len(set(m[2].tolist()) - {-1}) for m in members]})
+    out = out.join(wide.reset_index(drop=True))
+    for e in external:
+        out[e] = [float(get_measure(e).func(y, labels, noise="cluster")) for _, _, labels in members]
+    out["seconds"] = long.groupby("dataset").seconds.sum().to_numpy()
+    out["errors"] = errors.reindex(range(len(members))).fillna("").to_numpy() if len(errors) else ""
+    return out
+
+# %% ../nbs/11_runner.ipynb #170df394
 import hashlib
 import json
 import os
@@ -213,7 +245,7 @@ def run_summary(results: pd.DataFrame) -> pd.DataFrame:
                                        seconds=("seconds", "sum"), mean_seconds=("seconds", "mean"),
                                        max_seconds=("seconds", "max"))
 
-# %% ../nbs/11_runner.ipynb #69d77ab4
+# %% ../nbs/11_runner.ipynb #875b45ba
 def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, random_state=None) -> dict:
     "A toy task for examples and tests: summary statistics of `n` seeded normal draws (raises if `fail`; waits `sleep` s)."
     time.sleep(sleep)

@@ -168,3 +168,38 @@ def test_papermill_sees_every_parameter_of_every_study(study):
     cell = next(c for c in nbformat.read(study, as_version=4).cells if "parameters" in c.metadata.get("tags", []))
     assigned = {t.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign) for t in node.targets}
     assert assigned and set(pm.inspect_notebook(str(study))) == assigned
+
+
+CVI_EVALUATION = ROOT / "nbs" / "studies" / "cvi_evaluation.ipynb"
+CVI_FAST = ["silhouette", "davies_bouldin", "dunn", "ch_btwn", "sauprc"]
+
+
+def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
+    pools = pd.read_csv(out / "pool_scores.csv")
+    assert set(pools.protocol) == {"paper003", "paper004"} and (pools.error.isna() | (pools.error == "")).all()
+    p3 = pools[pools.protocol == "paper003"]
+    assert p3.groupby("dataset").size().eq(5 * 3).all()                       # 5 families x k = 2..4
+    assert set(pools[pools.protocol == "paper004"].family) == {"kmeans", "ward", "spectral", "birch", "gmm"}
+    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=0)
+    assert corr.shape == (4, len(CVI_FAST)) and corr.abs().le(1 + 1e-9).all().all()
+    assert corr.silhouette.mean() > 0.5                                       # silhouette follows ARI on blobs
+    summary = pd.read_csv(out / "paper004_summary.csv", index_col=0)
+    assert set(summary.index) == set(CVI_FAST) and summary.hit.between(0, 1).all() and (summary.rank_difference >= 0).all()
+    ranks = pd.read_csv(out / "paper003_friedman_mean_ranks.csv", index_col=0).squeeze()
+    assert ranks.sum() == pytest.approx(len(CVI_FAST) * (len(CVI_FAST) + 1) / 2)
+    for stem in ["paper003_correlation_boxplots", "paper003_critical_difference", "paper004_hit_the_best"]:
+        assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
+    again = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
+    assert pd.read_csv(again / "pool_scores.csv").seconds.equals(pools.seconds)  # resumed from the task store
+
+
+def test_cvi_evaluation_on_shared_bundle(tmp_path, shared_data_dir):
+    out = _run(tmp_path, CVI_EVALUATION, data_dir=str(shared_data_dir), collections="barton/real-world", max_datasets=3,
+               max_n=400, n_handl=0, k_max=3, n_jobs=1, measures=["silhouette", "aucc"], protocols=["paper003"])
+    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=0)
+    assert sorted(corr.index) == ["ecoli", "glass"] and set(corr.columns) == {"silhouette", "aucc"}
+    pools = pd.read_csv(out / "pool_scores.csv")
+    failed = pools[pools.error.fillna("") != ""]
+    assert failed.dataset.tolist() == ["dermatology"] and "NaN" in failed.error.iloc[0]    # missing values: recorded, not fatal
