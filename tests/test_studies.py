@@ -203,3 +203,22 @@ def test_cvi_evaluation_on_shared_bundle(tmp_path, shared_data_dir):
     pools = pd.read_csv(out / "pool_scores.csv")
     failed = pools[pools.error.fillna("") != ""]
     assert failed.dataset.tolist() == ["dermatology"] and "NaN" in failed.error.iloc[0]    # missing values: recorded, not fatal
+
+
+IMBALANCE = ROOT / "nbs" / "studies" / "imbalance.ipynb"
+
+
+def test_imbalance_study_tiny(tmp_path):
+    out = _run(tmp_path, IMBALANCE, n_clusters=[3], imbalances=[0.0, 0.8], replicates=2, n_samples=200, k_max=5, n_jobs=1,
+               measures=["auprc", "calinski_harabasz", "silhouette"])
+    corr = pd.read_csv(out / "correlations.csv")
+    assert len(corr) == 2 * 2 * 3 and corr.r.between(-1, 1).all()
+    med = pd.read_csv(out / "median_correlation_by_imbalance.csv", index_col=0)
+    assert med.shape == (3, 2)
+    trends = pd.read_csv(out / "trends.csv", index_col=0)
+    assert set(trends.trend) <= {"improves", "stable", "degrades"}
+    assert trends.loc["calinski_harabasz", "change"] < 0                      # CH follows ARI worse when one cluster dominates
+    assert trends.loc["calinski_harabasz", "paper003"] == "degrades"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["datasets"] == 4 and summary["compared"] == 3
+    assert (out / "charts" / "figure5_correlation_vs_imbalance.svg").read_text().lstrip().startswith("<svg")
