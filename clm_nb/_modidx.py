@@ -355,12 +355,15 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.runner.Task.key_text': ('runner.html#task.key_text', 'clm_nb/runner.py'),
                                'clm_nb.runner._check_tasks': ('runner.html#_check_tasks', 'clm_nb/runner.py'),
                                'clm_nb.runner._execute': ('runner.html#_execute', 'clm_nb/runner.py'),
+                               'clm_nb.runner._timing_data': ('runner.html#_timing_data', 'clm_nb/runner.py'),
                                'clm_nb.runner.demo_task': ('runner.html#demo_task', 'clm_nb/runner.py'),
                                'clm_nb.runner.load_results': ('runner.html#load_results', 'clm_nb/runner.py'),
                                'clm_nb.runner.run': ('runner.html#run', 'clm_nb/runner.py'),
                                'clm_nb.runner.run_summary': ('runner.html#run_summary', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_datasets': ('runner.html#score_datasets', 'clm_nb/runner.py'),
+                               'clm_nb.runner.score_factors': ('runner.html#score_factors', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_partitions': ('runner.html#score_partitions', 'clm_nb/runner.py'),
                                'clm_nb.runner.score_pool': ('runner.html#score_pool', 'clm_nb/runner.py'),
                                'clm_nb.runner.select_measures': ('runner.html#select_measures', 'clm_nb/runner.py'),
-                               'clm_nb.runner.task_seed': ('runner.html#task_seed', 'clm_nb/runner.py')}}}
+                               'clm_nb.runner.task_seed': ('runner.html#task_seed', 'clm_nb/runner.py'),
+                               'clm_nb.runner.time_measure': ('runner.html#time_measure', 'clm_nb/runner.py')}}}

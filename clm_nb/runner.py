@@ -18,7 +18,7 @@ from .pairs import summarize
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'Task', 'task_seed', 'run',
-           'load_results', 'run_summary', 'demo_task']
+           'load_results', 'run_summary', 'demo_task', 'time_measure', 'score_factors']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -253,3 +253,59 @@ def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, random_state
         raise ValueError("this task was asked to fail")
     x = np.random.default_rng(random_state).normal(size=n)
     return {"mean": float(x.mean()), "std": float(x.std())}
+
+# %% ../nbs/11_runner.ipynb #a9be8a9e
+import tracemalloc
+
+def _timing_data(n: int, d: int, K: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    y = rng.permutation(np.arange(n) % K)
+    return rng.normal(scale=3.0, size=(K, d))[y] + rng.normal(size=(n, d)), y
+
+def time_measure(measure: str, n: int, *, d: int = 10, K: int = 5, T: int = 10, repeats: int = 1, random_state=None) -> dict:
+    "Best wall time over `repeats` and peak traced memory (MB) of one registered measure on generated data of n points."
+    from clm_nb.datasets import imitate_partition, partition_ensemble
+    info = get_measure(measure)
+    rng = np.random.default_rng(random_state)
+    def make_call(m):
+        X, y = _timing_data(m, d, K, rng)
+        seed = int(rng.integers(2**31))
+        if info.kind in ("internal", "between"):
+            return lambda: info.func(X, y, random_state=seed)
+        if info.kind == "external":
+            other = imitate_partition(y, 0.9, random_state=rng)
+            return lambda: info.func(y, other)
+        P = partition_ensemble(y, T, 0.9, random_state=rng)
+        return lambda: info.func(P)
+    make_call(min(n, 20 * K))()                 # warm-up: numba compiles its kernels on the first call, not timed
+    call = make_call(n)
+    best, peak = np.inf, 0
+    for _ in range(max(1, repeats)):
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        value = call()
+        seconds = time.perf_counter() - t0
+        _, p = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        if seconds < best:
+            best, peak = seconds, p
+    return {"measure": measure, "kind": info.kind, "n": n, "d": d, "K": K, "T": T if info.kind == "ensemble" else np.nan,
+            "seconds": best, "peak_mb": peak / 2**20, "value_ok": bool(np.all(np.isfinite(np.asarray(value, float))))}
+
+def score_factors(X, y, *, sizes=(), dims=(), measures: Iterable[str] | None = None, random_state=None) -> pd.DataFrame:
+    "Every measure on each stratified subsample of `sizes` points and each prefix of `dims` features of one base dataset (paper 000 §5.1)."
+    from clm_nb.datasets import subsample_dataset
+    names = select_measures(measures)
+    rng = np.random.default_rng(random_state)
+    X, y = np.asarray(X, float), np.asarray(y)
+    variants = [("size", int(s), *subsample_dataset(X, y, int(s), random_state=rng)) for s in sizes]
+    variants += [("dim", int(dd), X[:, :int(dd)], y) for dd in dims]
+    rows = []
+    for factor, level, Xv, yv in variants:
+        seed = int(rng.integers(2**31))
+        for m in names:
+            try:
+                value, err = float(get_measure(m).func(Xv, yv, random_state=seed)), ""
+            except ValueError as e:
+                value, err = np.nan, str(e)
+            rows.append({"factor": factor, "level": level, "measure": m, "value": value, "error": err})
+    return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "error"])

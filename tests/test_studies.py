@@ -222,3 +222,27 @@ def test_imbalance_study_tiny(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["datasets"] == 4 and summary["compared"] == 3
     assert (out / "charts" / "figure5_correlation_vs_imbalance.svg").read_text().lstrip().startswith("<svg")
+
+
+SCALING = ROOT / "nbs" / "studies" / "scaling.ipynb"
+
+
+def test_scaling_study_tiny(tmp_path):
+    out = _run(tmp_path, SCALING, n_jobs=1, n_base=3, base_n=600, base_dims=10, sizes=[300, 600], dims=[2, 10],
+               ablation_measures=["calinski_harabasz", "ch_btwn"], timing_ns=[200, 400], timing_repeats=1,
+               timing_measures=["silhouette", "calinski_harabasz", "ari", "ch_btwn", "discotec"],
+               between_ds=[2, 10], between_Ks=[2, 5], between_n=300, discotec_Ts=[4, 8], discotec_n=300)
+    sm = pd.read_csv(out / "ablation_smape.csv")
+    assert set(sm.factor) == {"size", "dim"} and sm.smape.between(0, 1).all()
+    assert (sm[sm.a == sm.b].smape == 0).all()                               # a level against itself: no error
+    bars = pd.read_csv(out / "ablation_mean_smape.csv", index_col=0)
+    assert bars.loc["ch_btwn", "size"] < bars.loc["calinski_harabasz", "size"]   # CH_btwn is built to ignore the sample size
+    timing = pd.read_csv(out / "timing_by_n.csv")
+    assert len(timing) == 5 * 2 and (timing.seconds > 0).all() and timing.value_ok.all()
+    fits = pd.read_csv(out / "timing_exponents.csv", index_col=0)
+    assert set(fits.index) == {"silhouette", "calinski_harabasz", "ari", "ch_btwn", "discotec"}
+    ens = pd.read_csv(out / "timing_ensemble_T.csv")
+    assert set(ens["T"]) == {4, 8} and {"discotec", "aari", "anmi"} <= set(ens.measure)
+    for stem in ["ablation_smape_heatmaps", "ablation_mean_smape", "runtime_vs_n", "memory_vs_n", "between_runtime_vs_d_K",
+                 "ensemble_runtime_vs_T"]:
+        assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
