@@ -44,3 +44,76 @@ def test_clm_aware_ranking_hand_computed():
     assert top.weights.tolist() == [1.0, 0.0, 0.0] and top.table.index[0] == "B"
     with pytest.raises(ValueError, match="indexes must match"):
         clm_aware_ranking(res, pd.Series({"x": 1.0}))
+
+
+# --- judging internal indices on a pool (papers 002-004) -------------------------------------------------------------
+from hypothesis import given, settings, strategies as st
+from scipy.stats import friedmanchisquare, kendalltau, pearsonr
+
+from clm_nb.evaluation import friedman_nemenyi, hit_the_best, index_correlation, rank_difference, regret
+
+
+def test_pool_protocols_on_a_hand_computed_3x3_case():
+    """Three partitions, ARI 0.6 / 0.9 / 0.3 (ARI ranks 2, 1, 3). Silhouette 0.5 / 0.4 / 0.1 ranks them 1, 2, 3:
+    rank difference |2-1| + |1-2| + |3-3| = 2, a miss, regret 0.9 - 0.6 = 0.3. Davies-Bouldin 0.8 / 0.7 / 0.2 is
+    minimised: ranks 3, 2, 1, rank difference 1 + 1 + 2 = 4, a miss (it picks the worst), regret 0.9 - 0.3 = 0.6."""
+    scores = pd.DataFrame({"silhouette": [0.5, 0.4, 0.1], "davies_bouldin": [0.8, 0.7, 0.2]}, index=["p1", "p2", "p3"])
+    ari = pd.Series([0.6, 0.9, 0.3], index=scores.index, name="ari")
+    assert rank_difference(scores, ari).to_dict() == {"silhouette": 2.0, "davies_bouldin": 4.0}
+    assert hit_the_best(scores, ari).to_dict() == {"silhouette": 0.0, "davies_bouldin": 0.0}
+    assert regret(scores, ari).to_dict() == pytest.approx({"silhouette": 0.3, "davies_bouldin": 0.6})
+    r = index_correlation(scores, ari)
+    assert r.silhouette == pytest.approx(pearsonr(scores.silhouette, ari)[0])
+    assert r.davies_bouldin == pytest.approx(pearsonr(-scores.davies_bouldin, ari)[0])    # oriented by the registry
+    assert index_correlation(scores, ari, method="kendall").silhouette == pytest.approx(kendalltau(scores.silhouette, ari)[0])
+
+
+def test_a_minimised_external_measure_is_oriented_too():
+    scores = pd.DataFrame({"silhouette": [0.5, 0.4, 0.1]})
+    nvd = pd.Series([0.4, 0.1, 0.7], name="nvd")                              # NVD: lower is better, partition 1 best
+    assert hit_the_best(scores, nvd).silhouette == 0.0
+    assert regret(scores, nvd).silhouette == pytest.approx(0.3)              # 0.4 chosen vs 0.1 best
+    assert rank_difference(scores, nvd).silhouette == 2.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=4, max_size=12, unique=True), st.integers(0, 2**31))
+def test_pool_protocols_are_invariant_to_monotone_rescaling_and_row_order(ints, seed):
+    values = [i / 10 for i in ints]                                           # distinct values that exp() keeps distinct
+    rng = np.random.default_rng(seed)
+    scores = pd.DataFrame({"silhouette": values})
+    ari = pd.Series(rng.random(len(values)), name="ari")
+    rescaled = pd.DataFrame({"silhouette": np.exp(np.asarray(values))})      # monotone: same ranks, same best
+    for f in (hit_the_best, rank_difference, regret):
+        assert f(scores, ari).silhouette == pytest.approx(f(rescaled, ari).silhouette)
+    assert index_correlation(scores, ari, method="spearman").silhouette == pytest.approx(
+        index_correlation(rescaled, ari, method="spearman").silhouette)
+    perm = rng.permutation(len(values))
+    for f in (hit_the_best, rank_difference, regret, index_correlation):
+        assert f(scores.iloc[perm], ari.iloc[perm]).silhouette == pytest.approx(f(scores, ari).silhouette)
+    assert rank_difference(pd.DataFrame({"silhouette": ari.to_numpy()}), ari).silhouette == 0.0   # the truth itself
+
+
+def test_friedman_nemenyi_matches_scipy_and_demsar():
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(rng.random((12, 5)) + np.array([0.5, 0.3, 0.2, 0.1, 0.0]), columns=list("ABCDE"))
+    fn = friedman_nemenyi(table)
+    stat, p = friedmanchisquare(*[table[c] for c in table])
+    assert (fn.statistic, fn.p_value) == pytest.approx((stat, p))
+    assert fn.mean_ranks.sum() == pytest.approx(5 * 6 / 2)
+    assert fn.critical_difference == pytest.approx(2.728 * np.sqrt(5 * 6 / (6 * 12)), abs=2e-3)   # Demsar: q_0.05(k=5) = 2.728
+    P = fn.pairwise_p
+    assert np.allclose(P, P.T) and np.allclose(np.diag(P), 1.0)
+    d = (fn.mean_ranks.to_numpy()[:, None] - fn.mean_ranks.to_numpy()[None, :])
+    assert ((np.abs(d) > fn.critical_difference) == (P.to_numpy() < 0.05)).all()   # CD and p-values are the same test
+    for g in fn.groups():
+        assert fn.mean_ranks[g].max() - fn.mean_ranks[g].min() <= fn.critical_difference + 1e-12
+
+
+def test_friedman_nemenyi_bad_input():
+    with pytest.raises(ValueError, match="at least 3"):
+        friedman_nemenyi(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 1.0]}))
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        friedman_nemenyi(pd.DataFrame({"A": [1.0, np.nan], "B": [2.0, 1.0], "C": [0.0, 0.5]}))
+    with pytest.raises(ValueError, match="alpha"):
+        friedman_nemenyi(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 1.0], "C": [0.0, 0.5]}), alpha=1.5)
