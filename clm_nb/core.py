@@ -15,9 +15,9 @@ import pandas as pd
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'noise_mask', 'encode_labels', 'LabeledData',
-           'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
-           'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
+__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'noise_mask', 'encode_labels',
+           'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale',
+           'snap_zero', 'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -304,6 +304,7 @@ INVARIANCES = {
 KINDS = ("internal", "between", "external", "ensemble")
 PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs
 DIRECTIONS = ("max", "min")
+OPTIMA = ("extremum", "knee")
 
 # %% ../nbs/00_core.ipynb #156015aa
 @dataclass(frozen=True)
@@ -321,6 +322,7 @@ class MeasureInfo:
     min_points: int = 3
     summary: str = ""
     pair_summaries: tuple = ()
+    optimum: str = "extremum"
 
     def __call__(self, *args, **kwargs): return self.func(*args, **kwargs)
 
@@ -338,10 +340,12 @@ _REGISTRY: dict[str, MeasureInfo] = {}
 
 # %% ../nbs/00_core.ipynb #a7782abe
 def register(name: str, *, kind: str, direction: str, lower: float, upper: float, invariances: Iterable[str] = (),
-             complexity: str, reference: str, min_points: int = 3, pair_summaries: Iterable[str] = ()):
+             complexity: str, reference: str, min_points: int = 3, pair_summaries: Iterable[str] = (),
+             optimum: str = "extremum"):
     "Decorator: register a measure function under `name` with its metadata (once; re-running the same definition replaces it)."
     if kind not in KINDS: raise ValueError(f"kind={kind!r}; use one of {KINDS}")
     if direction not in DIRECTIONS: raise ValueError(f"direction={direction!r}; use one of {DIRECTIONS}")
+    if optimum not in OPTIMA: raise ValueError(f"optimum={optimum!r}; use one of {OPTIMA}")
     unknown = [i for i in invariances if i not in INVARIANCES]
     if unknown: raise ValueError(f"unknown invariance(s) {unknown}; the vocabulary is {list(INVARIANCES)}")
     if not lower <= upper: raise ValueError(f"lower={lower} > upper={upper}")
@@ -353,7 +357,7 @@ def register(name: str, *, kind: str, direction: str, lower: float, upper: float
             raise ValueError(f"a measure named {name!r} is already registered ({old.func.__module__}.{old.func.__qualname__})")
         summary = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
         info = MeasureInfo(name, func, kind, direction, float(lower), float(upper), tuple(invariances),
-                           complexity, reference, min_points, summary, tuple(pair_summaries))
+                           complexity, reference, min_points, summary, tuple(pair_summaries), optimum)
         _REGISTRY[name] = info
         func.measure = info
         return func
@@ -366,7 +370,7 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     bad = [k for k in kinds if k not in KINDS]
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
     cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary",
-            "pair_summaries"]
+            "pair_summaries", "optimum"]
     rows = [{c: getattr(m, c) for c in cols} for m in _REGISTRY.values() if m.kind in kinds]
     return pd.DataFrame(rows, columns=cols)
 

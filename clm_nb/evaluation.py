@@ -11,8 +11,9 @@ import pandas as pd
 from .core import get_measure
 
 # %% auto #0
-__all__ = ['rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking',
-           'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi', 'friedman_nemenyi']
+__all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport',
+           'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi',
+           'friedman_nemenyi', 'knee_point', 'predict_k']
 
 # %% ../nbs/10_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -209,3 +210,44 @@ def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, higher_is_bett
     pw = pd.DataFrame(np.where(diff > 0, studentized_range.sf(np.sqrt(2) * diff / se, k, np.inf), 1.0),
                       index=mean_ranks.index, columns=mean_ranks.index)
     return FriedmanNemenyi(float(stat), float(p), mean_ranks, cd, pw, N, len(T) - N, alpha)
+
+# %% ../nbs/10_evaluation.ipynb #dd345e85
+KNEE_RULES = ("second_difference", "chord")
+
+def knee_point(ks, values, *, rule: str = "second_difference"):
+    "The knee of a curve sampled at consecutive `ks` (see the prose for the two rules); NaN values are not allowed."
+    if rule not in KNEE_RULES:
+        raise ValueError(f"knee_point: rule={rule!r}; use one of {KNEE_RULES}.")
+    k, v = np.asarray(ks), np.asarray(values, dtype=float)
+    if k.shape != v.shape or k.ndim != 1 or len(k) < 3:
+        raise ValueError(f"knee_point: give at least 3 (k, value) points of equal length; got {k.shape} and {v.shape}.")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("knee_point: the curve has NaN or infinite values; drop those k first.")
+    order = np.argsort(k)
+    k, v = k[order], v[order]
+    if rule == "second_difference":
+        if not np.all(np.diff(k) == 1):
+            raise ValueError(f"knee_point: rule='second_difference' needs consecutive k; got {k.tolist()} (use rule='chord').")
+        return k[1:-1][int(np.argmax(v[2:] - 2 * v[1:-1] + v[:-2]))].item()
+    x = (k - k[0]) / (k[-1] - k[0])
+    span = np.ptp(v)
+    y = (v - v.min()) / span if span > 0 else np.zeros_like(v)
+    return k[int(np.argmax(np.abs(y - (y[0] + (y[-1] - y[0]) * x))))].item()
+
+def predict_k(curves: pd.DataFrame, *, rule: str = "second_difference") -> pd.Series:
+    "Each measure's chosen number of clusters from its values at k = 2..K_max (rows; index or column `k`)."
+    C = curves.set_index("k") if "k" in curves.columns else curves
+    if not C.index.is_unique:
+        raise ValueError("predict_k: one row per k; got repeated k (score one clustering family at a time).")
+    out = {}
+    for m in C.columns:
+        info = get_measure(m)
+        v = C[m].astype(float).dropna()
+        if len(v) == 0:
+            out[m] = np.nan
+        elif info.optimum == "knee":
+            out[m] = knee_point(v.index.to_numpy(), v.to_numpy(), rule=rule) if len(v) >= 3 else np.nan
+        else:
+            o = pd.Series(info.higher_is_better(v.to_numpy()), index=v.index)
+            out[m] = o.index[o.to_numpy() == o.max()].min()
+    return pd.Series(out, name="k_hat", dtype=float)

@@ -12,7 +12,7 @@ from .pairs import DEFAULT_MAX_MEMORY, silhouette_values, summarize
 
 # %% auto #0
 __all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni',
-           'i_index', 'c_index', 'point_biserial', 'gamma']
+           'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma']
 
 # %% ../nbs/02_internal.ipynb #30bf94bc
 SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
@@ -137,6 +137,19 @@ def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
         return float(np.exp(log_i))
 
 # %% ../nbs/02_internal.ipynb #14c7e97a
+@register("ball_hall", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=("relabel", "permutation", "translation", "rotation", "data-cardinality"), optimum="knee",
+          complexity="O(nd) time, O(nd) memory",
+          reference="Ball & Hall (1965), ISODATA, a novel method of data analysis and pattern classification, Stanford Research "
+                    "Institute; knee rule as in Desgraupes, Clustering indices (R package clusterCrit)")
+def ball_hall(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
+    "Ball-Hall index: mean over clusters of the mean squared distance to the centroid (its optimum over k is the knee)."
+    _euclidean_only(metric, "ball_hall")
+    data = check_data(X, labels, noise=noise, measure="ball_hall")
+    st = data.stats
+    return float(np.mean(st.within_ss / st.sizes) * st.scale ** 2)
+
+# %% ../nbs/02_internal.ipynb #158c6118
 @register("c_index", kind="internal", direction="min", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["c_index", "moments"],
           complexity="O(n^2 d) time in 2 passes of the pair engine, O(n + buckets) memory",
@@ -152,7 +165,7 @@ def c_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
     if hi <= lo: return 0.0
     return float(min(max((s_w - lo) / (hi - lo), 0.0), 1.0))
 
-# %% ../nbs/02_internal.ipynb #79070154
+# %% ../nbs/02_internal.ipynb #4852d5f4
 @register("point_biserial", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["moments"],
           complexity="O(n^2 d) time in 1 pass of the pair engine, O(n) memory",
@@ -169,7 +182,7 @@ def point_biserial(X, labels=None, *, metric: str = "euclidean", noise=None, ran
     if var <= 0.0 or nw == 0: return 0.0
     return float(np.clip((mb - mw) * np.sqrt(nw * nb) / nt / np.sqrt(var), -1.0, 1.0))
 
-# %% ../nbs/02_internal.ipynb #4852d5f4
+# %% ../nbs/02_internal.ipynb #681dc9ba
 @register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
           complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), memory bounded by max_memory",
           reference="Baker & Hubert (1975), Measuring the power of hierarchical cluster analysis, "
