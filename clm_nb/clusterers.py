@@ -302,6 +302,9 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
             add("spectral", {"n_clusters": k, "n_neighbors": 10})
             add("birch", {"threshold": float(g.knn_quantiles(2, [0.5])[0]), "branching_factor": 50, "n_clusters": k})
             add("gmm", {"n_components": k, "covariance_type": "full"})
+    elif protocol == "kselect":
+        for k in (ks or range(2, _k_max(n) + 1)):
+            add("kmeans", {"n_clusters": k}); add("ward", {"n_clusters": k})
     elif protocol == "paper002":
         for k in (ks or range(2, 21)):
             for s in range(seeds):
@@ -311,7 +314,7 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
         for eps in np.linspace(*_pairwise_quantiles(X, [0.01, 0.25], rng), n_eps):
             add("dbscan", {"eps": float(eps), "min_samples": 5})
     else:
-        raise ValueError(f"partition_pool: protocol={protocol!r}; use 'paper002', 'paper003' or 'paper004'.")
+        raise ValueError(f"partition_pool: protocol={protocol!r}; use 'paper002', 'paper003', 'paper004' or 'kselect'.")
     return members
 
 # %% ../nbs/09_clusterers.ipynb #842d2a72

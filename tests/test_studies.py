@@ -171,14 +171,14 @@ def test_papermill_sees_every_parameter_of_every_study(study):
 
 
 CVI_EVALUATION = ROOT / "nbs" / "studies" / "cvi_evaluation.ipynb"
-CVI_FAST = ["silhouette", "davies_bouldin", "dunn", "ch_btwn", "sauprc"]
+CVI_FAST = ["silhouette", "davies_bouldin", "dunn", "ch_btwn", "sauprc", "ball_hall"]
 
 
 def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
     out = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
     pools = pd.read_csv(out / "pool_scores.csv")
-    assert set(pools.protocol) == {"paper003", "paper004"} and (pools.error.isna() | (pools.error == "")).all()
+    assert set(pools.protocol) == {"paper003", "paper004", "kselect"} and (pools.error.isna() | (pools.error == "")).all()
     p3 = pools[pools.protocol == "paper003"]
     assert p3.groupby("dataset").size().eq(5 * 3).all()                       # 5 families x k = 2..4
     assert set(pools[pools.protocol == "paper004"].family) == {"kmeans", "ward", "spectral", "birch", "gmm"}
@@ -191,13 +191,18 @@ def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
     assert ranks.sum() == pytest.approx(len(CVI_FAST) * (len(CVI_FAST) + 1) / 2)
     for stem in ["paper003_correlation_boxplots", "paper003_critical_difference", "paper004_hit_the_best"]:
         assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
+    kpred = pd.read_csv(out / "kselect_predictions.csv")
+    assert len(kpred) == 4 * 2 * len(CVI_FAST) and kpred.k_hat.between(2, 10).all()   # 4 datasets x (k-means, Ward)
+    kacc = pd.read_csv(out / "kselect_accuracy.csv", index_col=0)
+    assert kacc.accuracy.between(0, 1).all() and kacc.loc["silhouette", "accuracy"] >= 0.5
+    assert (out / "charts" / "kselect_predicted_vs_true.svg").exists()
     again = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
     assert pd.read_csv(again / "pool_scores.csv").seconds.equals(pools.seconds)  # resumed from the task store
 
 
 def test_cvi_evaluation_on_shared_bundle(tmp_path, shared_data_dir):
     out = _run(tmp_path, CVI_EVALUATION, data_dir=str(shared_data_dir), collections="barton/real-world", max_datasets=3,
-               max_n=400, n_handl=0, k_max=3, n_jobs=1, measures=["silhouette", "aucc"], protocols=["paper003"])
+               max_n=400, n_handl=0, k_max=3, n_jobs=1, measures=["silhouette", "aucc"], protocols=["paper003"], kselect=False)
     corr = pd.read_csv(out / "paper003_correlations.csv", index_col=0)
     assert sorted(corr.index) == ["ecoli", "glass"] and set(corr.columns) == {"silhouette", "aucc"}
     pools = pd.read_csv(out / "pool_scores.csv")
