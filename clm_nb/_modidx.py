@@ -239,6 +239,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.evaluation._best': ('evaluation.html#_best', 'clm_nb/evaluation.py'),
                                    'clm_nb.evaluation._oriented': ('evaluation.html#_oriented', 'clm_nb/evaluation.py'),
                                    'clm_nb.evaluation._oriented_pool': ('evaluation.html#_oriented_pool', 'clm_nb/evaluation.py'),
+                                   'clm_nb.evaluation.ci_similarity_runs': ('evaluation.html#ci_similarity_runs', 'clm_nb/evaluation.py'),
                                    'clm_nb.evaluation.clm_aware_ranking': ('evaluation.html#clm_aware_ranking', 'clm_nb/evaluation.py'),
                                    'clm_nb.evaluation.friedman_nemenyi': ('evaluation.html#friedman_nemenyi', 'clm_nb/evaluation.py'),
                                    'clm_nb.evaluation.hit_the_best': ('evaluation.html#hit_the_best', 'clm_nb/evaluation.py'),

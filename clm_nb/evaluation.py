@@ -13,7 +13,7 @@ from .core import get_measure
 # %% auto #0
 __all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport',
            'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi',
-           'friedman_nemenyi', 'knee_point', 'predict_k']
+           'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/10_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -251,3 +251,33 @@ def predict_k(curves: pd.DataFrame, *, rule: str = "second_difference") -> pd.Se
             o = pd.Series(info.higher_is_better(v.to_numpy()), index=v.index)
             out[m] = o.index[o.to_numpy() == o.max()].min()
     return pd.Series(out, name="k_hat", dtype=float)
+
+# %% ../nbs/10_evaluation.ipynb #4e4b2800
+from sklearn.cluster import KMeans
+
+from .core import check_data
+
+def ci_similarity_runs(X, y, *, n_runs: int = 10, timing_repeats: int = 5, noise: str | None = "ignore", random_state=None) -> pd.DataFrame:
+    "Per k-means run: CI against the labels by partition and by prototype similarity, and the seconds each call took."
+    from clm_nb.external import centroid_index
+    import time
+    data = check_data(X, y, noise=noise, measure="ci_similarity_runs")
+    Xk, labels, K = data.X, data.labels, data.K
+    truth_centroids = data.stats.centroids
+    rng = np.random.default_rng(random_state)
+    def best_time(f):
+        best, value = np.inf, None
+        for _ in range(max(1, timing_repeats)):
+            t0 = time.perf_counter(); value = f(); best = min(best, time.perf_counter() - t0)
+        return value, best
+    rows = []
+    for r in range(n_runs):
+        km = KMeans(K, init="random", n_init=1, random_state=int(rng.integers(2**31))).fit(Xk)
+        ci_part, t_part = best_time(lambda: centroid_index(labels, km.labels_))
+        ci_proto, t_proto = best_time(lambda: centroid_index(prototypes_a=truth_centroids, prototypes_b=km.cluster_centers_,
+                                                             similarity="prototype"))
+        rows.append({"run": r, "K": K, "n": data.n, "d": data.d, "ci_partition": ci_part, "ci_prototype": ci_proto,
+                     "seconds_partition": t_part, "seconds_prototype": t_proto})
+    out = pd.DataFrame(rows)
+    out["differ"] = out.ci_partition != out.ci_prototype
+    return out

@@ -71,8 +71,9 @@ def _run_cluster_level(tmp_path, **params):
 
 def test_cluster_level_embedded_default(tmp_path, monkeypatch):
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run_cluster_level(tmp_path, repeats=1, randomness_levels=[0.0, 0.3, 1.0],
-                             randomness_datasets=["s1_like"], datasets=["s1_like", "s4_like"])
+    out = _run_cluster_level(tmp_path, repeats=1, randomness_levels=[0.0, 0.3, 1.0], n_jobs=1,
+                             randomness_datasets=["s1_like"], datasets=["s1_like", "s4_like"],
+                             ci_timing_datasets=["s1_like", "s4_like"], ci_timing_runs=3, ci_timing_repeats=2)
     rand = pd.read_csv(out / "randomness.csv")
     ci = rand[rand.measure == "centroid_index"].set_index("randomness").value
     assert ci.loc[0.0] == 0 and ci.loc[0.3] == 0 and ci.loc[1.0] > 0        # structure survives 30 % moved points
@@ -84,7 +85,13 @@ def test_cluster_level_embedded_default(tmp_path, monkeypatch):
     assert table.centroid_index.notna().all() and (table.centroid_index >= 0).all()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["clusterings"] == len(table) and summary["ci_zero_up_to"] == 0.3
-    for stem in ["randomness", "ci_vs_point_level"]:
+    t2 = pd.read_csv(out / "table2_ci_similarity.csv", index_col=0)
+    assert list(t2.index) == ["s1_like", "s4_like"] and (t2.runs == 3).all()
+    assert (t2.prototype_ms > 0).all() and (t2.partition_ms > 0).all() and t2.different_ci.between(0, 3).all()
+    gmm = pd.read_csv(out / "figure5_gmm_ci.csv", index_col=0)
+    assert list(gmm.index) == ["prototype", "partition", "model"] and gmm.loc["partition", "CI"] >= 2   # gmm_min_ci
+    assert summary["gmm_ci"]["partition"] == gmm.loc["partition", "CI"]
+    for stem in ["randomness", "ci_vs_point_level", "table2_ci_similarity_time", "figure5_gmm_mapping"]:
         assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
         assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -92,7 +99,9 @@ def test_cluster_level_embedded_default(tmp_path, monkeypatch):
 def test_cluster_level_on_shared_bundle(tmp_path, shared_data_dir):
     out = _run_cluster_level(tmp_path, data_dir=str(shared_data_dir), datasets=["compound", "aggregation"],
                              randomness_datasets=["compound"], randomness_levels=[0.0, 0.5], repeats=1,
-                             algorithms=["kmeans++", "dbscan"], measures=["ari", "centroid_index", "nvd"])
+                             algorithms=["kmeans++", "dbscan"], measures=["ari", "centroid_index", "nvd"], n_jobs=1,
+                             ci_timing_datasets=["s1"], ci_timing_runs=2, ci_timing_repeats=1, gmm_dataset="s1", gmm_min_ci=1)
+    assert pd.read_csv(out / "table2_ci_similarity.csv", index_col=0).loc["s1", "n"] == 5000
     table = pd.read_csv(out / "algorithms_table.csv")
     assert set(table.dataset) == {"compound", "aggregation"} and len(table) == 4
     assert set(pd.read_csv(out / "algorithms_long.csv").measure) == {"ari", "centroid_index", "nvd"}
