@@ -117,3 +117,29 @@ def test_friedman_nemenyi_bad_input():
         friedman_nemenyi(pd.DataFrame({"A": [1.0, np.nan], "B": [2.0, 1.0], "C": [0.0, 0.5]}))
     with pytest.raises(ValueError, match="alpha"):
         friedman_nemenyi(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 1.0], "C": [0.0, 0.5]}), alpha=1.5)
+
+
+# --- number of clusters (paper 004 §4) ------------------------------------------------------------------------------
+from clm_nb.evaluation import knee_point, predict_k
+
+
+def test_knee_rules_on_hand_computed_curves():
+    k = np.arange(2, 8)
+    v = np.array([10, 4, 2, 1.8, 1.6, 1.4])
+    assert knee_point(k, v) == 3                               # second differences 4, 1.8, 0, 0 at k = 3..6
+    assert knee_point(k, v, rule="chord") == 4                 # gaps to the chord 0, .498, .530, .353, .177, 0
+    assert knee_point(k, 5 * v + 7) == 3 and knee_point(k, 5 * v + 7, rule="chord") == 4   # affine maps keep the knee
+    elbow = np.r_[np.linspace(12, 3, 4), np.linspace(2.8, 2.2, 5)]    # steep then flat: the bend is at k = 5
+    assert knee_point(np.arange(2, 11), elbow) == 5 and knee_point(np.arange(2, 11), elbow, rule="chord") == 5
+
+
+def test_predict_k_uses_the_registry_optimum_and_direction():
+    curves = pd.DataFrame({"silhouette": [0.2, 0.7, 0.5, 0.7], "xie_beni": [0.9, 0.3, 0.1, 0.4],
+                           "ball_hall": [9.0, 3.0, 2.5, 2.2]}, index=pd.Index([2, 3, 4, 5], name="k"))
+    k_hat = predict_k(curves)
+    assert k_hat.silhouette == 3                              # maximised; tie between 3 and 5 -> the smaller k
+    assert k_hat.xie_beni == 4                                # minimised
+    assert k_hat.ball_hall == 3                               # knee (its minimum would always be the largest k)
+    assert np.isnan(predict_k(curves.assign(silhouette=np.nan)).silhouette)
+    with pytest.raises(ValueError, match="no measure named"):
+        predict_k(curves.rename(columns={"silhouette": "silhouete"}))
