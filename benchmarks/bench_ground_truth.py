@@ -51,6 +51,13 @@ def main():
     print("\nTask seconds per technique (all stored tasks):")
     print(d.groupby(["technique", "variant"]).seconds.agg(["count", "sum", "max"]).round(1).unstack("variant").to_string())
 
+    if not large:
+        sub = d[d.variant == "subsample"]
+        print(f"\n{d.seconds.sum():.0f} task-seconds in all, about {d.seconds.sum() / args.workers / 60:.0f} min on {args.workers} workers "
+              f"({sub.dataset.nunique()} datasets searched on a subsample, {sub.seconds.sum():.0f} task-seconds); slowest task "
+              f"{d.seconds.max():.0f} s ({d.loc[d.seconds.idxmax(), 'technique']} on {d.loc[d.seconds.idxmax(), 'dataset']}). "
+              "Fill the store without the lever too to compare.")
+        return
     small = d[~d.dataset.isin(large)]
     for variant in ("full", "subsample"):
         big = d[d.dataset.isin(large) & (d.variant == variant)]

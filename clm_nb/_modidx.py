@@ -78,6 +78,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.clusterers.XMeans._bic': ('clusterers.html#xmeans._bic', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.XMeans.fit_predict': ('clusterers.html#xmeans.fit_predict', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers._also': ('clusterers.html#_also', 'clm_nb/clusterers.py'),
+                                   'clm_nb.clusterers._at_most': ('clusterers.html#_at_most', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers._classifier': ('clusterers.html#_classifier', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers._cut_tree': ('clusterers.html#_cut_tree', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers._dbscan_space': ('clusterers.html#_dbscan_space', 'clm_nb/clusterers.py'),

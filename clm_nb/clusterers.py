@@ -378,13 +378,18 @@ def classifier_proxies(X, y, *, classifiers=CLASSIFIERS, n_trials: int = 10, cv:
 PAPER000_TECHNIQUES = ("hdbscan", "dbscan", "kmeans", "kmedoids", "xmeans", "birch", "single", "average", "complete")
 GT_MEASURES = (("ami", "ami", {}), ("ari", "ari", {}), ("v_measure", "v_measure", {}), ("nmi_geometric", "nmi", {"average": "geometric"}))
 
+def _at_most(X, y, max_points: int | None, rng):
+    "(X, y), or a stratified random subsample of `max_points` points when there are more."
+    if max_points is not None and len(y) > max_points:
+        from clm_nb.datasets import subsample_dataset
+        return subsample_dataset(X, y, max_points, random_state=rng)
+    return X, y
+
 def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = "cluster",
                       max_points: int | None = None, random_state=None) -> dict:
     "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000's GT)."
     rng = np.random.default_rng(random_state)
-    if max_points is not None and len(y) > max_points:
-        from clm_nb.datasets import subsample_dataset
-        X, y = subsample_dataset(X, y, max_points, random_state=rng)
+    X, y = _at_most(X, y, max_points, rng)
     res = search(technique, X, y, measure="ari", n_trials=n_trials, noise=noise, random_state=rng,
                  also=[m for m in GT_MEASURES if m[0] != "ari"])
     t = res.trials.rename(columns={"score": "ari"})
@@ -393,6 +398,8 @@ def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | 
     out.update({label: float(np.nanmax(t[label])) for label, _, _ in GT_MEASURES})
     return out
 
-def classifier_task(X, y, *, n_trials: int = 10, random_state=None) -> dict:
-    "Paper 000's classifier proxies of one dataset, as a runner task."
-    return classifier_proxies(X, y, n_trials=n_trials, random_state=random_state)
+def classifier_task(X, y, *, n_trials: int = 10, max_points: int | None = None, random_state=None) -> dict:
+    "Paper 000's classifier proxies of one dataset (on at most `max_points` stratified points), as a runner task."
+    rng = np.random.default_rng(random_state)
+    X, y = _at_most(X, y, max_points, rng)
+    return {"points": len(y), **classifier_proxies(X, y, n_trials=n_trials, random_state=rng)}
