@@ -335,7 +335,7 @@ def _classifier(name, trial, seed):
         return scaled(KNeighborsClassifier(trial.suggest_int("n_neighbors", 1, 50)))
     if name == "mlp":
         return scaled(MLPClassifier((trial.suggest_int("hidden", 8, 128, log=True),), alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
-                                    max_iter=300, random_state=seed))
+                                    max_iter=300, early_stopping=True, random_state=seed))
     if name == "naive_bayes":
         return GaussianNB(var_smoothing=trial.suggest_float("var_smoothing", 1e-12, 1e-3, log=True))
     if name == "random_forest":
