@@ -21,10 +21,10 @@ from .internal import SCALE_FREE, _euclidean_only
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
 # %% auto #0
-__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs',
-           'relabellings', 'PairScore', 'geometric_median', 'MonteCarloScore', 'class_pair_scores', 'ch_btwn', 'ch_t2',
-           'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'range_adjust', 'between', 'smape', 'check_axioms',
-           'axiom_table']
+__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'PAIRWISE', 'MONTE_CARLO', 'AXIOMS', 'canonical_order',
+           'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'MonteCarloScore',
+           'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
+           'xb_a', 'dunn_a', 'sc_a', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/03_between.ipynb #13efd7dc
 def _seed(random_state) -> int:
@@ -270,34 +270,68 @@ def _i_a_pair(s: _Scatter, k: float) -> float:
     return _tanh_half((s.tss - s.wss_a - s.wss_b) / (s.n * s.sigma) + _log(s.between / s.sigma1), k)
 
 # %% ../nbs/03_between.ipynb #f2a1fc53
+from numba import njit
+
+@njit(cache=True)
+def _weiszfeld(Y, rtol, max_iter):
+    "Weiszfeld's iteration with Vardi & Zhang's step, compiled: returns (median, mean distance)."
+    n, d = Y.shape
+    y = np.zeros(d)
+    for i in range(n):
+        for j in range(d):
+            y[j] += Y[i, j]
+    y /= n
+    spread = 0.0
+    for i in range(n):
+        for j in range(d):
+            spread = max(spread, abs(Y[i, j] - y[j]))
+    if spread == 0.0:
+        return y, 0.0
+    best, y_prev = np.inf, y.copy()
+    D, T, Rw = np.empty(n), np.empty(d), np.empty(d)
+    for _ in range(max_iter):
+        g = 0.0
+        for i in range(n):                            # explicit loops: no temporary arrays per point
+            s = 0.0
+            for j in range(d):
+                s += (Y[i, j] - y[j]) ** 2
+            D[i] = np.sqrt(s)
+            g += D[i]
+        g /= n
+        if best - g <= rtol * g:                  # the objective stalled: the last iterate that lowered it wins
+            return (y, g) if g <= best else (y_prev, best)
+        best, y_prev = g, y.copy()
+        T[:] = 0.0
+        Rw[:] = 0.0
+        wsum, eta = 0.0, 0
+        for i in range(n):
+            if D[i] <= 1e-15 * spread:                # the iterate sits on this data point
+                eta += 1
+                continue
+            w = 1.0 / D[i]
+            wsum += w
+            for j in range(d):
+                T[j] += w * Y[i, j]
+                Rw[j] += w * (Y[i, j] - y[j])
+        T /= wsum
+        if eta:
+            r = np.sqrt(np.sum(Rw ** 2))
+            if r <= eta:                              # y is the median
+                return y, g
+            T = (1 - eta / r) * T + (eta / r) * y
+        y = T.copy()
+    return y_prev, best
+
 def geometric_median(Y: np.ndarray, *, rtol: float = 1e-10, max_iter: int = 1000) -> tuple[np.ndarray, float]:
     """The point minimising the mean Euclidean distance to the rows of `Y`, and that mean distance: Weiszfeld's
     iteration, with Vardi & Zhang's step when the iterate lands on a data point (where plain Weiszfeld is stuck).
     Stops when an iteration lowers the mean distance by less than `rtol` of it: the objective, which is what the
     measures use, converges long before the iterate does when the median is nearly non-unique (two equal classes)."""
-    y = Y.mean(axis=0)
-    spread = float(np.abs(Y - y).max()) if Y.size else 0.0
-    if spread == 0.0:
-        return y, 0.0
-    best = np.inf
-    for _ in range(max_iter):
-        R = Y - y
-        D = np.sqrt(np.einsum("ij,ij->i", R, R))
-        g = float(D.mean())
-        if best - g <= rtol * g:
-            return (y, g) if g <= best else (y_prev, best)
-        best, y_prev = g, y
-        at = D <= 1e-15 * spread
-        w = 1.0 / D[~at]
-        T = (w[:, None] * Y[~at]).sum(axis=0) / w.sum()
-        eta = int(at.sum())
-        if eta:
-            r = float(np.linalg.norm((w[:, None] * R[~at]).sum(axis=0)))
-            if r <= eta:                                          # y is the median
-                return y, g
-            T = (1 - eta / r) * T + (eta / r) * y
-        y = T
-    return y_prev, best
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or len(Y) == 0:
+        raise ValueError(f"geometric_median: Y must be a non-empty 2-D array of points; got shape {Y.shape}.")
+    y, g = _weiszfeld(Y, float(rtol), int(max_iter))
+    return y, float(g)
 
 def _class_sums(data: LabeledData, max_memory: int):
     "Each point's summed distance to each class (pair engine, shared) and the class-by-class totals, in units of `scale`."
@@ -395,16 +429,36 @@ def _mean(scores, n_permutations: int, return_se: bool):
     se = float(np.sqrt(np.sum(np.square([s.se for s in scores])))) / len(scores)
     return MonteCarloScore(value, se, n_permutations)
 
+@dataclass(frozen=True)
+class PairBreakdown:
+    "A pairwise between-dataset measure and the class-pair scores it is the mean of (one computation gives both)."
+    measure: str
+    score: float | MonteCarloScore      # a MonteCarloScore (value, se) for the Monte-Carlo measures, else a float
+    pairs: pd.DataFrame                 # class_a, class_b (original labels), n_a, n_b, value, se
+
+def pair_breakdown(measure: str, X, labels=None, **kwargs) -> PairBreakdown:
+    """The between-dataset measure `measure` (with its Monte-Carlo standard error when it has one) together with every
+    class pair's score, from a single pass: what a report needs without computing the measure twice."""
+    if measure not in _MEASURE_NAMES:
+        raise ValueError(f"{measure!r} is not one of the pairwise between-dataset measures {_MEASURE_NAMES}.")
+    kwargs.pop("return_se", None)
+    k = inspect.signature(get_measure(measure).func).parameters.get("k")
+    if k is not None:
+        kwargs.setdefault("k", k.default)                 # the measure's own constant (K_CH_A, ...) unless overridden
+    data, pairs, scores = _pairwise(measure, X, labels, **kwargs)
+    n_perm = kwargs.get("n_permutations", 20) if measure in MONTE_CARLO else 0
+    table = pd.DataFrame([dict(class_a=data.classes[a], class_b=data.classes[b], n_a=na, n_b=nb, value=s.value, se=s.se)
+                          for (a, b, na, nb), s in zip(pairs, scores)], columns=["class_a", "class_b", "n_a", "n_b", "value", "se"])
+    return PairBreakdown(measure, _mean(scores, n_perm, measure in MONTE_CARLO), table)
+
 def class_pair_scores(measure: str, X, labels=None, **kwargs) -> pd.DataFrame:
     """Every class pair's score under the between-dataset measure `measure` (its mean is the measure): which pairs of
     classes break cluster-label matching. Columns class_a, class_b (original labels), n_a, n_b, value, se."""
-    if measure not in _MEASURE_NAMES:
-        raise ValueError(f"class_pair_scores: {measure!r} is not one of the pairwise between-dataset measures {_MEASURE_NAMES}.")
-    data, pairs, scores = _pairwise(measure, X, labels, **kwargs)
-    return pd.DataFrame([dict(class_a=data.classes[a], class_b=data.classes[b], n_a=na, n_b=nb, value=s.value, se=s.se)
-                         for (a, b, na, nb), s in zip(pairs, scores)])
+    return pair_breakdown(measure, X, labels, **kwargs).pairs
 
 _MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a")
+PAIRWISE = _MEASURE_NAMES                           # the between-dataset measures that are a mean over class pairs
+MONTE_CARLO = ("ch_btwn", "ch_t4")                  # estimated from random relabellings: they carry a standard error
 
 # %% ../nbs/03_between.ipynb #ecfe60dc
 _JEON = ("Jeon, Aupetit, Shin, Cho, Park & Seo, Measuring the Validity of Clustering Validation Datasets "
