@@ -370,7 +370,8 @@ def _embedded_dataset(name: str) -> Dataset:
 # %% ../nbs/08_datasets.ipynb #68766dc5
 _REQUIRED_COLUMNS = ("collection", "name", "file", "status", "n", "d")
 _OPTIONAL_COLUMNS = {"n_classes": np.nan, "n_noise": np.nan, "imbalance_ratio": np.nan, "label_variants": np.nan,
-                     "noise_label": None, "source_repo": None, "license_attribution": None, "notes": None}
+                     "noise_label": None, "source_repo": None, "source_commit": None, "original_path": None,
+                     "license_attribution": None, "notes": None}
 _STORED = ("included", "unlabeled")
 _COLLECTION_NOISE = {"gagolews_v1": "0", "barton": "noise"}   # top-level collection -> documented noise marker
 
@@ -580,6 +581,8 @@ def _read_npz(path: Path, labels: str, who: str) -> tuple[np.ndarray, np.ndarray
     return X, raw, desc, key, available, extra
 
 # %% ../nbs/08_datasets.ipynb #b164a2e6
+_PROVENANCE = ("source_repo", "source_commit", "original_path", "license_attribution", "notes")   # manifest text kept in meta
+
 def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
     "Read one dataset of the bundle at `root`, noise mapped to -1."
     row = _find_row(_read_manifest(root), name, collection)
@@ -592,7 +595,8 @@ def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) 
     source = row["source_repo"] if isinstance(row["source_repo"], str) else f"bundle {root.name}"
     meta = {"source": source, "file": str(row["file"]), "labels": key, "label_variants": available,
             "noise_marker": marker, "n_noise": int(is_noise.sum()), "renamed_labels": renamed,
-            "license": row["license_attribution"] if isinstance(row["license_attribution"], str) else None, **extra}
+            "license": row["license_attribution"] if isinstance(row["license_attribution"], str) else None,
+            "provenance": {c: str(row[c]) for c in _PROVENANCE if isinstance(row[c], str) and row[c].strip()}, **extra}
     return Dataset(str(row["name"]), str(row["collection"]), X, y, desc, meta)
 
 def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset:

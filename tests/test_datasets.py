@@ -140,6 +140,7 @@ def test_load_int_and_string_labels(bundle):
     s = load_dataset("strings", bundle)
     assert s.y.dtype.kind == "U" and s.y.tolist() == ["b", "a", "b", "a", "c", "c"] and s.n_classes == 3
     assert s.meta["source"] == "fake/repo" and s.meta["file"] == "hjn/strings.npz"
+    assert s.meta["provenance"] == {"source_repo": "fake/repo"}     # only the provenance text the manifest gives
     with pytest.raises(Exception):
         s.name = "other"                                      # frozen
 
@@ -311,6 +312,9 @@ def test_shared_bundle_listing():
     t = list_datasets(SHARED, labeled=False)
     assert len(t) == 455 and t.labeled.sum() == 449
     assert set(list_datasets(SHARED, collections="gagolews_v1").collection) >= {"gagolews_v1/sipu", "gagolews_v1/wut"}
+    prov = load_dataset("s1", SHARED, collection="gagolews_v1/sipu").meta["provenance"]
+    assert prov["source_repo"] == "gagolews/clustering-data-v1" and len(prov["source_commit"]) == 40
+    assert "AGPL" in prov["license_attribution"] and "s1" in prov["original_path"]
 
 
 @needs_shared
