@@ -18,7 +18,8 @@ from .pairs import summarize
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'Task', 'task_seed', 'run',
-           'load_results', 'run_summary', 'demo_task', 'time_measure', 'score_factors']
+           'load_results', 'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'time_measure',
+           'score_factors']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -255,6 +256,45 @@ def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, random_state
     return {"mean": float(x.mean()), "std": float(x.std())}
 
 # %% ../nbs/11_runner.ipynb #a9be8a9e
+from .core import check_partitions
+
+def ground_truth_tasks(datasets, *, techniques=None, n_trials: int = 20, max_points: int | None = None,
+                       noise: str | None = "ignore") -> list[Task]:
+    "One `clusterers.ground_truth_task` per (dataset, technique), keyed so that studies sharing a store share the tasks."
+    from clm_nb.clusterers import PAPER000_TECHNIQUES, ground_truth_task
+    techs = list(techniques or PAPER000_TECHNIQUES)
+    prepared, seen = [], set()
+    for d in datasets:
+        if (d.collection, d.name) in seen:
+            raise ValueError(f"ground_truth_tasks: the dataset {d.collection}/{d.name} is given twice; pass each once.")
+        seen.add((d.collection, d.name))
+        P = check_partitions(d.y, d.y, noise=noise)                     # the study's noise policy on the labels
+        prepared.append((d.collection, d.name, d.X[P.keep], P.codes[0]))
+    tasks = []
+    for collection, name, X, y in sorted(prepared, key=lambda item: -len(item[3])):
+        sub = max_points is not None and len(y) > max_points           # only then does the subsample enter the key
+        for tech in techs:
+            key = ({"collection": collection, "dataset": name, "technique": tech, "n_trials": n_trials}
+                   | ({"max_points": max_points} if sub else {}))
+            tasks.append(Task(key, ground_truth_task, {"X": X, "y": y, "technique": tech, "n_trials": n_trials,
+                                                       "max_points": max_points if sub else None}))
+    return tasks
+
+def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset (columns collection, when the results have it, and dataset): the best of each ground-truth
+    measure over the techniques that ran, and the technique that reached the best ARI."""
+    from clm_nb.clusterers import GT_MEASURES
+    names = [m[0] for m in GT_MEASURES]
+    ids = [c for c in ("collection", "dataset") if c in results]
+    ok = results[results.error.fillna("") == ""] if len(results) else results
+    if ok.empty:
+        return pd.DataFrame(columns=(ids or ["dataset"]) + names + ["best_technique"])
+    best = ok.loc[ok.groupby(ids, sort=True)["ari"].idxmax(), ids + ["technique"]].set_index(ids)
+    out = ok.groupby(ids, sort=True)[names].max()
+    out["best_technique"] = best["technique"]
+    return out.reset_index()
+
+# %% ../nbs/11_runner.ipynb #238e3957
 import tracemalloc
 
 def _timing_data(n: int, d: int, K: int, rng) -> tuple[np.ndarray, np.ndarray]:
