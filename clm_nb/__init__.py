@@ -16,3 +16,4 @@ from .clusterers import *
 from .evaluation import *
 from .runner import *
 from .charts import *
+from .report import *

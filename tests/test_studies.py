@@ -149,8 +149,10 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
                   stability_draws=20, stability_size=3, top_k=3)
     out = _run(tmp_path, **params)
     gt = pd.read_csv(out / "ground_truth.csv", index_col=0)
-    assert gt.shape == (5, 4) and list(gt.columns) == ["ami", "ari", "v_measure", "nmi_geometric"]
-    assert ((gt.values > 0) & (gt.values <= 1)).all()
+    scores = ["ami", "ari", "v_measure", "nmi_geometric"]
+    assert list(gt.columns) == ["collection"] + scores + ["best_technique"] and len(gt) == 5
+    assert ((gt[scores].values > 0) & (gt[scores].values <= 1)).all()
+    assert gt.best_technique.isin(["kmeans", "single", "dbscan"]).all()
     tasks = pd.read_csv(out / "ground_truth_tasks.csv")
     assert len(tasks) == 15 and set(tasks.technique) == {"kmeans", "single", "dbscan"}
     t1 = pd.read_csv(out / "table1.csv")
@@ -260,3 +262,39 @@ def test_scaling_study_tiny(tmp_path):
     for stem in ["ablation_smape_heatmaps", "ablation_mean_smape", "runtime_vs_n", "memory_vs_n", "between_runtime_vs_d_K",
                  "ensemble_runtime_vs_T"]:
         assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
+
+
+LEADERBOARD = ROOT / "nbs" / "studies" / "leaderboard.ipynb"
+
+
+def test_leaderboard_embedded_default_with_ground_truth(tmp_path, monkeypatch):
+    "The whole study on the embedded default: profiles, a tiny ground truth for one collection, and the site."
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, LEADERBOARD, n_permutations=5, n_trials=1, gt_collections="sklearn", techniques=["kmeans"],
+               n_jobs=1, view_points=200)
+    table = pd.read_csv(out / "leaderboard.csv")
+    assert len(table) == 10 and table["rank"].tolist() == list(range(1, 11))
+    assert table.verdict.isin(["trustworthy", "doubtful", "unreliable"]).all()
+    has_gt = table.set_index("collection").gt_ami.notna()
+    assert has_gt.loc["sklearn"].all() and not has_gt.loc["generated"].any()     # ground truth only where asked
+    assert len(list((out / "datasets").glob("*.html"))) == 10
+    assert (out / "index.html").read_text().count("<tr data-collection=") == 10
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["datasets"] == 10 and summary["verdicts"]["no labels"] == 0
+    # a second run reuses every cached task: only the pages are rebuilt
+    again = _run(tmp_path, LEADERBOARD, n_permutations=5, n_trials=1, gt_collections="sklearn", techniques=["kmeans"],
+                 n_jobs=1, view_points=200)
+    pd.testing.assert_frame_equal(pd.read_csv(again / "leaderboard.csv"), table)
+
+
+def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
+    "Ground truth and rank stability from a dataset-ranking study's output folder (here a tiny one)."
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    (tmp_path / "ranking").mkdir()
+    (tmp_path / "board").mkdir()
+    ranking = _run(tmp_path / "ranking", max_datasets=4, measures=["ch_btwn", "silhouette"], stability_size=2, top_k=2)
+    out = _run(tmp_path / "board", LEADERBOARD, n_permutations=5, n_jobs=1, view_points=200, ranking_dirs=str(ranking))
+    table = pd.read_csv(out / "leaderboard.csv")
+    gt = pd.read_csv(ranking / "ground_truth.csv")
+    assert table.gt_ami.notna().sum() == len(gt) == 4
+    assert "pairwise rank stability" in (out / "overview.html").read_text()
