@@ -364,7 +364,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.report.VerdictRule.__post_init__': ('report.html#verdictrule.__post_init__', 'clm_nb/report.py'),
                                'clm_nb.report.VerdictRule.apply': ('report.html#verdictrule.apply', 'clm_nb/report.py'),
                                'clm_nb.report.VerdictRule.describe': ('report.html#verdictrule.describe', 'clm_nb/report.py'),
-                               'clm_nb.report._agreement_heatmap': ('report.html#_agreement_heatmap', 'clm_nb/report.py'),
                                'clm_nb.report._cells': ('report.html#_cells', 'clm_nb/report.py'),
                                'clm_nb.report._columns': ('report.html#_columns', 'clm_nb/report.py'),
                                'clm_nb.report._dataset_page': ('report.html#_dataset_page', 'clm_nb/report.py'),

@@ -22,7 +22,11 @@ from markupsafe import Markup
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
 from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown
+from .charts import agreement_heatmap
 from .core import get_measure, noise_mask
 from .datasets import load_dataset, resolve_data_dir, subsample_dataset
 from .evaluation import rank_agreement
@@ -757,7 +761,7 @@ def _overview(board: Leaderboard, out: Path, notebooks) -> str:
     t, p = board.table, board.primary
     scored = t.dropna(subset=[p])
     full = t.dropna(subset=board.measures)
-    agreement_svg = (Markup(chart_svg(_agreement_heatmap(full[board.measures]), "agree")) if len(full) >= 3 else "")
+    agreement_svg = (Markup(chart_svg(agreement_heatmap(rank_agreement(full[board.measures]), title=""), "agree")) if len(full) >= 3 else "")
     gt_svg = gt_caption = ""
     if "gt_ami" in t and t.gt_ami.notna().sum() >= 3:
         g = t.dropna(subset=[p, "gt_ami"])
@@ -787,15 +791,9 @@ def _overview(board: Leaderboard, out: Path, notebooks) -> str:
         agreement_svg=agreement_svg, n_full=len(full), gt_svg=gt_svg, gt_caption=gt_caption, stability_svg=stability_svg,
         stability_caption=stability_caption, rule_lines=board.rule.describe(p), measures=measures, made=made)
 
-def _agreement_heatmap(scores: pd.DataFrame) -> alt.LayerChart:
-    from clm_nb.charts import agreement_heatmap
-    return agreement_heatmap(rank_agreement(scores), title="")
-
 def build_report(board: Leaderboard, out_dir, *, view_points: int = 1000, notebooks: str | None = None, n_jobs: int = 1,
                  progress: bool = True) -> Path:
     "Write the leaderboard site (index.html, overview.html, datasets/*.html, CSV and JSON) into `out_dir`; returns index.html."
-    from joblib import Parallel, delayed
-    from tqdm import tqdm
     if view_points < 10:
         raise ValueError(f"build_report: view_points={view_points} must be at least 10.")
     out = Path(out_dir)
