@@ -27,9 +27,10 @@ from tqdm import tqdm
 
 from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown
 from .charts import agreement_heatmap
-from .core import get_measure, noise_mask
+from .core import check_data, get_measure, noise_mask
 from .datasets import load_dataset, resolve_data_dir, subsample_dataset
 from .evaluation import rank_agreement
+from .pairs import summarize
 from .runner import Task
 
 # %% auto #0
@@ -60,12 +61,20 @@ def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn"
                 n_permutations: int = 20, random_state=None) -> pd.DataFrame:
     "Long table of one dataset's leaderboard scores (value, se, time, problem) and of `primary`'s class-pair scores."
     names = check_board_measures(measures, primary)
+    try:                                  # validate once and run the pair engine once for all measures (as score_datasets)
+        data, labels = check_data(X, y, noise=noise, measure="clm_profile"), None
+        needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
+        if needs:
+            summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
+    except ValueError:
+        data, labels = X, y               # each measure then validates the raw input and records its own refusal
     rows, pairs = [], None
     for m in names:
-        kwargs = dict(noise=noise, random_state=random_state) | ({"n_permutations": n_permutations} if m in MONTE_CARLO else {})
+        kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
+            | ({"n_permutations": n_permutations} if m in MONTE_CARLO else {})
         t0 = time.perf_counter()
         try:
-            b = pair_breakdown(m, X, y, **kwargs)
+            b = pair_breakdown(m, data, labels, **kwargs)
             se = b.score.se if isinstance(b.score, MonteCarloScore) else np.nan
             value, problem = float(b.score), ""
             if m == primary:
