@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import difflib
+import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable
@@ -16,8 +17,9 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'noise_mask', 'encode_labels',
-           'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale',
-           'snap_zero', 'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
+           'check_number', 'check_choice', 'check_flag', 'check_noise', 'LabeledData', 'check_labels', 'check_data',
+           'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'MeasureInfo', 'register',
+           'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -64,6 +66,92 @@ def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
                          "Drop those points, or give them the noise label with noise='ignore'.")
     return codes.astype(np.int64), np.asarray(classes)
 
+# %% ../nbs/00_core.ipynb #bd5e2497
+def _prefix(who: str) -> str: return f"{who}: " if who else ""
+
+def _show(value) -> str:
+    "`value` for a message: numpy scalars as their Python value (`nan`, not `np.float64(nan)`), long reprs cut."
+    if isinstance(value, np.generic): value = value.item()
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+def _interval(lo, hi, lo_open: bool, hi_open: bool) -> str:
+    left = "(" if lo_open or lo is None else "["
+    right = ")" if hi_open or hi is None else "]"
+    return f"{left}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{right}"
+
+def check_number(value, name: str, *, lo=None, hi=None, lo_open: bool = False, hi_open: bool = False,
+                 integer: bool = False, allow_inf: bool = False, allow_none: bool = False, who: str = "") -> float | int | None:
+    "`value` as a Python int/float inside `[lo, hi]` (open ends per `lo_open`/`hi_open`), or a `ValueError` naming `name`."
+    if value is None and allow_none:
+        return None
+    kind = ("an integer" if integer else "a number" if allow_inf else "a finite number")
+    need = f"{kind} in {_interval(lo, hi, lo_open, hi_open)}" + (" or None" if allow_none else "")
+    def fail(why: str):
+        raise ValueError(f"{_prefix(who)}{name}={_show(value)} must be {need}; {why}.")
+    v = value
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.integer, np.floating)):
+        fail(f"got {type(value).__name__}" + (" (pass a number, not a flag)" if isinstance(v, (bool, np.bool_)) else ""))
+    if isinstance(v, (int, np.integer)):
+        v = int(v)
+    else:
+        v = float(v)
+        if np.isnan(v): fail("NaN is not a value")
+        if np.isinf(v) and not allow_inf: fail("infinity is not allowed")
+        if integer and np.isfinite(v):
+            if not v.is_integer(): fail("it is not a whole number")
+            v = int(v)
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        fail(f"it is {'at or ' if lo_open else ''}below the lower end {lo}")
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        fail(f"it is {'at or ' if hi_open else ''}above the upper end {hi}")
+    return v
+
+# %% ../nbs/00_core.ipynb #7b19f4b9
+def check_choice(value, name: str, choices, *, who: str = "") -> object:
+    "The element of `choices` equal to `value` (a bool matches only a bool), or a `ValueError` naming `name` and the options."
+    choices = tuple(choices)
+    options = ", ".join(_show(c) for c in choices)
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(f"{_prefix(who)}{name}={_show(value)} must be one of {options}; "
+                         f"got an unhashable {type(value).__name__}.") from None
+    is_bool = isinstance(value, (bool, np.bool_))
+    for c in choices:
+        if c is value:
+            return c
+        if isinstance(c, (bool, np.bool_)) != is_bool or c is None or value is None:
+            continue
+        if isinstance(c, str) != isinstance(value, str):
+            continue
+        try:
+            if bool(c == value):
+                return c
+        except (TypeError, ValueError):
+            continue
+    hint = ""
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"{_prefix(who)}{name}={_show(value)} is not an option; use one of {options}{hint}.")
+
+# %% ../nbs/00_core.ipynb #a712dfa1
+def check_flag(value, name: str, *, who: str = "") -> bool:
+    "`value` as a Python bool if it is a `bool` or numpy `bool_`, else a `ValueError` naming `name`."
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{_prefix(who)}{name}={_show(value)} must be True or False; got {type(value).__name__}.")
+
+def check_noise(noise, *, who: str = ""):
+    "`noise` if it is one of `NOISE_POLICIES`, else a `ValueError` (\"... is not a noise policy\") listing them."
+    try:
+        return check_choice(noise, "noise", NOISE_POLICIES, who=who)
+    except ValueError:
+        raise ValueError(f"{_prefix(who)}noise={_show(noise)} is not a noise policy; use one of {NOISE_POLICIES}.") from None
+
 # %% ../nbs/00_core.ipynb #214c5077
 def _check_X(X, *, min_points: int, measure: str) -> np.ndarray:
     "`X` as a C-contiguous float64 (n, d) array of finite values, or a `ValueError` naming the problem."
@@ -72,12 +160,20 @@ def _check_X(X, *, min_points: int, measure: str) -> np.ndarray:
         non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
         if non_numeric:
             raise ValueError(f"{who}X has non-numeric columns {non_numeric[:5]}; encode or drop them first.")
+        if any(pd.api.types.is_complex_dtype(t) for t in X.dtypes):
+            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), or the real and "
+                             "imaginary parts as separate columns.")
         X = X.to_numpy(dtype=np.float64)
     if sparse.issparse(X):
         raise ValueError(f"{who}X is a sparse matrix; pass a dense array (X.toarray()).")
     try:
-        arr = np.asarray(X, dtype=np.float64)
+        arr = np.asarray(X)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), or the real and "
+                             "imaginary parts as separate columns (np.column_stack([X.real, X.imag])).")
+        arr = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError) as e:
+        if "is complex" in str(e): raise
         raise ValueError(f"{who}X must be numeric; it could not be converted to float ({e}).") from None
     if arr.ndim == 1:
         raise ValueError(f"{who}X must be 2-D (n_samples, n_features); got a 1-D array of {arr.size} values. "
@@ -127,8 +223,7 @@ def check_labels(labels, *, n_samples: int | None = None, noise: str | None = No
                  min_clusters: int = 2, allow_singletons: bool = False, measure: str = ""):
     "Validate and encode `labels` under the `noise` policy: returns `(codes, classes, keep, n_noise)`."
     who = f"{measure}: " if measure else ""
-    if noise not in NOISE_POLICIES:
-        raise ValueError(f"{who}noise={noise!r} is not a noise policy; use one of {NOISE_POLICIES}.")
+    noise = check_noise(noise, who=measure)
     arr = _as_1d(labels, "labels")
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(f"{who}labels has {arr.shape[0]} entries but X has {n_samples} rows; "
@@ -203,8 +298,7 @@ def check_partitions(*labelings, noise: str | None = None, noise_label: Any = -1
     who = f"{measure}: " if measure else ""
     if len(labelings) < 2:
         raise ValueError(f"{who}give at least two labelings to compare; got {len(labelings)}.")
-    if noise not in NOISE_POLICIES:
-        raise ValueError(f"{who}noise={noise!r} is not a noise policy; use one of {NOISE_POLICIES}.")
+    noise = check_noise(noise, who=measure)
     names = ["labels_a", "labels_b"] if len(labelings) == 2 else [f"labelings[{m}]" for m in range(len(labelings))]
     arrs = [_as_1d(lab, name) for lab, name in zip(labelings, names)]
     n = arrs[0].shape[0]
