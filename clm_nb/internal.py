@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import check_data, register
-from .pairs import DEFAULT_MAX_MEMORY, silhouette_values, summarize
+from .core import check_choice, check_data, check_number, register
+from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_values, summarize
 
 # %% auto #0
 __all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni',
@@ -18,7 +18,7 @@ __all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'da
 SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
 
 def _euclidean_only(metric: str, name: str):
-    if metric != "euclidean":
+    if not (isinstance(metric, str) and metric == "euclidean"):       # a list or an array is refused too, not compared
         raise ValueError(f"{name} is defined with Euclidean centroids; metric={metric!r} is not supported. "
                          "Use metric='euclidean' (or an index that takes pairwise distances, such as silhouette).")
 
@@ -65,8 +65,10 @@ DUNN_WITHIN = ("diameter", "average", "centroid")
 def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
          between: str = "single", within: str = "diameter", max_memory: int = DEFAULT_MAX_MEMORY) -> float:
     "Dunn index: minimum between-cluster (single-linkage) distance over maximum cluster diameter (higher is better)."
-    if between not in DUNN_BETWEEN: raise ValueError(f"between={between!r}; use one of {DUNN_BETWEEN}")
-    if within not in DUNN_WITHIN: raise ValueError(f"within={within!r}; use one of {DUNN_WITHIN}")
+    between = check_choice(between, "between", DUNN_BETWEEN, who="dunn")
+    within = check_choice(within, "within", DUNN_WITHIN, who="dunn")
+    metric = check_metric(metric, who="dunn")
+    max_memory = check_max_memory(max_memory, who="dunn")
     data = check_data(X, labels, noise=noise, measure="dunn")
     centroidal = between in ("centroid", "centroid_average") or within == "centroid"
     if centroidal: _euclidean_only(metric, f"dunn(between={between!r}, within={within!r})")
@@ -100,6 +102,8 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
 def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
                max_memory: int = DEFAULT_MAX_MEMORY) -> float:
     "Mean silhouette width: (b - a) / max(a, b) averaged over points (higher is better)."
+    metric = check_metric(metric, who="silhouette")
+    max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette")
     s = summarize(data, None, ["cluster_sums"], metric=metric, max_memory=max_memory, measure="silhouette")
     return float(np.mean(silhouette_values(s.cluster_sums, data.labels)))
@@ -127,6 +131,7 @@ def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_st
 def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, p: float = 2.0) -> float:
     "I index (PBM): ((1/K) * (E_1 / E_K) * D_K) ** p with p = 2 (higher is better)."
     _euclidean_only(metric, "i_index")
+    p = check_number(p, "p", lo=0, lo_open=True, who="i_index")
     data = check_data(X, labels, noise=noise, measure="i_index")
     st = data.stats
     E1, EK, DK = float(st.center_dist.sum()), float(st.within_dist.sum()), float(st.centroid_distances.max())

@@ -12,11 +12,11 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import PAIR_SUMMARIES, LabeledData, check_data, normalize_scale
+from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_number, normalize_scale
 
 # %% auto #0
 __all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'SortedData', 'check_metric',
-           'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
+           'check_max_memory', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #15d0f69f
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -50,12 +50,18 @@ class SortedData:
     @property
     def n_within(self) -> int: return int((self.sizes * (self.sizes - 1) // 2).sum())
 
-def check_metric(metric: str) -> str:
-    "The engine's metrics; anything else is refused with the list of what is supported."
-    if metric not in METRICS:
-        raise ValueError(f"metric={metric!r} is not supported by the pair engine; use one of {sorted(METRICS)} "
-                         "(for other metrics, transform X first, e.g. standardise it and use 'euclidean').")
-    return metric
+def check_metric(metric: str, *, who: str = "") -> str:
+    "The engine's metrics; anything else (an unknown name, a list, a number) is refused with the list of what is supported."
+    try:
+        return check_choice(metric, "metric", sorted(METRICS), who=who)
+    except ValueError:
+        raise ValueError(f"{who + ': ' if who else ''}metric={metric!r} is not supported by the pair engine; use one of "
+                         f"{sorted(METRICS)} (for other metrics, transform X first, e.g. standardise it and use "
+                         "'euclidean').") from None
+
+def check_max_memory(max_memory, *, who: str = "") -> int:
+    "`max_memory`, the engine's budget in bytes, as a positive int (an integral float such as 1e8 is accepted)."
+    return check_number(max_memory, "max_memory", lo=1, integer=True, who=who)
 
 def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
     "Sort validated data by label (stable) and divide by a power of two (exact); cosine works on unit rows."
@@ -721,9 +727,11 @@ def summarize(X, labels, needs, *, metric: str = "euclidean", noise=None, max_me
     """Validate (`check_data`), sort by cluster and run `pair_summary`: the entry point of every pair-based measure.
     The summary is kept on the `LabeledData`, so a later call on the same validated data whose `needs` are covered
     (same metric and budget) reuses it without another pass: a study computes the union once per dataset."""
+    metric = check_metric(metric, who=measure)
+    max_memory = check_max_memory(max_memory, who=measure)
     data = check_data(X, labels, noise=noise, measure=measure)
     cache = data.__dict__.setdefault("_pair_summaries", {})
-    key = (check_metric(metric), int(max_memory))
+    key = (metric, max_memory)
     have = cache.get(key)
     if have is not None and set(needs) <= have[0]:
         return have[1]
