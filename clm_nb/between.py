@@ -16,15 +16,17 @@ import pandas as pd
 from scipy.special import expit, logsumexp
 from sklearn.utils import check_random_state
 
-from .core import LabeledData, MeasureInfo, check_data, get_measure, normalize_scale, register
+from .core import (LabeledData, MeasureInfo, check_data, check_flag, check_number, get_measure, normalize_scale,
+                         register)
 from .internal import SCALE_FREE, _euclidean_only
-from .pairs import DEFAULT_MAX_MEMORY, summarize
+from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
 # %% auto #0
-__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'PAIRWISE', 'MONTE_CARLO', 'AXIOMS', 'canonical_order',
-           'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'MonteCarloScore',
-           'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
-           'xb_a', 'dunn_a', 'sc_a', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
+__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MAX_RELATIVE_SHIFT', 'PAIRWISE', 'MONTE_CARLO', 'AXIOMS',
+           'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
+           'MonteCarloScore', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'ch_btwn', 'ch_t2', 'ch_t4',
+           'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'range_adjust', 'between', 'smape', 'check_axioms',
+           'axiom_table']
 
 # %% ../nbs/03_between.ipynb #13efd7dc
 def _seed(random_state) -> int:
@@ -351,9 +353,11 @@ def _dunn_a_pair(pair: ClassPair, P: np.ndarray, k: float, shift: float = 0.0) -
     m_within = max(P[c, c] / (m * (m - 1)) + shift for c, m in ((a, na), (b, nb)) if m > 1)
     m_all = (P[a, a] + P[b, b] + 2 * P[a, b]) / (n * (n - 1)) + shift
     g = geometric_median(pair.Y)[1] + shift
-    L_v = _logistic_exp((m_between - m_within) / sigma1, k)       # v = e^{m_between/s1} / e^{max(m_a, m_b)/s1}
-    L_e = _logistic_exp((g - m_all) / sigma1, k)                  # e = e^{g/s1} / e^{m/s1} (g < m, so L(e) < 1)
-    return float((L_v - L_e) / (1.0 - L_e))
+    kv = k * math.exp(min((m_between - m_within) / sigma1, 700.0))   # v = e^{m_between/s1} / e^{max(m_a, m_b)/s1}
+    ke = k * math.exp((g - m_all) / sigma1)                       # e = e^{g/s1} / e^{m/s1} (g < m, so e < 1)
+    # (L(v) - L(e)) / (1 - L(e)) = 1 - (1 - L(v)) / (1 - L(e)), with 1 - L(x) = 1 / (1 + e^{kx}): in log space, so that
+    # a steep k (L(e) rounding to 1) gives the limit instead of 0/0
+    return float(-np.expm1(np.logaddexp(0.0, ke) - np.logaddexp(0.0, kv)))
 
 def _sc_a_pair(pair: ClassPair, sums: np.ndarray, shift: float = 0.0) -> float:
     sigma1 = _sigma(pair.to_center + shift, pair.to_center)
@@ -381,10 +385,16 @@ class MonteCarloScore:
     def __float__(self) -> float: return self.value
 
 def _check_permutations(n_permutations, name: str) -> int:
-    if isinstance(n_permutations, bool) or not isinstance(n_permutations, (int, np.integer)) or n_permutations < 2:
-        raise ValueError(f"{name}: n_permutations={n_permutations!r}; the random-partition expectation (trick T4a) "
-                         "needs an integer of at least 2 (the paper uses 20).")
-    return int(n_permutations)
+    try:
+        return check_number(n_permutations, "n_permutations", lo=2, integer=True, who=name)
+    except ValueError as e:
+        raise ValueError(f"{e} The random-partition expectation (trick T4a) needs at least 2 relabellings "
+                         "(the paper uses 20).") from None
+
+MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)
+
+def _check_shift(distance_shift, name: str) -> float:
+    return check_number(distance_shift, "distance_shift", lo=0, who=name)
 
 def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutations: int, seed: int, shift: float,
                  max_memory: int) -> Callable[[ClassPair], PairScore]:
@@ -401,19 +411,26 @@ def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutation
     return lambda p: PairScore(_sc_a_pair(p, sums, shift))
 
 _SCATTER_FORMS = {"ch_a": _ch_a_pair, "db_a": _db_a_pair, "i_a": _i_a_pair, "xb_a": _i_a_pair}
+_K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures with a logistic steepness k
 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
               k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY):
     "Validate, then score every class pair: (data, pairs, scores)."
     _euclidean_only(metric, name)
-    data = check_data(X, labels, noise=noise, measure=name)
-    if name in ("ch_btwn", "ch_t4"):
+    if name in MONTE_CARLO:
         n_permutations = _check_permutations(n_permutations, name)
-    shift = float(distance_shift)
-    if not np.isfinite(shift):
-        raise ValueError(f"{name}: distance_shift={distance_shift!r} must be a finite number.")
-    scorer = _pair_scorer(name, data, k=k, n_permutations=n_permutations, seed=_seed(random_state), shift=shift,
-                          max_memory=max_memory)
+    if name in _K_MEASURES:
+        k = check_number(k, "k", lo=0, lo_open=True, who=name)
+    shift = _check_shift(distance_shift, name)
+    max_memory = check_max_memory(max_memory, who=name)
+    data = check_data(X, labels, noise=noise, measure=name)
+    _, scale, _ = normalize_scale(data.X, center=False)          # the class pairs' unit: a power of two
+    if shift > MAX_RELATIVE_SHIFT * scale:
+        raise ValueError(f"{name}: distance_shift={distance_shift!r} is more than 2^20 times the extent of the data "
+                         f"(about {scale:.3g}): next to it every distance would be lost to rounding. Use a shift on "
+                         "the scale of the distances (e.g. their mean), or 0.")
+    scorer = _pair_scorer(name, data, k=k, n_permutations=n_permutations, seed=_seed(random_state),
+                          shift=shift / scale, max_memory=max_memory)
     pairs, scores = [], []
     for p in class_pairs(data):
         pairs.append((p.a, p.b, p.n_a, p.n_b))
@@ -473,6 +490,7 @@ _MC_COST = "O(T K n d) time for T permutations over the K(K-1)/2 class pairs, O(
 def ch_btwn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, n_permutations: int = 20,
             return_se: bool = False, distance_shift: float = 0.0) -> float | MonteCarloScore:
     "Between-dataset Calinski-Harabasz: class-pairwise CH with tricks T2 (shift), T4 (range) and T3 (pair mean); ~1 = clusters match labels, ~0 = random."
+    return_se = check_flag(return_se, "return_se", who="ch_btwn")
     _, _, scores = _pairwise("ch_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, distance_shift=distance_shift)
     return _mean(scores, n_permutations, return_se)
@@ -492,6 +510,7 @@ def ch_t2(X, labels=None, *, metric: str = "euclidean", noise=None, random_state
 def ch_t4(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, n_permutations: int = 20,
           return_se: bool = False, distance_shift: float = 0.0) -> float | MonteCarloScore:
     "Ablation of CH_btwn with the range trick T4 only: plain CH per class pair, logistic, minus its random expectation."
+    return_se = check_flag(return_se, "return_se", who="ch_t4")
     _, _, scores = _pairwise("ch_t4", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, distance_shift=distance_shift)
     return _mean(scores, n_permutations, return_se)
