@@ -170,6 +170,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cvi._check_metric': ('cvi.html#_check_metric', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._cvdd_separation': ('cvi.html#_cvdd_separation', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._cvnn_terms': ('cvi.html#_cvnn_terms', 'clm_nb/cvi.py'),
+                            'clm_nb.cvi._density_floor': ('cvi.html#_density_floor', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._exact_metric': ('cvi.html#_exact_metric', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._foreign_neighbours': ('cvi.html#_foreign_neighbours', 'clm_nb/cvi.py'),
                             'clm_nb.cvi._min_other': ('cvi.html#_min_other', 'clm_nb/cvi.py'),

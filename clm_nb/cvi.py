@@ -15,7 +15,7 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import BallTree, NearestNeighbors
 
-from .core import LabeledData, check_data, normalize_scale, register
+from .core import LabeledData, check_choice, check_data, check_number, normalize_scale, register
 from .internal import SCALE_FREE, _euclidean_only
 from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, summarize
 
@@ -54,10 +54,9 @@ def _variable_ratios(data: LabeledData) -> np.ndarray:
 def ratkowsky_lance(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
                     variant: str = "vendramin") -> float:
     "Ratkowsky-Lance index: mean per-variable sqrt(BGSS/TSS) over sqrt(K) (higher is better)."
-    data = check_data(X, labels, noise=noise, measure="ratkowsky_lance")
     _euclidean_only(metric, "ratkowsky_lance")
-    if variant not in RL_VARIANTS:
-        raise ValueError(f"ratkowsky_lance: variant={variant!r}; use one of {RL_VARIANTS}.")
+    variant = check_choice(variant, "variant", RL_VARIANTS, who="ratkowsky_lance")
+    data = check_data(X, labels, noise=noise, measure="ratkowsky_lance")
     r = _variable_ratios(data)
     if variant == "vendramin":
         return float(np.mean(np.sqrt(r)) / np.sqrt(data.K))
@@ -70,8 +69,8 @@ def ratkowsky_lance(X, labels=None, *, metric: str = "euclidean", noise=None, ra
                     "Data & Knowledge Engineering 92:77-89")
 def wb(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "WB index: K times the within- over the between-cluster sum of squares (lower is better)."
-    data = check_data(X, labels, noise=noise, measure="wb")
     _euclidean_only(metric, "wb")
+    data = check_data(X, labels, noise=noise, measure="wb")
     st = data.stats
     ssw, ssb = st.wss, st.bss
     if ssb == 0.0: return float("inf")
@@ -95,12 +94,16 @@ def _check_metric(metric, name: str):
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
 
-def _check_k(k, n: int, name: str):
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{name}: k must be a positive integer; got k={k!r}.")
-    if k >= n:
+def _check_k(k, n: int | None, name: str) -> int:
+    "k as an int >= 1 (a ValueError naming it otherwise) and, once `n` is known, below n."
+    try:
+        k = check_number(k, "k", lo=1, integer=True, who=name)
+    except ValueError as e:
+        raise ValueError(f"{e} k counts nearest neighbours: a positive integer.") from None
+    if n is not None and k >= n:
         raise ValueError(f"{name}: k = {k} nearest neighbours need more than k points, but X has {n} "
                          f"(after the noise policy). Use k <= {n - 1}.")
+    return k
 
 def _exact_metric(metric: str) -> tuple[str, bool]:
     "(name, root): the sklearn metric to evaluate in blocks, and whether its square root gives `metric`."
@@ -152,6 +155,8 @@ def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
 # %% ../nbs/04_cvi.ipynb #88711427
 def cvnn_parts(X, labels=None, *, k: int = 10, metric: str = "euclidean", noise=None, random_state=None) -> CVNNParts:
     "Separation and compactness of one partition, to be normalised over a set of candidates with `cvnn_normalize`."
+    _check_metric(metric, "cvnn_parts")
+    _check_k(k, None, "cvnn_parts")
     data = check_data(X, labels, noise=noise, measure="cvnn_parts")
     separation, compactness, scale, _ = _cvnn_terms(data, k, metric, "cvnn_parts")
     return CVNNParts(separation, float(compactness * scale))
@@ -180,11 +185,20 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
                     "Com / mean pairwise distance, this package's normalisation)")
 def cvnn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, k: int = 10) -> float:
     "CVNN of one partition: kNN separation plus compactness over the data's mean pairwise distance (lower is better)."
+    _check_metric(metric, "cvnn")
+    _check_k(k, None, "cvnn")
     data = check_data(X, labels, noise=noise, measure="cvnn")
     separation, compactness, _, mean_d = _cvnn_terms(data, k, metric, "cvnn")
     return float(separation + (compactness / mean_d if mean_d > 0 else 0.0))
 
 # %% ../nbs/04_cvi.ipynb #53603fe9
+def _density_floor(den: np.ndarray, dist: np.ndarray, k: int) -> np.ndarray:
+    "Den floored at delta / k, delta the smallest positive pairwise distance in `dist`: the smallest non-zero Den this data allows."
+    if not (den == 0).any():
+        return den
+    positive = dist[dist > 0]
+    return np.maximum(den, positive.min() / k) if positive.size else den
+
 def _relative_density_distance(a: float, b: np.ndarray) -> np.ndarray:
     "(Den x + Den y)(1 - exp(-|Den x/Den y + Den y/Den x - 2|)) for one x against many y, without cancellation."
     lo, hi = np.minimum(a, b), np.maximum(a, b)
@@ -235,9 +249,11 @@ def _minimax_moments(Y: np.ndarray) -> tuple[float, float]:
 def cvdd(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, k: int = 7,
          max_points: int = 5000) -> float:
     "CVDD: summed density-involved separation over summed minimax-path compactness (higher is better)."
-    data = check_data(X, labels, noise=noise, measure="cvdd")
-    if metric != "euclidean":
+    if not (isinstance(metric, str) and metric == "euclidean"):
         raise ValueError(f"cvdd is defined on Euclidean distances (Hu & Zhong 2019); metric={metric!r} is not supported.")
+    k = _check_k(k, None, "cvdd")
+    max_points = check_number(max_points, "max_points", lo=1, integer=True, who="cvdd")
+    data = check_data(X, labels, noise=noise, measure="cvdd")
     _check_k(k, data.n, "cvdd")
     n = data.n
     if n > max_points:
@@ -246,9 +262,10 @@ def cvdd(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
                          f"max_points={n} (or more) to allow it, or score a subsample.")
     Xn, scale, _ = normalize_scale(data.X)
     den = NearestNeighbors(n_neighbors=k, algorithm="kd_tree").fit(Xn).kneighbors()[0].mean(axis=1)
+    drd = pdist(Xn)                                          # condensed: pairs (i, j > i), row after row
+    den = _density_floor(den, drd, k)
     top = den.max()
     g = np.sqrt(den / top) if top > 0 else np.ones(n)        # sqrt(fDen); every point equally dense if top = 0
-    drd = pdist(Xn)                                          # condensed: pairs (i, j > i), row after row
     start = 0
     for i in range(n - 1):
         stop = start + n - 1 - i
