@@ -8,9 +8,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import hashlib
+import math
 import os
 import re
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -23,10 +26,10 @@ from .core import LabeledData, check_data, encode_labels, noise_mask
 from .external import ari
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'resolve_data_dir', 'Dataset',
-           'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
-           'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset',
-           'iter_datasets']
+__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'ON_ERROR', 'resolve_data_dir', 'Dataset',
+           'file_digest', 'array_digest', 'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset',
+           'make_imbalanced_blobs', 'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble',
+           'list_datasets', 'load_dataset', 'DatasetError', 'iter_datasets']
 
 # %% ../nbs/08_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -50,6 +53,9 @@ def resolve_data_dir(data_dir: str | os.PathLike | None | bool = None) -> Path |
     if data_dir is False:
         return None
     if data_dir is not None:
+        if not isinstance(data_dir, (str, os.PathLike)):
+            raise ValueError(f"data_dir={data_dir!r} must be a folder path, None (= $CLM_NB_DATA or the embedded default) "
+                             "or False (= the embedded default).")
         return _check_bundle_dir(Path(data_dir), "data_dir")
     env = os.environ.get(DATA_ENV, "").strip()
     return _check_bundle_dir(Path(env), f"${DATA_ENV}") if env else None
@@ -88,6 +94,54 @@ class Dataset:
     def __repr__(self):
         return (f"Dataset('{self.collection}/{self.name}', n={self.n}, d={self.d}, "
                 f"n_classes={self.n_classes}, n_noise={self.n_noise})")
+
+# %% ../nbs/08_datasets.ipynb #2d8ddd9b
+_DIGEST_CHUNK = 1 << 20
+
+def _stat_key(path) -> tuple[int, int, int, int]:
+    "What says that a file changed: (inode, size, mtime_ns, ctime_ns)."
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+@lru_cache(maxsize=4096)
+def _file_digest_cached(path: str, ino: int, size: int, mtime_ns: int, ctime_ns: int) -> str:
+    "SHA-256 of the file's bytes; the stat fields are only the cache key."
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_DIGEST_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+def file_digest(path: str | os.PathLike) -> str:
+    "Hex SHA-256 of the bytes of the file at `path` (cached while the file's inode, size, mtime and ctime are unchanged)."
+    try:
+        p = Path(path).resolve()
+        if not p.is_file():
+            raise ValueError(f"file_digest: {p} is not a regular file" + ("" if p.exists() else " (it does not exist)") + ".")
+        return _file_digest_cached(str(p), *_stat_key(p))
+    except OSError as e:
+        raise ValueError(f"file_digest: cannot read {path}: {e}.") from e
+
+# %% ../nbs/08_datasets.ipynb #7920f395
+def _object_bytes(a: np.ndarray) -> bytes:
+    "A byte encoding of an object array's elements: each element's type name and repr, length-prefixed."
+    parts = []
+    for v in a.ravel(order="C").tolist():
+        text = f"{type(v).__name__}:{v!r}".encode("utf-8", "backslashreplace")
+        parts.append(len(text).to_bytes(8, "little") + text)
+    return b"".join(parts)
+
+def array_digest(*arrays) -> str:
+    "Hex SHA-256 of the dtype, shape and bytes of each array, in order (object arrays: of each element's type and repr)."
+    h = hashlib.sha256(f"clm_nb.array_digest/1 {len(arrays)}\n".encode())
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype.hasobject and a.dtype != object:
+            raise ValueError(f"array_digest: structured dtype {a.dtype} holds Python objects; pass plain arrays.")
+        data = _object_bytes(a) if a.dtype == object else np.ascontiguousarray(a).reshape(-1).view(np.uint8).tobytes()
+        h.update(f"{np.lib.format.dtype_to_descr(a.dtype)!r} {a.shape!r} {len(data)}\n".encode())
+        h.update(data)
+    return h.hexdigest()
 
 # %% ../nbs/08_datasets.ipynb #aefc5839
 SCENARIOS = ("match", "shuffled", "split", "merged")
@@ -360,11 +414,17 @@ def _embedded_raw(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     "Cached (X, y, description, meta) of an embedded dataset; never hand these arrays out without copying."
     return _load_sklearn(name) if name in _SKLEARN else _load_generated(name)
 
+@lru_cache(maxsize=None)
+def _embedded_digest(name: str) -> str:
+    "The content fingerprint of an embedded dataset: `array_digest` of its raw X and y (before any preprocessing)."
+    X, y, _, _ = _embedded_raw(name)
+    return array_digest(X, y)
+
 def _embedded_dataset(name: str) -> Dataset:
     "A fresh `Dataset` (copied arrays) for the embedded dataset `name`."
     X, y, desc, meta = _embedded_raw(name)
     meta = {**copy.deepcopy(meta), "file": None, "labels": "y", "label_variants": ["y"], "noise_marker": None,
-            "n_noise": 0, "renamed_labels": {}}
+            "n_noise": 0, "renamed_labels": {}, "sha256": _embedded_digest(name)}
     return Dataset(name, EMBEDDED_DATASETS[name], X.copy(), y.copy(), desc, meta)
 
 # %% ../nbs/08_datasets.ipynb #68766dc5
@@ -375,15 +435,38 @@ _OPTIONAL_COLUMNS = {"n_classes": np.nan, "n_noise": np.nan, "imbalance_ratio": 
 _STORED = ("included", "unlabeled")
 _COLLECTION_NOISE = {"gagolews_v1": "0", "barton": "noise"}   # top-level collection -> documented noise marker
 
+def _manifest_problems(m: pd.DataFrame) -> list[str]:
+    "What is wrong with the stored rows of a manifest: an empty collection or name, n or d not a count, a dataset stored twice."
+    stored = m[m["status"].isin(_STORED)]
+    problems = []
+    for col in ("collection", "name"):
+        empty = stored[col].isna() | (stored[col].astype(str).str.strip() == "")
+        problems += [f"row {i + 1}: empty {col!r}" for i in stored.index[empty]]
+    for col in ("n", "d"):
+        num = pd.to_numeric(stored[col], errors="coerce")
+        bad = num.isna() | (num < 0) | (num % 1 != 0)
+        shown = lambda v: v.item() if isinstance(v, np.generic) else v
+        problems += [f"row {i + 1} ({stored.at[i, 'collection']}/{stored.at[i, 'name']}): {col}={shown(stored.at[i, col])!r} "
+                     "is not a non-negative integer" for i in stored.index[bad]]
+    twice = stored.duplicated(["collection", "name"], keep="first")
+    problems += [f"row {i + 1}: {stored.at[i, 'collection']}/{stored.at[i, 'name']} is stored twice" for i in stored.index[twice]]
+    return problems
+
 @lru_cache(maxsize=8)
 def _manifest_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
-    "The raw manifest table (cached while the file is unchanged)."
+    "The manifest table, checked, with numeric n and d (cached while the file is unchanged)."
     m = pd.read_csv(path, dtype={"noise_label": object, "collection": str, "name": str, "file": object})
     missing = [c for c in _REQUIRED_COLUMNS if c not in m.columns]
     if missing:
         raise ValueError(f"{path} lacks the column(s) {missing}; a manifest needs {list(_REQUIRED_COLUMNS)}.")
     for col, default in _OPTIONAL_COLUMNS.items():
         if col not in m.columns: m[col] = default
+    problems = _manifest_problems(m)
+    if problems:
+        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise ValueError(f"{path} has malformed rows (data rows counted from 1 below the header): {shown}. Fix the manifest: "
+                         "every stored dataset needs a collection, a name and its counts n and d, once.")
+    for col in ("n", "d"): m[col] = pd.to_numeric(m[col], errors="coerce")
     return m
 
 def _read_manifest(root: Path) -> pd.DataFrame:
@@ -397,9 +480,35 @@ def _noise_marker(collection: str, noise_label) -> str | None:
         return str(noise_label).strip()
     return _COLLECTION_NOISE.get(collection.split("/")[0])
 
+# %% ../nbs/08_datasets.ipynb #6c876e47
+def _bundle_file(root: Path, row) -> Path:
+    "The resolved path of a manifest row's `file`: non-empty, relative, inside the bundle root (symlinks followed), a regular file."
+    who = f"{row['collection']}/{row['name']}"
+    cell = row["file"]
+    if not isinstance(cell, str) or not cell.strip():
+        raise ValueError(f"{who}: the manifest's 'file' cell is empty ({cell!r}); give the path of the dataset's .npz "
+                         f"relative to the bundle folder, e.g. '{who}.npz'.")
+    rel = cell.strip()
+    if Path(rel).is_absolute() or rel.startswith("\\") or re.match(r"[A-Za-z]:", rel):
+        raise ValueError(f"{who}: the manifest's file {rel!r} is an absolute path; manifest paths are relative to the "
+                         "bundle folder, and files outside it are never read.")
+    try:
+        base = Path(root).resolve()
+        path = (base / rel).resolve()
+    except (OSError, RuntimeError) as e:                       # e.g. a symlink loop
+        raise ValueError(f"{who}: the manifest's file {rel!r} cannot be resolved ({e}).") from e
+    if not path.is_relative_to(base):
+        raise ValueError(f"{who}: the manifest's file {rel!r} resolves to {path}, outside the bundle {base}; files must "
+                         "lie inside the bundle folder (no '..' escapes, no symlinks pointing out of it).")
+    if not path.exists():
+        raise ValueError(f"{who}: the manifest lists {rel!r}, but {path} does not exist; is the bundle complete?")
+    if not path.is_file():
+        raise ValueError(f"{who}: the manifest's file {rel!r} is not a regular file ({path}).")
+    return path
+
 # %% ../nbs/08_datasets.ipynb #1c8d160a
 LIST_COLUMNS = ["collection", "name", "n", "d", "n_classes", "n_noise", "imbalance_ratio", "label_variants",
-                "labeled", "expected_clm", "source", "file"]
+                "labeled", "expected_clm", "source", "file", "sha256"]
 
 def _label_stats(y: np.ndarray) -> dict:
     "n_classes, n_noise and imbalance_ratio (noise excluded) of labels that use -1 for noise."
@@ -415,25 +524,58 @@ def _embedded_table() -> pd.DataFrame:
         X, y, _, meta = _embedded_raw(name)
         rows.append({"collection": collection, "name": name, "n": X.shape[0], "d": X.shape[1], **_label_stats(y),
                      "label_variants": 1, "labeled": True, "expected_clm": meta["expected_clm"],
-                     "source": meta["source"], "file": None})
+                     "source": meta["source"], "file": None, "sha256": _embedded_digest(name)})
     return pd.DataFrame(rows, columns=LIST_COLUMNS)
 
 def _bundle_table(root: Path) -> pd.DataFrame:
-    "The list_datasets table of the stored datasets of the bundle at `root`."
+    "The list_datasets table of the stored datasets of the bundle at `root` (fingerprints not yet computed)."
     m = _read_manifest(root)
     m = m[m["status"].isin(_STORED)]
     source = m["source_repo"].where(m["source_repo"].notna(), f"bundle {root.name}")
     return pd.DataFrame({"collection": m["collection"], "name": m["name"], "n": m["n"], "d": m["d"],
                          "n_classes": m["n_classes"], "n_noise": m["n_noise"], "imbalance_ratio": m["imbalance_ratio"],
                          "label_variants": m["label_variants"], "labeled": m["status"] == "included",
-                         "expected_clm": None, "source": source, "file": m["file"]}, columns=LIST_COLUMNS)
+                         "expected_clm": None, "source": source, "file": m["file"], "sha256": None}, columns=LIST_COLUMNS)
+
+def _row_digest(root: Path, row) -> str | None:
+    "`file_digest` of a manifest row's file, or None when the row's file cannot be reached or read."
+    try:
+        return file_digest(_bundle_file(root, row))
+    except ValueError:
+        return None
+
+# %% ../nbs/08_datasets.ipynb #1c37ab22
+def _check_count(name: str, value) -> int | None:
+    "`value` as an int if it is a non-negative integer, None if None; otherwise a `ValueError` naming the argument."
+    if value is None: return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name}={value!r} must be a non-negative integer (or None for no limit).")
+    return int(value)
+
+def _check_flag(name: str, value) -> bool:
+    "`value` if it is True or False; otherwise a `ValueError` naming the argument."
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} must be True or False.")
+    return bool(value)
+
+def _check_text(name: str, value, *, optional: bool = False) -> str | None:
+    "`value` if it is a non-empty string (or None when `optional`); otherwise a `ValueError` naming the argument."
+    if value is None and optional: return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name}={value!r} must be a non-empty string" + (" or None." if optional else "."))
+    return value
 
 # %% ../nbs/08_datasets.ipynb #2f8f3c82
 def _as_list(collections) -> list[str] | None:
     "`collections` (None, a string or an iterable of strings) as a list of names without trailing slashes."
     if collections is None: return None
-    names = [collections] if isinstance(collections, str) else list(collections)
-    return [str(c).strip().rstrip("/") for c in names]
+    try:
+        names = [collections] if isinstance(collections, str) else list(collections)
+    except TypeError:
+        names = [collections]
+    if not names or not all(isinstance(c, str) and c.strip().rstrip("/") for c in names):
+        raise ValueError(f"collections={collections!r} must be a collection name, a list of names, or None (all collections).")
+    return [c.strip().rstrip("/") for c in names]
 
 def _under(column: pd.Series, collection: str) -> pd.Series:
     "Rows whose collection equals `collection` or is nested under it ('barton' covers 'barton/artificial')."
@@ -448,22 +590,16 @@ def _in_collections(column: pd.Series, wanted: list[str]) -> pd.Series:
         raise ValueError(f"collections={unknown} match(es) no collection; available: {available}.")
     return pd.concat(masks.values(), axis=1).any(axis=1)
 
-def _check_max(max_datasets: int) -> int:
-    "`max_datasets` if it is a count >= 0, else a `ValueError`."
-    if max_datasets < 0: raise ValueError(f"max_datasets={max_datasets} must be >= 0 (or None for no limit).")
-    return int(max_datasets)
-
-def _filter_table(t: pd.DataFrame, collections, labeled, min_n, max_n, max_d, max_datasets) -> pd.DataFrame:
-    "Apply the list_datasets filters to a table with LIST_COLUMNS, then sort it."
+def _filter_table(t: pd.DataFrame, wanted, labeled, min_n, max_n, max_d, max_datasets) -> pd.DataFrame:
+    "Apply the (checked) list_datasets filters to a table with LIST_COLUMNS, then sort it."
     keep = pd.Series(True, index=t.index)
-    wanted = _as_list(collections)
     if wanted is not None: keep &= _in_collections(t["collection"], wanted)
     if labeled: keep &= t["labeled"]
     if min_n is not None: keep &= t["n"] >= min_n
     if max_n is not None: keep &= t["n"] <= max_n
     if max_d is not None: keep &= t["d"] <= max_d
     t = t[keep].sort_values(["collection", "name"], kind="stable").reset_index(drop=True)
-    return t if max_datasets is None else t.head(_check_max(max_datasets))
+    return t if max_datasets is None else t.head(max_datasets)
 
 # %% ../nbs/08_datasets.ipynb #f8a4f7e6
 def _typed(t: pd.DataFrame) -> pd.DataFrame:
@@ -473,16 +609,26 @@ def _typed(t: pd.DataFrame) -> pd.DataFrame:
     for col in ("n_classes", "n_noise", "label_variants"): t[col] = t[col].astype("Int64")
     t["imbalance_ratio"] = t["imbalance_ratio"].astype(np.float64)
     t["labeled"] = t["labeled"].astype(bool)
-    for col in ("expected_clm", "source", "file"): t[col] = t[col].astype(object)
+    for col in ("expected_clm", "source", "file", "sha256"): t[col] = t[col].astype(object)
     return t
+
+def _listing(root: Path | None, collections, labeled, min_n, max_n, max_d, max_datasets, *, digests: bool = True) -> pd.DataFrame:
+    "The list_datasets table of `root` (None = embedded) for checked arguments; bundle fingerprints only if `digests`."
+    t = _filter_table(_embedded_table() if root is None else _bundle_table(root), _as_list(collections), labeled,
+                      min_n, max_n, max_d, max_datasets)
+    if root is not None and digests:
+        digests = [_row_digest(root, row) for row in t[["collection", "name", "file"]].to_dict("records")]
+        t["sha256"] = pd.Series(digests, index=t.index, dtype=object)             # None stays None (not NaN)
+    return _typed(t)
 
 def list_datasets(data_dir=None, *, collections: str | list[str] | None = None, labeled: bool = True,
                   min_n: int | None = None, max_n: int | None = None, max_d: int | None = None,
                   max_datasets: int | None = None) -> pd.DataFrame:
-    "One row per dataset of the bundle (or of the embedded default), filtered and sorted by collection and name."
-    root = resolve_data_dir(data_dir)
-    table = _embedded_table() if root is None else _bundle_table(root)
-    return _typed(_filter_table(table, collections, labeled, min_n, max_n, max_d, max_datasets))
+    "One row per dataset of the bundle (or of the embedded default), filtered and sorted by collection and name, with its `sha256`."
+    counts = {k: _check_count(k, v) for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d, max_datasets=max_datasets).items()}
+    labeled = _check_flag("labeled", labeled)
+    _as_list(collections)
+    return _listing(resolve_data_dir(data_dir), collections, labeled, **counts)
 
 # %% ../nbs/08_datasets.ipynb #66272e50
 def _variants(keys) -> list[str]:
@@ -496,10 +642,10 @@ def _pick_variant(labels: str, available: list[str], who: str) -> str:
     if labels == "labels0" and "y" in available: return "y"
     raise ValueError(f"{who} has no label variant {labels!r}; available: {available}.")
 
-def _variant_index(labels: str) -> int:
-    "0 for 'y'/'labels0', k for 'labelsk'; a `ValueError` for anything else."
-    if labels == "y": return 0
-    if re.fullmatch(r"labels\d+", str(labels)): return int(labels[6:])
+def _variant_index(labels) -> int:
+    "0 for 'y'/'labels0', k for 'labelsk'; a `ValueError` for anything else (including non-strings)."
+    if isinstance(labels, str) and labels == "y": return 0
+    if isinstance(labels, str) and re.fullmatch(r"labels\d+", labels): return int(labels[6:])
     raise ValueError(f"labels={labels!r} is not a label variant name; use 'y', 'labels1', 'labels2', ...")
 
 # %% ../nbs/08_datasets.ipynb #f4fba124
@@ -533,7 +679,10 @@ def _to_project_noise(y: np.ndarray, is_noise: np.ndarray) -> tuple[np.ndarray, 
 def _find_row(m: pd.DataFrame, name: str, collection: str | None) -> pd.Series:
     "The one manifest (or embedded) row called `name` in `collection`; a `ValueError` naming the problem otherwise."
     named = m[m["name"] == name]
-    rows = named if collection is None else named[_under(named["collection"], collection.strip().rstrip("/"))]
+    wanted = None if collection is None else collection.strip().rstrip("/")
+    rows = named if wanted is None else named[_under(named["collection"], wanted)]
+    if len(rows) > 1 and wanted is not None and (rows["collection"] == wanted).sum() == 1:
+        rows = rows[rows["collection"] == wanted]             # 'a' itself wins over 'a/b' when both hold the name
     if len(rows) == 0 and len(named):
         raise ValueError(f"no dataset named {name!r} in collection {collection!r}; it exists in "
                          f"{sorted(named['collection'].unique())}.")
@@ -564,40 +713,121 @@ def _check_stored(row: pd.Series) -> None:
     if row["status"] not in _STORED:
         raise ValueError(f"{who} is listed in the manifest but not stored (status {row['status']!r}){notes}.")
 
-def _read_npz(path: Path, labels: str, who: str) -> tuple[np.ndarray, np.ndarray, str, str, list, dict]:
-    "(X, raw labels, description, variant key, variants, extra meta) of one bundle file."
-    if not path.is_file():
-        raise FileNotFoundError(f"{who}: the manifest lists {path}, but the file is missing; is the bundle complete?")
-    with np.load(path, allow_pickle=False) as z:
-        available = _variants(z.files)
+# %% ../nbs/08_datasets.ipynb #15ae6523
+_X_KINDS, _LABEL_KINDS, _TEXT_KINDS = "biuf", "biufUS", "US"
+_KIND_TEXT = {_X_KINDS: "real numbers (bool, integer or float)", _LABEL_KINDS: "integers, floats, booleans or strings",
+              _TEXT_KINDS: "strings"}
+_MAX_TEXT_BYTES = 64 << 20                                     # description / feature_names above this are refused
+
+class _Malformed(Exception):
+    "A problem found inside one bundle file; `_read_npz` reports it as a ValueError naming the dataset and the file."
+
+def _npy_header(zf: zipfile.ZipFile, member: str) -> tuple[tuple, np.dtype, int]:
+    "(shape, dtype, bytes stored after the header) of one .npy member of an open archive, from its header alone."
+    info = zf.getinfo(member)
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0): shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0): shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+        else: raise _Malformed(f"member {member!r} is a .npy of format version {version}; the reader reads versions 1.0 and 2.0")
+        return tuple(shape), dtype, info.file_size - f.tell()
+
+def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expected: str, max_bytes: int | None = None) -> None:
+    "A `_Malformed` unless the member's dtype is of `kinds`, its shape is `shape` (None: any) and it stores exactly the bytes it needs."
+    got, dtype, stored = header
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in kinds:
+        raise _Malformed(f"array {key!r} has dtype {dtype}; it must hold {_KIND_TEXT[kinds]} (object, complex and structured arrays are refused)")
+    if shape is not None and len(got) != len(shape):
+        raise _Malformed(f"array {key!r} has {len(got)} dimension(s) (shape {got}); it must be {len(shape)}-D, {expected}")
+    if shape is not None and got != shape:
+        raise _Malformed(f"array {key!r} has shape {got} in its header, but the manifest says {expected}; the file and its "
+                         "manifest row disagree (fix whichever is wrong)")
+    need = math.prod(got) * dtype.itemsize
+    if max_bytes is not None and need > max_bytes:
+        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the {max_bytes} allowed")
+    if stored != need:
+        raise _Malformed(f"array {key!r} stores {stored} bytes of data, but its header (shape {got}, dtype {dtype}) needs {need}: "
+                         "the member is truncated or corrupt")
+
+# %% ../nbs/08_datasets.ipynb #3a91b899
+def _open_npz(path: Path, who: str) -> zipfile.ZipFile:
+    "The open archive at `path`; a `ValueError` naming the dataset and the file if it is empty, truncated or not a zip."
+    try:
+        empty = path.stat().st_size == 0
+        if not empty: return zipfile.ZipFile(path)
+    except Exception as e:
+        raise ValueError(f"{who}: {path} is not a readable .npz archive (truncated, or not a zip file: {type(e).__name__}: {e}); "
+                         "replace it with a good copy of the dataset's file.") from e
+    raise ValueError(f"{who}: {path} is empty (0 bytes); replace it with a good copy of the dataset's file.")
+
+def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
+    "One .npy member of an open archive, read without pickles."
+    with zf.open(member) as f:
+        return np.lib.format.read_array(f, allow_pickle=False)
+
+def _text(a: np.ndarray) -> str:
+    "A string array as one text (a 0-d description is the usual case)."
+    items = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in a.ravel().tolist()]
+    return "\n".join(items)
+
+def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.ndarray, np.ndarray, str, str, list, dict]:
+    "(X, raw labels, description, variant key, variants, extra meta) of one bundle file, every header checked against n and d first."
+    with _open_npz(path, who) as zf:
+        members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
+        if "X" not in members:
+            raise ValueError(f"{who}: {path} has no array 'X' (it holds {sorted(members)}); a bundle file needs X (n × d) "
+                             "and the labels y.")
+        available = _variants(members)
         if not available:
-            raise ValueError(f"{who} has no reference labels (its file holds no 'y'); cluster-label matching needs labels.")
+            raise ValueError(f"{who}: {path} has no reference labels (its file holds no 'y'; it holds {sorted(members)}); "
+                             "cluster-label matching needs labels. Add y, or mark the row 'unlabeled' in the manifest.")
         key = _pick_variant(labels, available, who)
-        X, raw = np.asarray(z["X"], dtype=np.float64), np.asarray(z[key])
-        desc = str(z["description"]) if "description" in z.files else ""
-        extra = {"feature_names": [str(f) for f in z["feature_names"]]} if "feature_names" in z.files else {}
-    if X.ndim != 2 or raw.shape != (X.shape[0],):
-        raise ValueError(f"{who}: X has shape {X.shape} but labels {key!r} have shape {raw.shape}; the file is malformed.")
-    return X, raw, desc, key, available, extra
+        checks = {"X": (_X_KINDS, (n, d), f"(n, d) = ({n}, {d})", None),
+                  key: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", None)}
+        if "description" in members: checks["description"] = (_TEXT_KINDS, None, "", _MAX_TEXT_BYTES)
+        if "feature_names" in members: checks["feature_names"] = (_TEXT_KINDS, (d,), f"d = {d} names (one per column)", _MAX_TEXT_BYTES)
+        try:
+            for k, (kinds, shape, expected, cap) in checks.items():
+                _check_header(_npy_header(zf, members[k]), k, kinds, shape, expected, cap)
+            arrays = {k: _read_member(zf, members[k]) for k in checks}
+        except _Malformed as e:
+            raise ValueError(f"{who}: {path}: {e}.") from None
+        except Exception as e:                                  # BadZipFile (CRC), zlib.error, EOFError, OSError, ValueError...
+            raise ValueError(f"{who}: {path}: its arrays cannot be read ({type(e).__name__}: {e}); the file is corrupt or "
+                             "truncated, replace it with a good copy.") from e
+    desc = _text(arrays["description"]) if "description" in arrays else ""
+    extra = {"feature_names": [str(f) for f in arrays["feature_names"].tolist()]} if "feature_names" in arrays else {}
+    return np.asarray(arrays["X"], dtype=np.float64), arrays[key], desc, key, available, extra
 
 # %% ../nbs/08_datasets.ipynb #b164a2e6
 _PROVENANCE = ("source_repo", "source_commit", "original_path", "license_attribution", "notes")   # manifest text kept in meta
 
-def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
-    "Read one dataset of the bundle at `root`, noise mapped to -1."
-    row = _find_row(_read_manifest(root), name, collection)
+def _bundle_row_dataset(root: Path, row: pd.Series, labels: str) -> Dataset:
+    "Read the dataset of one manifest row of the bundle at `root` (file confined to the bundle, headers checked), noise mapped to -1."
     _check_stored(row)
     who = f"{row['collection']}/{row['name']}"
-    X, raw, desc, key, available, extra = _read_npz(root / row["file"], labels, who)
+    path = _bundle_file(root, row)
+    try: before = _stat_key(path)
+    except OSError: before = None
+    digest = file_digest(path)
+    X, raw, desc, key, available, extra = _read_npz(path, labels, who, int(row["n"]), int(row["d"]))
+    try: changed = before is None or _stat_key(path) != before
+    except OSError: changed = True
+    if changed:
+        raise ValueError(f"{who}: {path} changed while it was being read; load it again.")
     marker = _noise_marker(row["collection"], row["noise_label"])
     is_noise = _marker_mask(raw, marker)
     y, renamed = _to_project_noise(raw, is_noise)
-    source = row["source_repo"] if isinstance(row["source_repo"], str) else f"bundle {root.name}"
-    meta = {"source": source, "file": str(row["file"]), "labels": key, "label_variants": available,
+    source = row["source_repo"] if isinstance(row["source_repo"], str) else f"bundle {Path(root).name}"
+    meta = {"source": source, "file": str(row["file"]), "sha256": digest, "labels": key, "label_variants": available,
             "noise_marker": marker, "n_noise": int(is_noise.sum()), "renamed_labels": renamed,
             "license": row["license_attribution"] if isinstance(row["license_attribution"], str) else None,
             "provenance": {c: str(row[c]) for c in _PROVENANCE if isinstance(row[c], str) and row[c].strip()}, **extra}
     return Dataset(str(row["name"]), str(row["collection"]), X, y, desc, meta)
+
+def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
+    "Find `name` (in `collection`) in the manifest of the bundle at `root` and read it."
+    return _bundle_row_dataset(root, _find_row(_read_manifest(root), name, collection), labels)
 
 def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset:
     "One embedded dataset (only the 'y' label variant exists)."
@@ -635,29 +865,73 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
 def load_dataset(name: str, data_dir=None, *, collection: str | None = None, labels: str = "y",
                  standardize: bool = False, drop_nan_rows: bool = False) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
+    name, collection = _check_text("name", name), _check_text("collection", collection, optional=True)
+    _variant_index(labels)
+    standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)
     root = resolve_data_dir(data_dir)
     name, collection = _split_name(name, collection)
     ds = _embedded_by_name(name, collection, labels) if root is None else _bundle_dataset(root, name, collection, labels)
     return _prepare(ds, standardize, drop_nan_rows)
 
+# %% ../nbs/08_datasets.ipynb #86420806
+ON_ERROR = ("raise", "record")
+
+@dataclass(frozen=True)
+class DatasetError:
+    "A dataset that could not be loaded, yielded by `iter_datasets(on_error='record')` in its place: where it is and why."
+    collection: str
+    name: str
+    error: str
+
+    def __repr__(self):
+        return f"DatasetError('{self.collection}/{self.name}': {self.error})"
+
 # %% ../nbs/08_datasets.ipynb #04e2715a
-def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows) -> Iterator[Dataset]:
-    "Load the datasets of `table` one at a time."
-    data_dir = False if root is None else root
+def _error_text(e: Exception) -> str:
+    "The message of a load failure: a ValueError's text, anything else prefixed by its type."
+    return str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}"
+
+def _load_listed(root: Path | None, rows: dict, collection: str, name: str, labels: str, standardize: bool,
+                 drop_nan_rows: bool) -> Dataset:
+    "Load the listed dataset (collection, name) exactly: from its manifest row in `rows`, or its embedded entry."
+    if root is None:
+        _pick_variant(labels, ["y"], f"{collection}/{name}")
+        ds = _embedded_dataset(name)
+    else:
+        ds = _bundle_row_dataset(root, rows[(collection, name)], labels)
+    return _prepare(ds, standardize, drop_nan_rows)
+
+def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows, on_error) -> Iterator[Dataset | DatasetError]:
+    "Load the datasets of `table` one at a time; with on_error='record', a failure is yielded as a DatasetError."
+    rows = {}
+    if root is not None:                                       # the manifest rows as listed (one lookup each, not a scan)
+        m = _read_manifest(root)
+        rows = {(r["collection"], r["name"]): r for r in m[m["status"].isin(_STORED)].to_dict("records")}
     for collection, name in zip(table["collection"], table["name"]):
-        yield load_dataset(name, data_dir, collection=collection, labels=labels,
-                           standardize=standardize, drop_nan_rows=drop_nan_rows)
+        try:
+            item = _load_listed(root, rows, collection, name, labels, standardize, drop_nan_rows)
+        except Exception as e:
+            if on_error == "raise": raise
+            item = DatasetError(str(collection), str(name), _error_text(e))
+        yield item
 
 def iter_datasets(data_dir=None, *, collections: str | list[str] | None = None, min_n: int | None = None,
                   max_n: int | None = None, max_d: int | None = None, max_datasets: int | None = None,
-                  labels: str = "y", standardize: bool = False, drop_nan_rows: bool = False) -> Iterator[Dataset]:
-    "Yield the labeled datasets that `list_datasets` lists with these filters, loaded with these options."
-    root = resolve_data_dir(data_dir)
+                  labels: str = "y", standardize: bool = False, drop_nan_rows: bool = False,
+                  on_error: str = "raise") -> Iterator[Dataset | DatasetError]:
+    "Yield the labeled datasets that `list_datasets` lists with these filters, loaded with these options (`on_error`: 'raise' or 'record')."
+    if not isinstance(on_error, str) or on_error not in ON_ERROR:
+        raise ValueError(f"on_error={on_error!r} must be one of {ON_ERROR}: 'raise' stops at the first unreadable dataset, "
+                         "'record' yields a DatasetError in its place and goes on.")
+    counts = {k: _check_count(k, v) for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d).items()}
+    max_datasets = _check_count("max_datasets", max_datasets)
     variant = _variant_index(labels)
-    table = list_datasets(False if root is None else root, collections=collections, labeled=True,
-                          min_n=min_n, max_n=max_n, max_d=max_d)
+    standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)
+    _as_list(collections)
+    root = resolve_data_dir(data_dir)
+    table = _listing(root, collections, True, **counts, max_datasets=None, digests=False)
     if variant > 0:
         table = table[table["label_variants"].fillna(1) > variant]
     if max_datasets is not None:
-        table = table.head(_check_max(max_datasets))
-    return _iter_rows(root, table, labels, standardize, drop_nan_rows)
+        table = table.head(max_datasets)
+    return _iter_rows(root, table, labels, standardize, drop_nan_rows, on_error)

@@ -86,7 +86,7 @@ def test_env_var(bundle, monkeypatch):
 
 def test_list_bundle(bundle):
     t = list_datasets(bundle)
-    assert list(t.columns) == LIST_COLUMNS
+    assert list(t.columns) == LIST_COLUMNS and LIST_COLUMNS[-1] == "sha256"
     assert list(zip(t.collection, t.name)) == [
         ("barton/artificial", "ints"), ("barton/artificial", "noisy_str"), ("gagolews_v1/sipu", "noisy"),
         ("hjn", "ints"), ("hjn", "minus_one"), ("hjn", "strings")]
@@ -186,7 +186,7 @@ def test_load_errors(bundle):
     with pytest.raises(ValueError, match=r"Did you mean \['strings'\]"):
         load_dataset("strngs", bundle)
     (bundle / "hjn" / "strings.npz").unlink()
-    with pytest.raises(FileNotFoundError, match="the file is missing"):
+    with pytest.raises(ValueError, match=r"hjn/strings: the manifest lists 'hjn/strings.npz', but .* does not exist"):
         load_dataset("strings", bundle)
 
 
@@ -392,3 +392,313 @@ def test_synthetic_partitions():
     assert np.mean([_ari(truth, p) for p in good]) > np.mean([_ari(truth, p) for p in poor])
     with pytest.raises(ValueError, match="alpha"):
         hub_ensemble(truth, 5, 1.5)
+
+
+# ---------------------------------------------------------------- fault injection: the reader trusts no file
+# Every malformed file or manifest row is a ValueError that names the dataset and the file, found before any large
+# allocation; iter_datasets(on_error="record") yields a DatasetError in a bad dataset's place and goes on.
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+
+from clm_nb.datasets import ON_ERROR, DatasetError, array_digest, file_digest
+
+
+def _npy(a, allow_pickle=False) -> bytes:
+    "The .npy bytes of an array."
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.asarray(a), allow_pickle=allow_pickle)
+    return buf.getvalue()
+
+
+def _npy_claiming(shape, descr="<f8", data=b"") -> bytes:
+    "A hand-made .npy member: a header claiming `shape`, followed by `data` only (nothing of that size is ever built)."
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buf.getvalue() + data
+
+
+def _write_members(path: Path, members: dict) -> None:
+    "An npz archive holding the given .npy member bytes (names without .npy)."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name + ".npy", data)
+
+
+GOOD = {"X": _npy(np.arange(12.0).reshape(6, 2)), "y": _npy(np.array([0, 0, 1, 1, 2, 2]))}
+
+
+def _good_bytes(tmp: Path) -> bytes:
+    _write_members(tmp / "_good.npz", GOOD)
+    return (tmp / "_good.npz").read_bytes()
+
+
+def _corrupt_stream(tmp: Path) -> bytes:
+    "A good archive with bytes flipped inside X's compressed stream (CRC / zlib failure when read)."
+    rng = np.random.default_rng(0)
+    _write_members(tmp / "_rand.npz", {**GOOD, "X": _npy(rng.normal(size=(6, 2)))})
+    raw = bytearray((tmp / "_rand.npz").read_bytes())
+    start = raw.index(b"X.npy") + len(b"X.npy")
+    for k in range(60, 90):
+        raw[start + k] ^= 0x5A
+    return bytes(raw)
+
+
+# name -> (writer(root, outside, tmp) returning the manifest `file` cell, manifest overrides, fragment of the error)
+FAULTS = {
+    "truncated": (lambda r, o, t: _raw(r, "truncated", _good_bytes(t)[:120]), {}, "is not a readable .npz archive"),
+    "empty": (lambda r, o, t: _raw(r, "empty", b""), {}, "is empty (0 bytes)"),
+    "not_zip": (lambda r, o, t: _raw(r, "not_zip", b"X,y\n1,2\n"), {}, "is not a readable .npz archive"),
+    "missing_x": (lambda r, o, t: _npz(r, "missing_x", y=GOOD["y"]), {}, "has no array 'X'"),
+    "missing_y": (lambda r, o, t: _npz(r, "missing_y", X=GOOD["X"]), {}, "has no reference labels"),
+    "object_y": (lambda r, o, t: _npz(r, "object_y", X=GOOD["X"], y=_npy(np.array([0, 0, 1, 1, 2, "b"], dtype=object), True)),
+                 {}, "array 'y' has dtype object"),
+    "complex_x": (lambda r, o, t: _npz(r, "complex_x", X=_npy(np.zeros((6, 2), complex)), y=GOOD["y"]), {}, "dtype complex128"),
+    "x_1d": (lambda r, o, t: _npz(r, "x_1d", X=_npy(np.zeros(12)), y=GOOD["y"]), {}, "has 1 dimension(s)"),
+    "x_vs_manifest": (lambda r, o, t: _npz(r, "x_vs_manifest", X=_npy(np.zeros((6, 3))), y=GOOD["y"]), {},
+                      "has shape (6, 3) in its header, but the manifest says (n, d) = (6, 2)"),
+    "labels_length": (lambda r, o, t: _npz(r, "labels_length", X=GOOD["X"], y=_npy(np.zeros(5, int))), {},
+                      "array 'y' has shape (5,) in its header, but the manifest says n = 6"),
+    "huge_header": (lambda r, o, t: _npz(r, "huge_header", X=_npy_claiming((10**12, 2), data=b"\0" * 96), y=GOOD["y"]), {},
+                    "has shape (1000000000000, 2) in its header"),
+    "huge_agreeing": (lambda r, o, t: _npz(r, "huge_agreeing", X=_npy_claiming((10**12, 2), data=b"\0" * 96),
+                                           y=_npy_claiming((10**12,), "<i8", b"\0" * 48)),
+                      {"n": 10**12}, "stores 96 bytes of data, but its header (shape (1000000000000, 2)"),
+    "big_agreeing": (lambda r, o, t: _npz(r, "big_agreeing", X=_npy_claiming((10**8, 2), data=b"\0" * 96),
+                                          y=_npy_claiming((10**8,), "<i8", b"\0" * 48)),
+                     {"n": 10**8}, "stores 96 bytes of data, but its header (shape (100000000, 2)"),
+    "short_member": (lambda r, o, t: _npz(r, "short_member", X=_npy_claiming((6, 2), data=b"\0" * 50), y=GOOD["y"]), {},
+                     "stores 50 bytes of data"),
+    "corrupt_stream": (lambda r, o, t: _raw(r, "corrupt_stream", _corrupt_stream(t)), {}, ""),
+    "dotdot": (lambda r, o, t: "../outside/secret.npz", {}, "resolves to"),
+    "absolute": (lambda r, o, t: str(o / "secret.npz"), {}, "is an absolute path"),
+    "symlink_out": (lambda r, o, t: _symlink(r, "symlink_out", o / "secret.npz"), {}, "outside the bundle"),
+    "empty_cell": (lambda r, o, t: None, {}, "the manifest's 'file' cell is empty"),
+    "missing_file": (lambda r, o, t: "f/missing_file.npz", {}, "does not exist"),
+    "a_directory": (lambda r, o, t: (r / "f" / "a_directory.npz").mkdir() or "f/a_directory.npz", {}, "is not a regular file"),
+}
+GOOD_NAMES = ("aa_good", "mm_good", "zz_good")
+
+
+def _raw(root: Path, name: str, data: bytes) -> str:
+    (root / "f").mkdir(parents=True, exist_ok=True)
+    (root / "f" / f"{name}.npz").write_bytes(data)
+    return f"f/{name}.npz"
+
+
+def _npz(root: Path, name: str, **members) -> str:
+    _write_members(root / "f" / f"{name}.npz", members)
+    return f"f/{name}.npz"
+
+
+def _symlink(root: Path, name: str, target: Path) -> str:
+    (root / "f").mkdir(parents=True, exist_ok=True)
+    (root / "f" / f"{name}.npz").symlink_to(target)
+    return f"f/{name}.npz"
+
+
+@pytest.fixture
+def faulty(tmp_path) -> Path:
+    "A bundle (collection 'f') holding three good datasets and one dataset per fault, all claiming n=6, d=2 unless stated."
+    root, outside = tmp_path / "bundle", tmp_path / "outside"
+    (root / "f").mkdir(parents=True)
+    _write_members(outside / "secret.npz", GOOD)              # a perfectly valid file, but outside the bundle
+    rows = []
+    for name in GOOD_NAMES:
+        rows.append(dict(collection="f", name=name, file=_npz(root, name, **GOOD), status="included", n=6, d=2))
+    for name, (write, overrides, _) in FAULTS.items():
+        rows.append({**dict(collection="f", name=name, file=write(root, outside, tmp_path), status="included", n=6, d=2), **overrides})
+    pd.DataFrame(rows).to_csv(root / "manifest.csv", index=False)
+    return root
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_fault_is_a_valueerror_naming_the_file(faulty, name):
+    manifest = pd.read_csv(faulty / "manifest.csv").set_index("name")
+    cell = manifest.loc[name, "file"]
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError) as info:
+        load_dataset(name, faulty, collection="f")
+    assert time.perf_counter() - t0 < 2.0                     # no 16 TB allocation attempted, no long read
+    msg = str(info.value)
+    assert msg.startswith(f"f/{name}: ") and FAULTS[name][2] in msg, msg
+    if isinstance(cell, str):                                  # the file is named: as written in the manifest, or resolved
+        assert cell in msg or str((faulty / cell).resolve()) in msg, msg
+
+
+def test_fault_exceptions_are_chained(faulty):
+    with pytest.raises(ValueError) as info:
+        load_dataset("truncated", faulty, collection="f")
+    assert isinstance(info.value.__cause__, zipfile.BadZipFile)
+    with pytest.raises(ValueError) as info:
+        load_dataset("corrupt_stream", faulty, collection="f")
+    assert info.value.__cause__ is not None                   # zlib.error or BadZipFile (CRC), chained
+
+
+MEMORY_GUARD = r"""
+import json, resource, sys
+from clm_nb.datasets import load_dataset
+vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + (512 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+out = {}
+for name in sys.argv[2:]:
+    try:
+        load_dataset(name, sys.argv[1], collection="f"); out[name] = "loaded"
+    except ValueError as e:
+        out[name] = "ValueError"
+    except MemoryError:
+        out[name] = "MemoryError"
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc to measure the address space")
+def test_headers_checked_before_allocation(faulty):
+    "Under an address-space limit of 512 MiB above the interpreter's, headers claiming 1.6 GB and 16 TB are refused, not allocated."
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    run = subprocess.run([sys.executable, "-c", MEMORY_GUARD, str(faulty), "huge_header", "huge_agreeing", "big_agreeing", "aa_good"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"huge_header": "ValueError", "huge_agreeing": "ValueError",
+                                                                "big_agreeing": "ValueError", "aa_good": "loaded"}
+
+
+def test_listing_survives_bad_files(faulty):
+    t = list_datasets(faulty)
+    assert len(t) == len(FAULTS) + len(GOOD_NAMES)
+    sha = t.set_index("name").sha256
+    for name in ("dotdot", "absolute", "symlink_out", "empty_cell", "missing_file", "a_directory"):
+        assert sha[name] is None                               # unreachable file: no fingerprint, loading says why
+    assert sha["empty"] == hashlib.sha256(b"").hexdigest()     # reachable but malformed: its bytes' fingerprint
+
+
+def test_iter_record_yields_every_dataset_in_catalog_order(faulty):
+    names = sorted([*FAULTS, *GOOD_NAMES])
+    got = list(iter_datasets(faulty, on_error="record"))
+    assert [(d.collection, d.name) for d in got] == [("f", n) for n in names]
+    for item in got:
+        if item.name in GOOD_NAMES:
+            assert isinstance(item, Dataset) and item.y.tolist() == [0, 0, 1, 1, 2, 2]
+        else:
+            assert isinstance(item, DatasetError) and item.error.startswith(f"f/{item.name}: ") and FAULTS[item.name][2] in item.error
+            assert repr(item).startswith(f"DatasetError('f/{item.name}': ")
+    with pytest.raises(ValueError, match=f"^f/{names[0]}: "):   # the default still stops at the first bad dataset
+        list(iter_datasets(faulty))
+    assert [d.name for d in iter_datasets(faulty, on_error="record", max_datasets=2)] == names[:2]
+
+
+def test_dataset_error_record():
+    e = DatasetError("hjn", "x", "boom")
+    assert (e.collection, e.name, e.error) == ("hjn", "x", "boom") and repr(e) == "DatasetError('hjn/x': boom)"
+    with pytest.raises(Exception):
+        e.error = "other"                                      # frozen
+    assert ON_ERROR == ("raise", "record")
+
+
+def test_bundle_root_behind_a_symlink(faulty, tmp_path):
+    (tmp_path / "via").symlink_to(faulty)
+    assert load_dataset("aa_good", tmp_path / "via", collection="f").n == 6
+    with pytest.raises(ValueError, match="outside the bundle"):
+        load_dataset("symlink_out", tmp_path / "via", collection="f")
+
+
+@pytest.mark.parametrize("cell, overrides, message", [
+    ("f/x.npz", {"n": "many"}, r"row 1 \(f/x\): n='many' is not a non-negative integer"),
+    ("f/x.npz", {"d": -2}, r"row 1 \(f/x\): d=-2 is not a non-negative integer"),
+    ("f/x.npz", {"name": None}, r"row 1: empty 'name'"),
+])
+def test_manifest_rows_are_checked(tmp_path, cell, overrides, message):
+    pd.DataFrame([{**dict(collection="f", name="x", file=cell, status="included", n=6, d=2), **overrides}]).to_csv(
+        tmp_path / "manifest.csv", index=False)
+    with pytest.raises(ValueError, match=message):
+        list_datasets(tmp_path)
+
+
+def test_manifest_duplicate_rows(tmp_path):
+    row = dict(collection="f", name="x", file="f/x.npz", status="included", n=6, d=2)
+    pd.DataFrame([row, row]).to_csv(tmp_path / "manifest.csv", index=False)
+    with pytest.raises(ValueError, match="row 2: f/x is stored twice"):
+        iter_datasets(tmp_path)
+
+
+# --- the content fingerprint -------------------------------------------------------------------
+
+def test_sha256_column_and_meta(bundle):
+    t1, t2 = list_datasets(bundle, labeled=False), list_datasets(bundle, labeled=False)
+    assert t1.sha256.tolist() == t2.sha256.tolist() and t1.sha256.str.fullmatch("[0-9a-f]{64}").all()
+    for row in t1.itertuples():
+        assert row.sha256 == hashlib.sha256((bundle / row.file).read_bytes()).hexdigest() == file_digest(bundle / row.file)
+    sha = t1.set_index(["collection", "name"]).sha256
+    for opts in ({}, {"labels": "labels2"}, {"standardize": True, "drop_nan_rows": True}):
+        ds = load_dataset("noisy", bundle, **opts)
+        assert ds.meta["sha256"] == sha[("gagolews_v1/sipu", "noisy")]      # the file's digest, whatever the load options
+    assert [d.meta["sha256"] for d in iter_datasets(bundle)] == list_datasets(bundle).sha256.tolist()
+
+
+def test_sha256_changes_with_the_bytes(bundle):
+    before = list_datasets(bundle).set_index("name").sha256
+    path = bundle / "hjn" / "strings.npz"
+    new = bundle / "hjn" / "_new.npz"
+    np.savez_compressed(new, X=np.zeros((6, 2)), y=np.array(["b", "a", "b", "a", "c", "c"]))
+    os.replace(new, path)                                      # a replaced file (as a copy or an update does it)
+    after = list_datasets(bundle).set_index("name").sha256
+    assert after["strings"] != before["strings"] and after["strings"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert (after.drop("strings") == before.drop("strings")).all()
+    assert load_dataset("strings", bundle).meta["sha256"] == after["strings"]
+    with open(path, "ab") as f:                                # appended in place: size changes, so does the digest
+        f.write(b"\0")
+    assert file_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest() != after["strings"]
+
+
+def test_sha256_embedded():
+    from sklearn.datasets import load_iris
+    iris = load_iris()
+    expected = array_digest(iris.data.astype(np.float64), iris.target.astype(np.int64))
+    assert list_datasets().set_index("name").loc["iris", "sha256"] == expected
+    assert load_dataset("iris", standardize=True).meta["sha256"] == expected             # of the raw arrays
+    assert len(set(list_datasets().sha256)) == len(EMBEDDED_DATASETS)
+
+
+def test_array_digest():
+    X = np.arange(6.0).reshape(3, 2)
+    assert array_digest(X, [0, 1, 1]) == array_digest(X.copy(), np.array([0, 1, 1]))
+    assert array_digest(X) == array_digest(np.asfortranarray(X))
+    assert len({array_digest(X), array_digest(X.reshape(2, 3)), array_digest(X.astype(np.float32)), array_digest(X, X),
+                array_digest(X.T), array_digest()}) == 6
+    y = np.array(["a", -1, "b"], dtype=object)
+    assert array_digest(y) == array_digest(np.array(["a", -1, "b"], dtype=object)) != array_digest(y.astype(str))
+    with pytest.raises(ValueError, match="file_digest: .*does not exist"):
+        file_digest("/no/such/file.npz")
+
+
+# --- arguments checked at the door ---------------------------------------------------------------
+
+@pytest.mark.parametrize("call, message", [
+    (lambda b: list_datasets(b, max_n=-1), "max_n=-1 must be a non-negative integer"),
+    (lambda b: list_datasets(b, min_n=2.5), "min_n=2.5 must be a non-negative integer"),
+    (lambda b: list_datasets(b, max_d=True), "max_d=True must be a non-negative integer"),
+    (lambda b: list_datasets(b, max_datasets="3"), "max_datasets='3' must be a non-negative integer"),
+    (lambda b: list_datasets(b, labeled=1), "labeled=1 must be True or False"),
+    (lambda b: list_datasets(b, collections=["hjn", None]), "must be a collection name"),
+    (lambda b: list_datasets(True), "data_dir=True must be a folder path"),
+    (lambda b: load_dataset("ints", b, collection="hjn", standardize=None), "standardize=None must be True or False"),
+    (lambda b: load_dataset("ints", b, collection="hjn", drop_nan_rows="no"), "drop_nan_rows='no' must be True or False"),
+    (lambda b: load_dataset("ints", b, collection="hjn", labels=0), "labels=0 is not a label variant name"),
+    (lambda b: load_dataset("", b), "name='' must be a non-empty string"),
+    (lambda b: load_dataset("ints", b, collection=3), "collection=3 must be a non-empty string or None"),
+    (lambda b: iter_datasets(b, on_error="skip"), r"on_error='skip' must be one of \('raise', 'record'\)"),
+    (lambda b: iter_datasets(b, on_error=None), "on_error=None must be one of"),
+    (lambda b: iter_datasets(b, min_n=-3), "min_n=-3 must be a non-negative integer"),
+    (lambda b: iter_datasets(b, max_datasets=1.0), "max_datasets=1.0 must be a non-negative integer"),
+    (lambda b: iter_datasets(b, labels=["y"]), r"labels=\['y'\] is not a label variant name"),
+    (lambda b: iter_datasets(b, standardize="True"), "standardize='True' must be True or False"),
+])
+def test_arguments_checked_at_the_door(bundle, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(bundle)
