@@ -5,6 +5,7 @@
 # %% ../nbs/04_external.ipynb #da87de09
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -16,7 +17,7 @@ from scipy.sparse.csgraph import connected_components, maximum_bipartite_matchin
 from scipy.spatial.distance import cdist
 from sklearn import metrics as skm
 
-from .core import _check_X, check_labels, check_partitions, register
+from .core import _check_X, check_choice, check_flag, check_labels, check_number, check_partitions, register
 
 # %% auto #0
 __all__ = ['DENSE_CELLS', 'MAX_MATCHING_CELLS', 'MATCHINGS', 'COVARIANCES', 'SIMILARITIES', 'Contingency', 'contingency',
@@ -146,9 +147,7 @@ _SYM = ("relabel", "permutation", "symmetry")
 _AVERAGES = ("arithmetic", "geometric", "min", "max")
 
 def _check_average(average: str, measure: str) -> str:
-    if average not in _AVERAGES:
-        raise ValueError(f"{measure}: average={average!r}; use one of {_AVERAGES}.")
-    return average
+    return check_choice(average, "average", _AVERAGES, who=measure)
 
 @register("ari", direction="max", lower=-0.5, upper=1, invariances=_SYM, complexity="O(n + nnz)",
           reference="Hubert & Arabie, Comparing partitions, J. Classification 2 (1985); bound -1/2: Chacón & Rastrojo, "
@@ -183,15 +182,22 @@ def nmi(labels_a, labels_b=None, *, average: str = "arithmetic", noise=None, noi
           reference="Rosenberg & Hirschberg, V-measure, EMNLP-CoNLL (2007)", **_EXT)
 def v_measure(labels_a, labels_b=None, *, beta: float = 1.0, noise=None, noise_label=-1) -> float:
     "V-measure (scikit-learn's `v_measure_score`): weighted harmonic mean of homogeneity and completeness; A is the reference."
+    beta = check_number(beta, "beta", lo=0, who="v_measure")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="v_measure")
     return float(skm.v_measure_score(ct.codes_a, ct.codes_b, beta=beta))
 
 @register("fowlkes_mallows", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
           reference="Fowlkes & Mallows, A method for comparing two hierarchical clusterings, JASA 78 (1983)", **_EXT)
 def fowlkes_mallows(labels_a, labels_b=None, *, noise=None, noise_label=-1) -> float:
-    "Fowlkes–Mallows index (scikit-learn's `fowlkes_mallows_score`): geometric mean of pair precision and recall."
+    "Fowlkes–Mallows index: geometric mean of pair precision and recall; 1 for identical partitions (all-singletons too)."
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="fowlkes_mallows")
-    return float(skm.fowlkes_mallows_score(ct.codes_a, ct.codes_b))
+    pc = pair_counts(ct)
+    together_a, together_b = pc.together_both + pc.together_a_only, pc.together_both + pc.together_b_only
+    if together_a == 0 and together_b == 0:                  # both all-singletons: identical partitions
+        return 1.0
+    if pc.together_both == 0:
+        return 0.0
+    return float(pc.together_both / math.sqrt(together_a) / math.sqrt(together_b))
 
 # %% ../nbs/04_external.ipynb #e7ea2735
 @register("jaccard_pairs", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
@@ -245,8 +251,7 @@ def match_clusters(ct: Contingency, weights: np.ndarray, *, matching: str = "opt
     ties in the order of A's labels, then B's. Either way the problem splits over the connected components of the
     bipartite graph of non-zero cells (clusters that share no point never compete), and a component with a single row or
     column is solved by its heaviest cell, so large sparse tables cost Θ(nnz) plus the genuinely entangled blocks."""
-    if matching not in MATCHINGS:
-        raise ValueError(f"matching={matching!r}; use one of {MATCHINGS}.")
+    matching = check_choice(matching, "matching", MATCHINGS, who="match_clusters")
     rows, cols, _ = ct.cells
     K_a, K_b = ct.shape
     w = np.asarray(weights, dtype=np.float64)
@@ -289,8 +294,7 @@ def match_clusters(ct: Contingency, weights: np.ndarray, *, matching: str = "opt
                     "(2001); as used by Fränti & Rezaei (2016)", **_EXT)
 def criterion_h(labels_a, labels_b=None, *, matching: str = "optimal", noise=None, noise_label=-1) -> float:
     "Criterion H: 1 − (1/n) Σ n_ij over a one-to-one matching of the clusters (`optimal` Hungarian, or `greedy`)."
-    if matching not in MATCHINGS:
-        raise ValueError(f"criterion_h: matching={matching!r}; use one of {MATCHINGS}.")
+    matching = check_choice(matching, "matching", MATCHINGS, who="criterion_h")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="criterion_h")
     total, _, _ = match_clusters(ct, ct.cells[2], matching=matching)
     return (ct.n - round(total)) / ct.n
@@ -301,6 +305,7 @@ def criterion_h(labels_a, labels_b=None, *, matching: str = "optimal", noise=Non
 def psi(labels_a, labels_b=None, *, simplified: bool = False, noise=None, noise_label=-1) -> float:
     """Pair sets index: S = maximum-weight matching of S_ij = n_ij / max(|A_i|, |B_j|), corrected for chance by the
     expected value E of the paper (or E = 1 with `simplified=True`): (S − E) / (max(K_a, K_b) − E), clipped at 0."""
+    simplified = check_flag(simplified, "simplified", who="psi")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="psi")
     rows, cols, counts = ct.cells
     a, b = ct.sizes_a, ct.sizes_b
@@ -350,8 +355,7 @@ def gaussians_from_partition(X: np.ndarray, codes: np.ndarray, K: int, *, covari
                              reg_covar: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
     """One Gaussian per cluster: its mean and (diagonal or full) covariance, plus `reg_covar` times the mean variance of
     `X` on the diagonal, so that singletons and flat clusters stay proper distributions (the regulariser scales with X)."""
-    if covariance not in COVARIANCES:
-        raise ValueError(f"covariance={covariance!r}; use one of {COVARIANCES}.")
+    covariance = check_choice(covariance, "covariance", COVARIANCES)
     n, d = X.shape
     sizes = np.bincount(codes, minlength=K).astype(float)
     ind = sparse.csr_array((np.ones(n), (codes, np.arange(n))), shape=(K, n))
@@ -443,8 +447,8 @@ def cluster_maps(labels_a=None, labels_b=None, *, similarity: str = "partition",
                  need_table: bool = False, measure: str = "centroid_index") -> ClusterMaps:
     "Resolve the two clusterings (labels, prototypes or Gaussian models) and their cluster-to-cluster similarities."
     who = measure
-    if similarity not in SIMILARITIES:
-        raise ValueError(f"{who}: similarity={similarity!r}; use one of {SIMILARITIES}.")
+    similarity = check_choice(similarity, "similarity", SIMILARITIES, who=who)
+    covariance = check_choice(covariance, "covariance", COVARIANCES, who=who)
     if getattr(labels_a, "_is_contingency", False):
         if similarity != "partition" or labels_b is not None:
             raise ValueError(f"{who}: a Contingency holds only the two partitions; use it with similarity='partition' "
@@ -578,6 +582,7 @@ def centroid_index(labels_a=None, labels_b=None, *, similarity: str = "partition
                    return_details: bool = False):
     """Centroid index: map every cluster to its most similar cluster of the other clustering and count the clusters nobody
     maps to (orphans), in both directions; CI = the larger count (0 = the same cluster-level structure)."""
+    return_details = check_flag(return_details, "return_details", who="centroid_index")
     maps = cluster_maps(labels_a, labels_b, similarity=similarity, X=X, prototypes_a=prototypes_a,
                         prototypes_b=prototypes_b, models_a=models_a, models_b=models_b, covariance=covariance,
                         noise=noise, noise_label=noise_label, measure="centroid_index")

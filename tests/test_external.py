@@ -106,7 +106,26 @@ def test_delegates_agree_with_sklearn(name):
         names = np.array([f"c{v}" for v in range(20)])
         got = clm_nb.score(name, pd.Series(names[a]), b)
         assert type(got) is float
-        assert got == pytest.approx(SKLEARN[name](a, b), abs=1e-12)
+        expected = SKLEARN[name](a, b)
+        if name == "fowlkes_mallows" and np.unique(a).size == a.size and np.unique(b).size == b.size:
+            expected = 1.0          # identical all-singleton partitions score the maximum (scikit-learn gives 0)
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+IDENTICAL = {"all singletons": np.arange(7), "one cluster": np.zeros(7, int), "ordinary": np.array([0, 0, 1, 1, 1, 2, 2]),
+             "strings": np.array(list("aabbbcd")), "with -1": np.array([-1, -1, 1, 1, 1, 1, -1])}
+
+
+@pytest.mark.parametrize("name", list(clm_nb.measures("external").name))
+@pytest.mark.parametrize("case", list(IDENTICAL))
+def test_identical_partitions_score_the_best_value(name, case):
+    "One convention for every external measure: two identical partitions get its best value, trivial ones included."
+    info = clm_nb.get_measure(name)
+    best = info.upper if info.direction == "max" else info.lower
+    labels = IDENTICAL[case]
+    assert info.func(labels, labels.copy()) == pytest.approx(best, abs=1e-12)
+    relabelled = pd.factorize(labels)[0] + 10
+    assert info.func(labels, relabelled) == pytest.approx(best, abs=1e-12)
 
 
 @pytest.mark.parametrize("average", ["arithmetic", "geometric", "min", "max"])
@@ -123,7 +142,8 @@ def test_trivial_partitions_follow_documented_values():
     one, single = np.zeros(10, int), np.arange(10)
     assert (E.ari(one, one), E.nmi(one, one), E.ami(one, one)) == (1.0, 1.0, 1.0)
     assert (E.ari(single, single), E.jaccard_pairs(single, single)) == (1.0, 1.0)
-    assert E.fowlkes_mallows(single, single) == 0.0                            # scikit-learn's convention
+    assert E.fowlkes_mallows(single, single) == 1.0          # identical partitions score the maximum (scikit-learn: 0)
+    assert E.fowlkes_mallows(one, single) == 0.0
     assert E.purity(one, single) == 1.0 and E.inverse_purity(one, single) == 0.1
     assert E.psi(one, one) == 1.0 and E.centroid_index(one, single) == 9.0
     assert E.nvd(one, single) == pytest.approx((20 - 1 - 10) / 20)
