@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import register
+from .core import check_choice, register
 from .internal import SCALE_FREE
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
@@ -30,17 +30,19 @@ def aucc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
 # %% ../nbs/05_curves.ipynb #e9bb4040
 ESTIMATORS = ("step", "trapezoid")
 
-def _estimator(estimator: str) -> str:
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator={estimator!r}; use one of {ESTIMATORS} ('step' = average precision, "
-                         "'trapezoid' = trapezoidal rule over the precision-recall points)")
-    return estimator
+def _estimator(estimator: str, measure: str = "") -> str:
+    try:
+        return check_choice(estimator, "estimator", ESTIMATORS, who=measure)
+    except ValueError as e:
+        raise ValueError(f"{e} ('step' = average precision, 'trapezoid' = trapezoidal rule over the precision-recall "
+                         "points)") from None
 
 def _pr(X, labels, needs, *, metric, noise, max_memory, estimator, measure):
-    _estimator(estimator)
+    estimator = _estimator(estimator, measure)
     s = summarize(X, labels, needs, metric=metric, noise=noise, max_memory=max_memory, measure=measure)
     step = estimator == "step"
-    return (s.ap if step else s.ap_trapezoid), (s.ap_inverse if step else s.ap_inverse_trapezoid)
+    ap, api = (s.ap if step else s.ap_trapezoid), (s.ap_inverse if step else s.ap_inverse_trapezoid)
+    return min(max(float(ap), 0.0), 1.0), min(max(float(api), 0.0), 1.0)      # rounding can pass 1 by an ulp or two
 
 _PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory "
                   "passes (max_memory in bytes) beyond; memory <= max_memory")
