@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from .core import check_partitions, noise_mask, register
+from .core import check_choice, check_number, check_partitions, noise_mask, register
 from .external import _sum_pairs
 
 # %% auto #0
@@ -105,7 +105,7 @@ class Ensemble:
         Ht[:, self.T] += same
         return H, Ht
 
-def ensemble(partitions, *, noise: str | None = "cluster", noise_label=-1, measure: str = "discotec") -> Ensemble:
+def ensemble(partitions, *, noise: str | None = None, noise_label=-1, measure: str = "discotec") -> Ensemble:
     "Validate T >= 3 partitions of the same points (a (T, n) array or a sequence of label vectors) and merge identical label vectors."
     if isinstance(partitions, Ensemble):
         return partitions
@@ -128,7 +128,10 @@ def _pairs(pairs, n_caller: int, keep: np.ndarray, name: str) -> np.ndarray:
     "Constraint pairs as a (p, 2) int array in the kept points' indexing (pairs touching dropped points removed)."
     if pairs is None:
         return np.zeros((0, 2), np.int64)
-    arr = np.asarray(pairs)
+    try:
+        arr = np.asarray(pairs)
+    except (TypeError, ValueError):                            # ragged nested lists
+        raise ValueError(f"{name} must be a (p, 2) array of integer point indices; got a ragged {type(pairs).__name__}.") from None
     if arr.size == 0:
         return np.zeros((0, 2), np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu":
@@ -176,13 +179,11 @@ def constraint_violations(E: Ensemble, *, must_link=None, cannot_link=None, labe
                      "or O(T^2 m) (tv); memory O(nT)",
           reference="Ohl & Lindsten, Discriminative ordering through ensemble consensus (2025)", min_points=2)
 def discotec(partitions, *, divergence: str = "binary", must_link=None, cannot_link=None, labels_partial=None,
-             constraint_weight: float = 1.0, noise: str | None = "cluster", noise_label=-1) -> np.ndarray:
+             constraint_weight: float = 1.0, noise: str | None = None, noise_label=-1) -> np.ndarray:
     """DISCOTEC score of each of T >= 3 partitions (lower = closer to the ensemble consensus): mean divergence between its
     connectivity and the consensus over all n² entries, plus `constraint_weight` × the share of violated constraints."""
-    if divergence not in DIVERGENCES:
-        raise ValueError(f"discotec: divergence={divergence!r}; use one of {DIVERGENCES}.")
-    if not np.isfinite(constraint_weight) or constraint_weight < 0:
-        raise ValueError(f"discotec: constraint_weight={constraint_weight} must be a finite number >= 0.")
+    divergence = check_choice(divergence, "divergence", DIVERGENCES, who="discotec")
+    constraint_weight = check_number(constraint_weight, "constraint_weight", lo=0, who="discotec")
     E = ensemble(partitions, noise=noise, noise_label=noise_label)
     T, n = E.T, E.n
     n2 = n * n
@@ -205,14 +206,14 @@ def discotec(partitions, *, divergence: str = "binary", must_link=None, cannot_l
 @register("aari", kind="ensemble", direction="max", lower=-0.5, upper=1, invariances=("relabel", "permutation"),
           complexity="T(T-1)/2 ARIs, each from a contingency table of the m merged groups: O(T^2 m)",
           reference="Fern & Lin, Cluster ensemble selection, SDM (2008); Ohl & Lindsten (2025)", min_points=2)
-def aari(partitions, *, noise: str | None = "cluster", noise_label=-1) -> np.ndarray:
+def aari(partitions, *, noise: str | None = None, noise_label=-1) -> np.ndarray:
     "Average ARI of each partition against the T − 1 others (higher = closer to the ensemble)."
     return _average_against_others(_ari_table, partitions, noise, noise_label, "aari")
 
 @register("anmi", kind="ensemble", direction="max", lower=0, upper=1, invariances=("relabel", "permutation"),
           complexity="T(T-1)/2 NMIs, each from a contingency table of the m merged groups: O(T^2 m)",
           reference="Strehl & Ghosh, Cluster ensembles, JMLR 3 (2002), eq. (6) of Ohl & Lindsten (2025)", min_points=2)
-def anmi(partitions, *, noise: str | None = "cluster", noise_label=-1) -> np.ndarray:
+def anmi(partitions, *, noise: str | None = None, noise_label=-1) -> np.ndarray:
     "Average NMI (arithmetic) of each partition against the T − 1 others (higher = closer to the ensemble)."
     return _average_against_others(_nmi_table, partitions, noise, noise_label, "anmi")
 
