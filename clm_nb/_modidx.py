@@ -149,6 +149,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'clm_nb.core.check_flag': ('core.html#check_flag', 'clm_nb/core.py'),
                              'clm_nb.core.check_labels': ('core.html#check_labels', 'clm_nb/core.py'),
                              'clm_nb.core.check_noise': ('core.html#check_noise', 'clm_nb/core.py'),
+                             'clm_nb.core.check_noise_label': ('core.html#check_noise_label', 'clm_nb/core.py'),
                              'clm_nb.core.check_number': ('core.html#check_number', 'clm_nb/core.py'),
                              'clm_nb.core.check_partitions': ('core.html#check_partitions', 'clm_nb/core.py'),
                              'clm_nb.core.encode_labels': ('core.html#encode_labels', 'clm_nb/core.py'),

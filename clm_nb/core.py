@@ -17,9 +17,9 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'noise_mask', 'encode_labels',
-           'check_number', 'check_choice', 'check_flag', 'check_noise', 'LabeledData', 'check_labels', 'check_data',
-           'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'MeasureInfo', 'register',
-           'measures', 'get_measure', 'score']
+           'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'LabeledData',
+           'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
+           'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -152,6 +152,17 @@ def check_noise(noise, *, who: str = ""):
     except ValueError:
         raise ValueError(f"{_prefix(who)}noise={_show(noise)} is not a noise policy; use one of {NOISE_POLICIES}.") from None
 
+def check_noise_label(noise_label, *, who: str = ""):
+    "`noise_label` if it can equal a label: hashable and not NaN (NaN equals nothing, so no point would ever be noise)."
+    try:
+        hash(noise_label)
+    except TypeError:
+        raise ValueError(f"{_prefix(who)}noise_label={_show(noise_label)} must be a single label value (such as -1 or "
+                         f"'noise'); got an unhashable {type(noise_label).__name__}.") from None
+    if isinstance(noise_label, (float, np.floating)) and np.isnan(noise_label):
+        raise ValueError(f"{_prefix(who)}noise_label=nan never equals a label; use a value such as -1.")
+    return noise_label
+
 # %% ../nbs/00_core.ipynb #214c5077
 def _check_X(X, *, min_points: int, measure: str) -> np.ndarray:
     "`X` as a C-contiguous float64 (n, d) array of finite values, or a `ValueError` naming the problem."
@@ -224,6 +235,7 @@ def check_labels(labels, *, n_samples: int | None = None, noise: str | None = No
     "Validate and encode `labels` under the `noise` policy: returns `(codes, classes, keep, n_noise)`."
     who = f"{measure}: " if measure else ""
     noise = check_noise(noise, who=measure)
+    noise_label = check_noise_label(noise_label, who=measure)
     arr = _as_1d(labels, "labels")
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(f"{who}labels has {arr.shape[0]} entries but X has {n_samples} rows; "
@@ -299,6 +311,7 @@ def check_partitions(*labelings, noise: str | None = None, noise_label: Any = -1
     if len(labelings) < 2:
         raise ValueError(f"{who}give at least two labelings to compare; got {len(labelings)}.")
     noise = check_noise(noise, who=measure)
+    noise_label = check_noise_label(noise_label, who=measure)
     names = ["labels_a", "labels_b"] if len(labelings) == 2 else [f"labelings[{m}]" for m in range(len(labelings))]
     arrs = [_as_1d(lab, name) for lab, name in zip(labelings, names)]
     n = arrs[0].shape[0]
