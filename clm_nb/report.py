@@ -31,7 +31,7 @@ from .core import check_data, get_measure, noise_mask
 from .datasets import load_dataset, resolve_data_dir, subsample_dataset
 from .evaluation import rank_agreement
 from .pairs import summarize
-from .runner import Task
+from .runner import Task, best_ground_truth, write_csv
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'PROFILE_COLUMNS', 'VERDICTS', 'check_board_measures', 'clm_profile', 'profile_task',
@@ -57,7 +57,7 @@ def check_board_measures(measures, primary: str = "ch_btwn") -> list[str]:
         raise ValueError(f"primary={primary!r} must be one of the measures {names}.")
     return names
 
-def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn", noise: str | None = "ignore",
+def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn", noise: str | None = None,
                 n_permutations: int = 20, random_state=None) -> pd.DataFrame:
     "Long table of one dataset's leaderboard scores (value, se, time, problem) and of `primary`'s class-pair scores."
     names = check_board_measures(measures, primary)
@@ -90,14 +90,16 @@ def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn"
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
 def profile_task(collection: str, name: str, *, data_dir, measures, primary: str, noise, n_permutations: int,
-                 random_state=None) -> pd.DataFrame:
-    "Runner task: load one dataset by name and return its `clm_profile`."
+                 sha256: str | None = None, random_state=None) -> pd.DataFrame:
+    "Runner task: load one dataset by name, check it is the file the study listed (`sha256`), return its `clm_profile`."
     ds = load_dataset(name, data_dir, collection=collection)
+    if sha256 is not None and ds.meta.get("sha256") != sha256:
+        raise ValueError(f"{collection}/{name} changed on disk since the study listed it; rerun the study.")
     return clm_profile(ds.X, ds.y, measures=measures, primary=primary, noise=noise, n_permutations=n_permutations,
                        random_state=random_state)
 
 def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn",
-                  noise: str | None = "ignore", n_permutations: int = 20) -> list[Task]:
+                  noise: str | None = None, n_permutations: int = 20) -> list[Task]:
     "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
     names = check_board_measures(measures, primary)
     root = resolve_data_dir(data_dir)
@@ -108,7 +110,9 @@ def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
         key = {"kind": "clm_profile", "collection": c, "dataset": n, "measures": ",".join(names), "primary": primary,
                "noise": noise, "n_permutations": n_permutations}
+        sha = labeled.at[i, "sha256"] if "sha256" in labeled else None     # the data's content: part of the task identity
         tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": str(root) if root else False,
+                                              "sha256": sha,
                                               "measures": names, "primary": primary, "noise": noise,
                                               "n_permutations": n_permutations}))
     return tasks
@@ -281,14 +285,14 @@ def read_ranking_results(folder) -> dict:
     if absent:
         raise ValueError(f"read_ranking_results: {folder} lacks {absent}; point it at the out_dir of a dataset_ranking "
                          "study run with its ground-truth section (nbs/studies/dataset_ranking.ipynb).")
-    where = pd.read_csv(folder / "dataset_ranking.csv", usecols=["dataset", "collection"])
     gt = pd.read_csv(folder / "ground_truth.csv")
-    gt = gt.drop(columns=[c for c in ("collection",) if c in gt]).merge(where, on="dataset", how="left")
+    if "collection" not in gt:                          # written before datasets were keyed by (collection, name)
+        raise ValueError(f"read_ranking_results: {folder}/ground_truth.csv has no collection column; it was written by "
+                         "an older clm_nb. Rerun the dataset_ranking study (its task store makes this cheap).")
     tasks = folder / "ground_truth_tasks.csv"
     if "best_technique" not in gt and tasks.is_file():
-        from clm_nb.runner import best_ground_truth
-        best = best_ground_truth(pd.read_csv(tasks).assign(error=lambda f: f.error.fillna("")).drop(columns="collection", errors="ignore"))
-        gt = gt.merge(best[["dataset", "best_technique"]], on="dataset", how="left")
+        best = best_ground_truth(pd.read_csv(tasks).assign(error=lambda f: f.error.fillna("")))
+        gt = gt.merge(best[["collection", "dataset", "best_technique"]], on=["collection", "dataset"], how="left")
     stab = folder / "rank_stability.csv"
     summary = folder / "summary.json"
     return {"ground_truth": gt, "stability": pd.read_csv(stab) if stab.is_file() else None,
@@ -733,7 +737,7 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
         ds = load_dataset(r["dataset"], ctx["data_dir"] or False, collection=r["collection"])
         frame, caption = view_points_2d(ds.X, ds.y, max_points=ctx["view_points"], random_state=0)
         view_svg, provenance, description = Markup(chart_svg(view_chart(frame), "view")), _provenance(ds), ds.description
-    except ValueError as e:
+    except Exception as e:                    # an unreadable dataset gets a page that says why, never a crashed report
         view_svg, caption, provenance, description = "", f"not available ({e})", [], ""
     pairs_svg = pairs_caption = ""
     worst = []
@@ -813,8 +817,8 @@ def build_report(board: Leaderboard, out_dir, *, view_points: int = 1000, notebo
         raise ValueError(f"build_report: datasets {t.slug[t.slug.duplicated()].tolist()} map to the same page name.")
     pct = _percentiles(board)
     t = t.join(pct.add_suffix("_pct"))
-    t.drop(columns=["slug"] + list(pct.add_suffix("_pct").columns)).to_csv(out / "leaderboard.csv", index=False)
-    board.pairs.to_csv(out / "class_pairs.csv", index=False)
+    write_csv(t.drop(columns=["slug"] + list(pct.add_suffix("_pct").columns)), out / "leaderboard.csv")
+    write_csv(board.pairs, out / "class_pairs.csv")
     settings = {"measures": board.measures, "primary": board.primary, "rule": asdict(board.rule), "data_dir": board.data_dir,
                 "datasets": len(t), "verdicts": board.verdict_counts, **{k: str(v) for k, v in board.meta.items()}}
     (out / "report.json").write_text(json.dumps(settings, indent=2))

@@ -5,21 +5,49 @@
 # %% ../nbs/11_runner.ipynb #e462ea13
 from __future__ import annotations
 
+import ast
+import difflib
+import hashlib
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
 import time
-from typing import Iterable
+import traceback
+import tracemalloc
+import warnings
+from collections import deque
+from dataclasses import dataclass, field
+from functools import lru_cache
+from multiprocessing import get_context
+from multiprocessing.connection import wait as wait_any
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm import tqdm   # plain text bar: readable in papermill logs and in saved notebooks (no widget state)
 
-from .core import check_data, get_measure, measures
+from .core import (NOISE_POLICIES, check_choice, check_data, check_flag, check_number, check_partitions,
+                         get_measure, measures)
+from .datasets import DatasetError, array_digest, load_dataset, resolve_data_dir
 from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'Task', 'task_seed', 'run',
-           'load_results', 'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'time_measure',
-           'score_factors']
+__all__ = ['EXECUTORS', 'DEPENDENCIES', 'IDENTITY_META', 'FAILED_META', 'FAULTS', 'PARAM_KINDS', 'FORMULA_START',
+           'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'code_version', 'value_digest',
+           'Task', 'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result',
+           'execute_task', 'record_failure', 'run_local', 'run_dask', 'run', 'load_results', 'run_errors',
+           'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'measures_task', 'measures_tasks',
+           'time_measure', 'score_factors', 'Param', 'check_params', 'spreadsheet_safe', 'write_csv']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -34,13 +62,22 @@ def select_measures(names: Iterable[str] | None = None, kinds=("internal", "betw
     return names
 
 # %% ../nbs/11_runner.ipynb #4936efdc
-def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: str | None = "ignore",
+def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: str | None = None,
                    random_state=None, progress: bool = True, total: int | None = None) -> pd.DataFrame:
-    "Long table (collection, dataset, measure, value, seconds, error) of every measure on every dataset."
+    """Long table (collection, dataset, measure, value, seconds, error) of every measure on every dataset.
+
+    datasets: objects with `name`, `collection`, `X` and `y` (e.g. `clm_nb.datasets.Dataset`), or `DatasetError`
+    records of datasets that could not be read (their rows carry the reason). measure_names: registered measures.
+    noise: the noise policy for the label -1 (`clm_nb.core.NOISE_POLICIES`; None: -1 is an ordinary label).
+    random_state: seed of the random measures. progress: show a bar. total: the number of datasets, for the bar."""
     measure_names = list(measure_names)
+    check_choice(noise, "noise", NOISE_POLICIES, who="score_datasets")
     rows = []
     for ds in tqdm(datasets, desc="datasets", total=total, disable=not progress):
         base = dict(collection=getattr(ds, "collection", ""), dataset=ds.name)
+        if isinstance(ds, DatasetError):
+            rows += [dict(base, measure=m, value=np.nan, seconds=np.nan, error=ds.error) for m in measure_names]
+            continue
         try:
             t0 = time.perf_counter()
             data = check_data(ds.X, ds.y, noise=noise, measure=ds.name)
@@ -64,6 +101,8 @@ def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: s
                 value, err = float(get_measure(m).func(data, random_state=random_state)), ""
             except ValueError as e:
                 value, err = np.nan, str(e)
+            except Exception as e:                    # a bug, not a refusal: recorded with its type, the rest goes on
+                value, err = np.nan, f"{type(e).__name__}: {e}"
             rows.append(dict(base, measure=m, value=value, seconds=time.perf_counter() - t0 + t_check / len(measure_names),
                              error=err))
     return pd.DataFrame(rows, columns=["collection", "dataset", "n", "d", "K", "measure", "value", "seconds", "error"])
@@ -99,10 +138,8 @@ def score_partitions(pairs: Iterable, measure_names: Iterable[str], *, noise: st
     return pd.DataFrame(rows, columns=key_names + ["n", "K_a", "K_b", "measure", "value", "seconds", "error"])
 
 # %% ../nbs/11_runner.ipynb #43292e77
-from types import SimpleNamespace
-
 def score_pool(X, y, *, protocol: str = "paper003", measures: Iterable[str] | None = None, external=("ari",), ks=None,
-               noise: str | None = "ignore", random_state=None) -> pd.DataFrame:
+               noise: str | None = None, random_state=None) -> pd.DataFrame:
     "One row per partition of `protocol`'s pool on X: family, params, k, every internal measure, and external scores against y."
     from clm_nb.clusterers import partition_pool
     names = select_measures(measures)
@@ -130,111 +167,425 @@ def score_pool(X, y, *, protocol: str = "paper003", measures: Iterable[str] | No
     out["errors"] = errors.reindex(range(len(members))).fillna("").to_numpy() if len(errors) else ""
     return out
 
-# %% ../nbs/11_runner.ipynb #170df394
-import hashlib
-import json
-import os
-import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
-from multiprocessing import get_context
-from pathlib import Path
-from typing import Any, Callable
+# %% ../nbs/11_runner.ipynb #a450d986
+EXECUTORS = ("local", "dask", "inline")
+DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "numba", "pandas", "optuna", "kmedoids")   # their versions enter code_version
 
-EXECUTORS = ("local", "dask")
+@lru_cache(maxsize=None)
+def _module_source(path: str, mtime_ns: int) -> tuple[bytes, tuple[str, ...]]:
+    "The bytes of a module file and the names of the `clm_nb` modules it imports (anywhere in it, lazy imports too)."
+    src = Path(path).read_bytes()
+    deps = set()
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.ImportFrom):
+            base = "clm_nb." * (node.level > 0) + (node.module or "") if node.level else (node.module or "")
+            if base == "clm_nb" or node.level and not node.module:           # `from clm_nb import x` / `from . import x`
+                deps |= {f"clm_nb.{a.name}" for a in node.names}
+            elif base.startswith("clm_nb."):
+                deps.add(base)
+        elif isinstance(node, ast.Import):
+            deps |= {a.name for a in node.names if a.name.startswith("clm_nb.")}
+    return src, tuple(sorted(deps))
 
+def _closure(module: str) -> list[tuple[str, bytes]]:
+    "(name, source) of `module` and of every `clm_nb` module it reaches through imports, sorted by name."
+    seen, todo, out = set(), [module], []
+    while todo:
+        name = todo.pop()
+        if name in seen: continue
+        seen.add(name)
+        mod = sys.modules.get(name)
+        path = getattr(mod, "__file__", None)
+        if path is None:
+            spec = importlib.util.find_spec(name) if name.startswith("clm_nb") else None
+            path = spec.origin if spec is not None else None
+        if path is None or not path.endswith(".py") or not os.path.exists(path):
+            continue                                           # a submodule name that is really an attribute
+        src, deps = _module_source(path, os.stat(path).st_mtime_ns)
+        out.append((name, src))
+        todo += [d for d in deps if d not in seen]
+    return sorted(out)
+
+# %% ../nbs/11_runner.ipynb #ad3629b6
+def code_version(func: Callable) -> str:
+    """A digest of the code that computes `func`'s result: the source of its module and of every `clm_nb` module that
+    module imports (transitively), the package version and the versions of the numerical libraries it runs on."""
+    from clm_nb import __version__
+    h = hashlib.sha256(f"clm_nb {__version__}".encode())
+    for dist in DEPENDENCIES:
+        try: h.update(f"|{dist} {importlib.metadata.version(dist)}".encode())
+        except importlib.metadata.PackageNotFoundError: h.update(f"|{dist} -".encode())
+    module = getattr(func, "__module__", None) or ""
+    sources = _closure(module) if module else []
+    if not sources:                                   # defined interactively: its own source is all we can see
+        try: sources = [(getattr(func, "__qualname__", repr(func)), inspect.getsource(func).encode())]
+        except (OSError, TypeError): sources = [(getattr(func, "__qualname__", repr(func)), b"")]
+    for name, src in sources:
+        h.update(b"|" + name.encode() + b":" + hashlib.sha256(src).digest())
+    return h.hexdigest()[:16]
+
+# %% ../nbs/11_runner.ipynb #ef98f95e
+def value_digest(value) -> str:
+    """SHA-256 of a task parameter by content: arrays by dtype, shape and bytes (`clm_nb.datasets.array_digest`),
+    DataFrames/Series by their values and labels, dicts/lists/tuples recursively, functions by module and name, and
+    everything else by type and `repr`."""
+    h = hashlib.sha256()
+    def feed(v):
+        if isinstance(v, np.ndarray):
+            h.update(b"A" + array_digest(v).encode())
+        elif isinstance(v, (pd.DataFrame, pd.Series)):
+            h.update(b"P" + type(v).__name__.encode()
+                     + pd.util.hash_pandas_object(v if isinstance(v, pd.DataFrame) else v.to_frame(), index=True).to_numpy().tobytes())
+            h.update(repr(list(v.columns) if isinstance(v, pd.DataFrame) else v.name).encode())
+        elif isinstance(v, dict):
+            h.update(b"D%d" % len(v))
+            for k in sorted(v, key=repr):
+                feed(k); feed(v[k])
+        elif isinstance(v, (list, tuple)):
+            h.update(b"L%d" % len(v) if isinstance(v, list) else b"T%d" % len(v))
+            for x in v: feed(x)
+        elif callable(v) and hasattr(v, "__qualname__"):
+            h.update(f"F{getattr(v, '__module__', '')}.{v.__qualname__}".encode())
+        else:
+            h.update(f"V{type(v).__name__}:{v!r}".encode())
+        h.update(b";")
+    feed(value)
+    return h.hexdigest()
+
+# %% ../nbs/11_runner.ipynb #1709c950
 @dataclass(frozen=True)
 class Task:
-    "One unit of a study: `func(**params, random_state=seed)`, identified by `key` (a dict of short JSON-able values)."
+    """One unit of a study: `func(**params, random_state=seed)`, named by `key` (a dict of short JSON-able values).
+    `version` overrides the automatic `code_version(func)` (bump it by hand if you prefer explicit versions)."""
     key: dict
     func: Callable
     params: dict = field(default_factory=dict)
+    version: str | None = None
 
     @property
     def key_text(self) -> str:
         return json.dumps(self.key, sort_keys=True, default=str)
 
-    @property
-    def file_name(self) -> str:
-        return hashlib.sha256(self.key_text.encode()).hexdigest()[:24] + ".parquet"
+    def identity(self, seed: int) -> dict:
+        "Everything that determines this task's result when run with `seed` (see the prose)."
+        func = f"{getattr(self.func, '__module__', '')}.{getattr(self.func, '__qualname__', repr(self.func))}"
+        return {"key": json.loads(self.key_text), "func": func, "code": self.version or code_version(self.func),
+                "params": value_digest(self.params), "seed": int(seed)}
 
 def task_seed(study_seed: int, key: dict) -> int:
     "The seed of a task: a function of the study seed and the task's key only (stable across runs, machines, workers)."
     digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).digest()
     return int(np.random.SeedSequence([int(study_seed), int.from_bytes(digest[:8], "little")]).generate_state(1)[0])
 
-def _execute(task: Task, store: str, seed: int) -> str:
-    "Run one task and write its result file atomically; returns the file path. Never raises for a task error."
-    t0 = time.perf_counter()
-    try:
-        out = task.func(**task.params, random_state=seed)
-        frame = out.copy() if isinstance(out, pd.DataFrame) else pd.DataFrame([dict(out)])
-        error = ""
-    except Exception as e:                                     # recorded, not raised: one task must not stop a study
-        frame = pd.DataFrame([{}])
-        error = f"{type(e).__name__}: {e}\n" + traceback.format_exc(limit=3)
+def identity_text(identity: dict) -> str:
+    "The canonical text of a task identity: what is hashed into the file name and stored in the file."
+    return json.dumps(identity, sort_keys=True, default=str)
+
+def result_path(store, identity: dict) -> Path:
+    "The file of a task's result in `store`: a hash of its whole identity, so any change misses the cache."
+    return Path(store) / (hashlib.sha256(identity_text(identity).encode()).hexdigest()[:32] + ".parquet")
+
+# %% ../nbs/11_runner.ipynb #56c83359
+IDENTITY_META = b"clm_nb.task"       # parquet schema metadata: the task identity text
+FAILED_META = b"clm_nb.failed"       # b"1" when the stored result is a failure
+
+def _result_frame(task: Task, out, seed: int, seconds: float, error: str) -> pd.DataFrame:
+    "The rows a task leaves: its output (a DataFrame or a dict of scalars) with key columns, seed, seconds, error, _key."
+    frame = out.copy() if isinstance(out, pd.DataFrame) else pd.DataFrame([dict(out)] if out is not None else [{}])
     frame = frame.reset_index(drop=True)
-    for k, v in reversed(list(task.key.items())):      # key columns first, unless the task reported them itself
+    for k, v in reversed(list(task.key.items())):         # key columns first, unless the task reported them itself
         if k not in frame:
             frame.insert(0, k, [v] * len(frame))
-    frame["seed"] = seed
-    frame["seconds"] = time.perf_counter() - t0
-    frame["error"] = error
-    frame["_key"] = task.key_text
-    path = Path(store) / task.file_name
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    frame.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
-    return str(path)
+    frame["seed"], frame["seconds"], frame["error"], frame["_key"] = seed, seconds, error, task.key_text
+    return frame
 
+def write_result(path, frame: pd.DataFrame, identity: dict) -> None:
+    "Write one task's rows atomically (temporary file, then rename) with its identity in the parquet metadata."
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    failed = bool((frame["error"].astype(str) != "").any()) if "error" in frame else False
+    meta = dict(table.schema.metadata or {}) | {IDENTITY_META: identity_text(identity).encode(),
+                                                 FAILED_META: b"1" if failed else b"0"}
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        pq.write_table(table.replace_schema_metadata(meta), tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists(): tmp.unlink()
+
+# %% ../nbs/11_runner.ipynb #e4a7f04c
+def stored_status(path, identity: dict) -> tuple[str, str]:
+    """`(status, why)` of a task's file: "missing", "done", "failed" (a recorded failure), or "bad" (unreadable,
+    truncated, written by an older clm_nb without an identity, or holding another task's result: never trusted)."""
+    path = Path(path)
+    if not path.exists():
+        return "missing", ""
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except Exception as e:                                   # truncated, empty, not parquet at all
+        return "bad", f"unreadable ({type(e).__name__}: {str(e)[:120]})"
+    stored = meta.get(IDENTITY_META)
+    if stored is None:
+        return "bad", "no task identity (written by an older clm_nb)"
+    if stored.decode() != identity_text(identity):
+        return "bad", "it holds the result of another task"
+    return ("failed" if meta.get(FAILED_META) == b"1" else "done"), ""
+
+def read_result(path, identity: dict) -> pd.DataFrame:
+    "The stored rows of a task, after checking the file is whole and is this task's (else a `ValueError`)."
+    status, why = stored_status(path, identity)
+    if status not in ("done", "failed"):
+        raise ValueError(f"read_result: {path} cannot be used: {why or status}.")
+    try:
+        return pq.read_table(path).to_pandas()
+    except Exception as e:
+        raise ValueError(f"read_result: {path} is damaged ({type(e).__name__}: {e}).") from e
+
+# %% ../nbs/11_runner.ipynb #89e28b4f
+def _failure_text(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}\n" + "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=4))
+
+def execute_task(task: Task, store, seed: int, identity: dict, *, catch: type = BaseException) -> str:
+    """Run one task and store its result; returns "" or the error it recorded. Any exception of the task (of class
+    `catch`: every `BaseException` in a worker) is stored as its result, and so is a result that cannot be stored."""
+    t0 = time.perf_counter()
+    try:
+        out, error = task.func(**task.params, random_state=seed), ""
+        frame = _result_frame(task, out, seed, time.perf_counter() - t0, "")
+    except catch as e:                                           # recorded, not raised: one task must not stop a study
+        error = _failure_text(e)
+        frame = _result_frame(task, None, seed, time.perf_counter() - t0, error)
+    path = result_path(store, identity)
+    try:
+        write_result(path, frame, identity)
+    except Exception as e:                                       # e.g. a column of mixed types that parquet refuses
+        error = f"the result could not be stored: {type(e).__name__}: {e}"
+        write_result(path, _result_frame(task, None, seed, time.perf_counter() - t0, error), identity)
+    return error
+
+def record_failure(task: Task, store, seed: int, identity: dict, error: str) -> None:
+    "Store `error` as the result of a task that never returned (its worker died, it could not be sent or received)."
+    write_result(result_path(store, identity), _result_frame(task, None, seed, np.nan, error), identity)
+
+# %% ../nbs/11_runner.ipynb #284dcbc0
+def _die_with_parent(parent_pid: int) -> None:
+    """Make this worker process end when the study process ends, however it ends (SIGKILL included): Linux's
+    PR_SET_PDEATHSIG where available, and everywhere a watchdog thread that exits once the parent is gone."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)           # PR_SET_PDEATHSIG = 1
+    except Exception:
+        pass
+    def watch():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(70)
+            time.sleep(0.5)
+    if os.getppid() != parent_pid:
+        os._exit(70)
+    threading.Thread(target=watch, daemon=True, name="clm_nb-parent-watch").start()
+
+def _worker_main(conn, parent_pid: int) -> None:
+    "A worker process of the local executor: run the tasks sent over `conn` one at a time until told to stop."
+    _die_with_parent(parent_pid)
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        except BaseException as e:                      # the task could not be unpickled here (e.g. defined in __main__)
+            conn.send(f"the task could not be received by a worker: {_failure_text(e)}")
+            continue
+        if msg is None:
+            return
+        task, store, seed, identity = msg
+        conn.send(execute_task(task, store, seed, identity))
+
+def _exit_cause(code: int | None) -> str:
+    "Words for a dead worker's exit code."
+    if code is not None and code < 0:
+        try: name = signal.Signals(-code).name
+        except ValueError: name = f"signal {-code}"
+        hint = " (the kernel's OOM killer, or a kill by hand)" if -code == signal.SIGKILL else ""
+        return f"killed by {name}{hint}"
+    return f"exited with code {code}"
+
+# %% ../nbs/11_runner.ipynb #fae4ec58
+def run_local(items, *, store, n_jobs: int, on_done: Callable) -> None:
+    """Run `items` (tuples `(task, seed, identity)`) on `n_jobs` spawned worker processes and call `on_done(item, error)`
+    for each. A worker that dies takes only its own task down: that task is recorded as failed with the cause, a new
+    worker replaces it, and the run goes on. Workers die with this process, and are stopped in every exit path."""
+    from clm_nb.runner import _worker_main as entry  # by import, so a fresh process finds it (also when run from this notebook)
+    ctx = get_context("spawn")                      # numba's threading layer is not fork-safe
+    queue, workers = deque(items), []               # workers: [process, connection, item or None]
+    def start():
+        here, there = ctx.Pipe()
+        p = ctx.Process(target=entry, args=(there, os.getpid()), name="clm_nb-worker")
+        p.start(); there.close()
+        workers.append([p, here, None])
+    try:
+        while queue or any(w[2] is not None for w in workers):
+            workers[:] = [w for w in workers if w[2] is not None or w[0].is_alive()]   # an idle worker that died
+            while len(workers) < min(n_jobs, len(queue) + sum(w[2] is not None for w in workers)):
+                start()
+            for w in workers:
+                if w[2] is None and queue:
+                    item = queue.popleft()
+                    try:
+                        w[1].send((item[0], str(store), item[1], item[2]))
+                        w[2] = item
+                    except Exception as e:              # unpicklable task: record it here, keep the worker
+                        record_failure(item[0], store, item[1], item[2], f"the task could not be sent to a worker: {_failure_text(e)}")
+                        on_done(item, "could not be sent")
+            busy = [w for w in workers if w[2] is not None]
+            ready = set(wait_any([w[1] for w in busy] + [w[0].sentinel for w in busy]))
+            for w in busy:
+                p, conn, item = w
+                if conn in ready:
+                    try:
+                        error = conn.recv()
+                    except (EOFError, OSError):
+                        ready.add(p.sentinel)           # died while answering: handled below
+                    else:
+                        w[2] = None
+                        if error and stored_status(result_path(store, item[2]), item[2])[0] == "missing":
+                            record_failure(item[0], store, item[1], item[2], error)   # it never reached the task
+                        on_done(item, error)
+                        continue
+                if p.sentinel in ready and not p.is_alive():
+                    p.join()
+                    error = f"the worker running this task died: {_exit_cause(p.exitcode)}"
+                    record_failure(item[0], store, item[1], item[2], error)
+                    workers.remove(w)
+                    on_done(item, error)
+    finally:
+        for p, conn, _ in workers:
+            try: conn.send(None)
+            except Exception: pass
+        for p, conn, item in workers:
+            p.join(timeout=0.5 if item is None else 0)
+            if p.is_alive():
+                p.kill(); p.join()
+            conn.close()
+
+# %% ../nbs/11_runner.ipynb #ec067a66
+def run_dask(items, *, store, n_jobs: int, dask_address: str | None, on_done: Callable) -> None:
+    """Run `items` on a Dask cluster: the scheduler at `dask_address`, else a `LocalCluster` of `n_jobs` worker
+    processes that is closed in every exit path. A task whose workers keep dying (Dask retries it, then raises
+    `KilledWorker`) or that cannot be sent is recorded as failed and the run goes on."""
+    from distributed import Client, LocalCluster, as_completed as dask_completed
+    cluster = client = None
+    try:
+        if dask_address is None:
+            cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(dask_address or cluster)
+        futures = {}
+        for item in items:
+            try:
+                f = client.submit(execute_task, item[0], str(store), item[1], item[2],
+                                  key=f"clm_nb-{result_path(store, item[2]).stem}", pure=False)
+                futures[f] = item
+            except Exception as e:
+                record_failure(*item[:1], store, item[1], item[2], f"the task could not be sent to Dask: {_failure_text(e)}")
+                on_done(item, "could not be sent")
+        for f in dask_completed(list(futures)):
+            item = futures[f]
+            try:
+                error = f.result()
+            except Exception as e:                      # KilledWorker, a task that cannot be unpickled, ...
+                error = f"Dask could not run this task: {_failure_text(e)}"
+                record_failure(item[0], store, item[1], item[2], error)
+            on_done(item, error)
+    finally:
+        if client is not None: client.close()
+        if cluster is not None: cluster.close()
+
+# %% ../nbs/11_runner.ipynb #fbf9dc67
 def _check_tasks(tasks) -> list[Task]:
     tasks = list(tasks)
     bad = [t for t in tasks if not isinstance(t, Task)]
     if bad:
         raise ValueError(f"run: every task must be a clm_nb.runner.Task; got {type(bad[0]).__name__}.")
-    names = [t.file_name for t in tasks]
-    if len(set(names)) != len(names):
-        dup = pd.Series([t.key_text for t in tasks]).value_counts()
+    keys = pd.Series([t.key_text for t in tasks])
+    if keys.duplicated().any():
+        dup = keys.value_counts()
         raise ValueError(f"run: task keys must be unique; {dup.index[0]} appears {dup.iloc[0]} times.")
     return tasks
 
+def _plan(tasks: list[Task], store: Path, seed: int) -> list[tuple]:
+    "`(task, seed, identity)` of every task."
+    return [(t, s, t.identity(s)) for t in tasks for s in [task_seed(seed, t.key)]]
+
 def run(tasks, *, store, executor: str = "local", n_jobs: int | None = None, dask_address: str | None = None,
-        seed: int = 0, progress: bool = True) -> pd.DataFrame:
-    "Run every task not yet in `store` (one parquet file each), then return all their results (see the prose)."
+        seed: int = 0, retry_failed: bool = False, progress: bool = True) -> pd.DataFrame:
+    """Run every task whose result is not in `store`, then return the results of all of them (see the prose).
+
+    tasks: `Task`s with unique keys. store: folder of the result files (created if needed). executor: "local" (worker
+    processes), "dask" (a Dask cluster) or "inline" (this process: no protection against a task that kills it).
+    n_jobs: worker processes (default: all cores). dask_address: scheduler to use with executor="dask" (default: a
+    LocalCluster of n_jobs workers). seed: the study seed, from which each task's seed derives. retry_failed: rerun the
+    tasks whose stored result is a failure. progress: show a progress bar."""
     if executor not in EXECUTORS:
         raise ValueError(f"run: executor={executor!r}; use one of {EXECUTORS}.")
+    n_jobs = (os.cpu_count() or 1) if n_jobs is None else check_number(n_jobs, "n_jobs", lo=1, integer=True, who="run")
+    seed = check_number(seed, "seed", lo=0, integer=True, who="run")
+    retry_failed = check_flag(retry_failed, "retry_failed", who="run")
     tasks = _check_tasks(tasks)
     store = Path(store)
     store.mkdir(parents=True, exist_ok=True)
-    todo = [t for t in tasks if not (store / t.file_name).exists()]
-    n_jobs = n_jobs or os.cpu_count() or 1
-    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="tasks", disable=not progress)
-    if todo and executor == "local" and n_jobs == 1:
-        for t in todo:
-            _execute(t, str(store), task_seed(seed, t.key)); bar.update()
-    elif todo and executor == "local":
-        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_execute, t, str(store), task_seed(seed, t.key)) for t in todo]
-            for f in as_completed(futures):
-                f.result(); bar.update()
-    elif todo:
-        from distributed import Client, LocalCluster, as_completed as dask_completed
-        cluster = None if dask_address else LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
-                                                         dashboard_address=None)
-        with Client(dask_address or cluster) as client:
-            futures = [client.submit(_execute, t, str(store), task_seed(seed, t.key), key=f"task-{t.file_name}", pure=False)
-                       for t in todo]
-            for f in dask_completed(futures):
-                f.result(); bar.update()
-        if cluster is not None:
-            cluster.close()
-    bar.close()
-    return load_results(tasks, store)
+    plan, todo, healed = _plan(tasks, store, seed), [], []
+    for item in plan:
+        status, why = stored_status(result_path(store, item[2]), item[2])
+        if status == "bad":
+            healed.append(f"{item[0].key_text}: {why}")
+        if status in ("missing", "bad") or (status == "failed" and retry_failed):
+            todo.append(item)
+    if healed:
+        warnings.warn(f"run: {len(healed)} stored result(s) in {store} could not be trusted and are recomputed, e.g. "
+                      f"{healed[0]}", RuntimeWarning, stacklevel=2)
+    bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="tasks", disable=not progress)
+    failed = []
+    def on_done(item, error):
+        if error: failed.append(item[0].key_text)
+        bar.update(); bar.set_postfix(failed=len(failed), refresh=False)
+    try:
+        if executor == "inline":
+            for item in todo:
+                on_done(item, execute_task(item[0], store, item[1], item[2], catch=Exception))
+        elif executor == "local" and todo:
+            run_local(todo, store=store, n_jobs=n_jobs, on_done=on_done)
+        elif todo:
+            run_dask(todo, store=store, n_jobs=n_jobs, dask_address=dask_address, on_done=on_done)
+    finally:
+        bar.close()
+    results = _load(plan, store)
+    n_failed = int((results.drop_duplicates("_key").error != "").sum()) if len(results) else 0
+    if n_failed and progress:
+        print(f"run: {n_failed} of {len(plan)} task(s) failed ({len(failed)} in this run); run_errors(results) lists them, "
+              "run(..., retry_failed=True) reruns them.")
+    return results
 
-def load_results(tasks, store) -> pd.DataFrame:
-    "The stored results of `tasks` (those that have a file), concatenated in task order."
-    frames = [pd.read_parquet(Path(store) / t.file_name) for t in _check_tasks(tasks) if (Path(store) / t.file_name).exists()]
+# %% ../nbs/11_runner.ipynb #01236aa1
+def _load(plan, store) -> pd.DataFrame:
+    frames = []
+    for task, seed, identity in plan:
+        path = result_path(store, identity)
+        if stored_status(path, identity)[0] in ("done", "failed"):
+            frames.append(read_result(path, identity))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+def load_results(tasks, store, *, seed: int = 0) -> pd.DataFrame:
+    "The stored results of `tasks` run with study `seed` (those whose file is present, whole and theirs), in task order."
+    return _load(_plan(_check_tasks(tasks), Path(store), seed), store)
+
+def run_errors(results: pd.DataFrame) -> pd.DataFrame:
+    "One row per failed task of `run`'s results: its key columns, the error's first line and the full message."
+    if results.empty or "error" not in results:
+        return pd.DataFrame(columns=["task", "error", "detail"])
+    bad = results[results.error.astype(str) != ""].drop_duplicates("_key")
+    keys = pd.DataFrame([json.loads(k) for k in bad._key], index=bad.index)
+    out = keys.assign(error=bad.error.str.split("\n").str[0], detail=bad.error)
+    return out.reset_index(drop=True)
 
 def run_summary(results: pd.DataFrame) -> pd.DataFrame:
     "Tasks, failures and seconds (total, mean, max) per value of the first key column."
@@ -246,20 +597,31 @@ def run_summary(results: pd.DataFrame) -> pd.DataFrame:
                                        seconds=("seconds", "sum"), mean_seconds=("seconds", "mean"),
                                        max_seconds=("seconds", "max"))
 
-# %% ../nbs/11_runner.ipynb #875b45ba
-def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, random_state=None) -> dict:
-    "A toy task for examples and tests: summary statistics of `n` seeded normal draws (raises if `fail`; waits `sleep` s)."
+# %% ../nbs/11_runner.ipynb #f6423e67
+FAULTS = ("raise", "system_exit", "interrupt", "exit", "kill", "unstorable")
+
+def demo_task(n: int = 100, fail: bool = False, sleep: float = 0.0, fault: str | None = None, random_state=None) -> dict:
+    """A toy task for examples and tests: summary statistics of `n` seeded normal draws, after waiting `sleep` seconds.
+    `fail=True` raises a ValueError; `fault` injects one of `FAULTS`: "raise" (RuntimeError), "system_exit",
+    "interrupt" (KeyboardInterrupt), "exit" (the process ends at once, `os._exit(3)`), "kill" (SIGKILL to itself, as
+    the OOM killer does) or "unstorable" (a result column parquet cannot store)."""
+    if fault is not None and fault not in FAULTS:
+        raise ValueError(f"demo_task: fault={fault!r}; use one of {FAULTS} or None.")
     time.sleep(sleep)
-    if fail:
-        raise ValueError("this task was asked to fail")
+    if fail or fault == "raise":
+        raise (ValueError if fail else RuntimeError)("this task was asked to fail")
+    if fault == "system_exit": raise SystemExit(2)
+    if fault == "interrupt": raise KeyboardInterrupt
+    if fault == "exit": os._exit(3)
+    if fault == "kill": os.kill(os.getpid(), signal.SIGKILL)
     x = np.random.default_rng(random_state).normal(size=n)
+    if fault == "unstorable":
+        return pd.DataFrame({"mixed": [1, "one"], "mean": float(x.mean())})
     return {"mean": float(x.mean()), "std": float(x.std())}
 
 # %% ../nbs/11_runner.ipynb #a9be8a9e
-from .core import check_partitions
-
 def ground_truth_tasks(datasets, *, techniques=None, n_trials: int = 20, max_points: int | None = None,
-                       noise: str | None = "ignore") -> list[Task]:
+                       noise: str | None = None) -> list[Task]:
     "One `clusterers.ground_truth_task` per (dataset, technique), keyed so that studies sharing a store share the tasks."
     from clm_nb.clusterers import PAPER000_TECHNIQUES, ground_truth_task
     techs = list(techniques or PAPER000_TECHNIQUES)
@@ -294,9 +656,36 @@ def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
     out["best_technique"] = best["technique"]
     return out.reset_index()
 
-# %% ../nbs/11_runner.ipynb #238e3957
-import tracemalloc
+# %% ../nbs/11_runner.ipynb #e210d75c
+def measures_task(collection: str, name: str, *, data_dir, sha256: str | None, measures: list[str],
+                  noise: str | None = None, random_state=None) -> pd.DataFrame:
+    """Every measure of `measures` on one dataset, read here (in the worker) from `data_dir` (False: the embedded
+    default) and checked against the fingerprint `sha256` it had when the task was planned. The per-measure `seconds`
+    and `error` of `score_datasets` come back as `measure_seconds` and `measure_error` (the runner's own columns say
+    whether the task as a whole failed)."""
+    ds = load_dataset(name, data_dir, collection=collection)
+    if sha256 is not None and ds.meta.get("sha256") != sha256:
+        raise ValueError(f"{collection}/{name} changed on disk since the study listed it (content hash "
+                         f"{ds.meta.get('sha256', '?')[:12]} != {sha256[:12]}); rerun the study.")
+    long = score_datasets([ds], measures, noise=noise, random_state=random_state, progress=False)
+    return long.rename(columns={"seconds": "measure_seconds", "error": "measure_error"})
 
+def measures_tasks(catalog: pd.DataFrame, *, data_dir, measures, noise: str | None = None) -> list[Task]:
+    """One `measures_task` per dataset of `catalog` (a `list_datasets` table), keyed by collection and name; the
+    data's content hash, the measures and the noise policy are parameters, so they enter the task's identity."""
+    names = select_measures(measures)
+    check_choice(noise, "noise", NOISE_POLICIES, who="measures_tasks")
+    root = resolve_data_dir(data_dir)
+    missing = [c for c in ("collection", "name") if c not in catalog]
+    if missing:
+        raise ValueError(f"measures_tasks: catalog lacks the column(s) {missing}; pass a list_datasets(...) table.")
+    sha = catalog["sha256"] if "sha256" in catalog else pd.Series([None] * len(catalog), index=catalog.index)
+    return [Task({"part": "measures", "collection": c, "dataset": n}, measures_task,
+                 {"collection": c, "name": n, "data_dir": str(root) if root else False, "sha256": h,
+                  "measures": names, "noise": noise})
+            for c, n, h in zip(catalog["collection"], catalog["name"], sha)]
+
+# %% ../nbs/11_runner.ipynb #238e3957
 def _timing_data(n: int, d: int, K: int, rng) -> tuple[np.ndarray, np.ndarray]:
     y = rng.permutation(np.arange(n) % K)
     return rng.normal(scale=3.0, size=(K, d))[y] + rng.normal(size=(n, d)), y
@@ -349,3 +738,77 @@ def score_factors(X, y, *, sizes=(), dims=(), measures: Iterable[str] | None = N
                 value, err = np.nan, str(e)
             rows.append({"factor": factor, "level": level, "measure": m, "value": value, "error": err})
     return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "error"])
+
+# %% ../nbs/11_runner.ipynb #e789bab6
+PARAM_KINDS = ("int", "number", "bool", "text", "choice", "path", "names")
+
+@dataclass(frozen=True)
+class Param:
+    """What one study parameter may hold. kind: "int", "number", "bool", "text", "choice" (one of `choices`), "path"
+    (a folder or file name) or "names" (one name or a list of names, each in `choices` when given). lo, hi: the
+    allowed range of a number. optional: None is allowed too."""
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple | None = None
+    optional: bool = False
+
+    def __post_init__(self):
+        if self.kind not in PARAM_KINDS:
+            raise ValueError(f"Param: kind={self.kind!r}; use one of {PARAM_KINDS}.")
+
+def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
+    """Check the parameters a study was given (`values`, e.g. `globals()`) against `spec` ({name: Param}) before any
+    work starts; a `ValueError` names the first bad parameter, its value and what is allowed."""
+    for name, p in spec.items():
+        if name not in values:
+            raise ValueError(f"{who}: parameter {name!r} is missing from the parameters cell.")
+        v = values[name]
+        if v is None and p.optional:
+            continue
+        hint = f"; pass it as -p {name} <value> (papermill) or set it in the parameters cell"
+        if p.kind in ("int", "number"):
+            check_number(v, name, lo=p.lo, hi=p.hi, integer=p.kind == "int", who=who)
+        elif p.kind == "bool":
+            check_flag(v, name, who=who)
+        elif p.kind == "choice":
+            check_choice(v, name, p.choices, who=who)
+        elif p.kind in ("text", "path"):
+            if not isinstance(v, (str, os.PathLike)) or (p.kind == "text" and not isinstance(v, str)) or not str(v).strip():
+                raise ValueError(f"{who}: {name}={v!r} must be a non-empty {'text' if p.kind == 'text' else 'path'}"
+                                 + (" or None" if p.optional else "") + hint + ".")
+        else:
+            items = [v] if isinstance(v, str) else v
+            if not isinstance(items, (list, tuple)) or not items or not all(isinstance(i, str) for i in items):
+                raise ValueError(f"{who}: {name}={v!r} must be a name or a non-empty list of names"
+                                 + (" or None" if p.optional else "") + hint + ".")
+            if p.choices is not None:
+                unknown = [i for i in items if i not in p.choices]
+                if unknown:
+                    close = {u: difflib.get_close_matches(u, list(p.choices), n=1) for u in unknown}
+                    raise ValueError(f"{who}: {name} has unknown value(s) {unknown}"
+                                     + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
+                                     + f"; allowed: {sorted(p.choices)}.")
+
+# %% ../nbs/11_runner.ipynb #9a517f7d
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` in which every text cell (and text index label) that a spreadsheet would run as a formula
+    (first character in `FORMULA_START`) starts with an apostrophe instead; numbers are left alone."""
+    def fix(v):
+        return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(fix)
+    out.columns = [fix(c) for c in out.columns]
+    if out.index.dtype == object:
+        out.index = out.index.map(fix)
+    return out
+
+def write_csv(frame: pd.DataFrame, path, *, index: bool = False) -> Path:
+    "Write `frame` as a spreadsheet-safe CSV (`spreadsheet_safe`): every table a study writes goes through here."
+    path = Path(path)
+    spreadsheet_safe(frame).to_csv(path, index=index)
+    return path
