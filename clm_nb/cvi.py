@@ -156,7 +156,7 @@ def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
 def cvnn_parts(X, labels=None, *, k: int = 10, metric: str = "euclidean", noise=None, random_state=None) -> CVNNParts:
     "Separation and compactness of one partition, to be normalised over a set of candidates with `cvnn_normalize`."
     _check_metric(metric, "cvnn_parts")
-    _check_k(k, None, "cvnn_parts")
+    k = _check_k(k, None, "cvnn_parts")
     data = check_data(X, labels, noise=noise, measure="cvnn_parts")
     separation, compactness, scale, _ = _cvnn_terms(data, k, metric, "cvnn_parts")
     return CVNNParts(separation, float(compactness * scale))
@@ -186,7 +186,7 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
 def cvnn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, k: int = 10) -> float:
     "CVNN of one partition: kNN separation plus compactness over the data's mean pairwise distance (lower is better)."
     _check_metric(metric, "cvnn")
-    _check_k(k, None, "cvnn")
+    k = _check_k(k, None, "cvnn")
     data = check_data(X, labels, noise=noise, measure="cvnn")
     separation, compactness, _, mean_d = _cvnn_terms(data, k, metric, "cvnn")
     return float(separation + (compactness / mean_d if mean_d > 0 else 0.0))

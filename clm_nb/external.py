@@ -197,7 +197,7 @@ def fowlkes_mallows(labels_a, labels_b=None, *, noise=None, noise_label=-1) -> f
         return 1.0
     if pc.together_both == 0:
         return 0.0
-    return float(pc.together_both / math.sqrt(together_a) / math.sqrt(together_b))
+    return min(1.0, pc.together_both / math.sqrt(together_a * together_b))      # exact integer product, one rounding
 
 # %% ../nbs/04_external.ipynb #e7ea2735
 @register("jaccard_pairs", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
@@ -493,7 +493,7 @@ def cluster_maps(labels_a=None, labels_b=None, *, similarity: str = "partition",
                 rep[s] = _check_X(reps[s], min_points=1, measure=f"{who} (prototypes_{side})")
                 K[s] = rep[s].shape[0]
             else:
-                rep[s] = _gaussians(reps[s], who)
+                rep[s] = _gaussians(reps[s], f"{who} (models_{side})")
                 K[s] = rep[s][0].shape[0]
             names[s] = np.arange(K[s])
             if codes[s] is not None:
@@ -595,6 +595,9 @@ def centroid_index(labels_a=None, labels_b=None, *, similarity: str = "partition
           complexity="as centroid_index", reference=_CI_REF, **_EXT)
 def centroid_index_relative(labels_a=None, labels_b=None, **kwargs) -> float:
     "CI / max(K_a, K_b): the share of clusters allocated differently (keywords as `centroid_index`)."
+    if "return_details" in kwargs:
+        raise ValueError(f"centroid_index_relative: return_details={kwargs['return_details']!r} is not an option here; "
+                         "it returns CI / max(K_a, K_b). Call centroid_index(..., return_details=True) for the details.")
     return centroid_index(labels_a, labels_b, return_details=True, **kwargs).relative
 
 def _matched_overlap(cells: tuple, table: Contingency, dense: bool) -> int:
