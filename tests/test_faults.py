@@ -165,10 +165,22 @@ def test_the_inline_executor_lets_ctrl_c_stop_the_study(tmp_path):
             progress=False)
 
 
+def workers_of_this_process():
+    "Live child processes, without multiprocessing's resource tracker (one per process, it lives as long as we do)."
+    pids = set()
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.is_running() and "resource_tracker" not in " ".join(p.cmdline()):
+                pids.add(p.pid)
+        except psutil.Error:                                  # ended while we looked
+            pass
+    return pids
+
+
 def test_dask_records_failures_and_closes_its_cluster(tmp_path):
     pytest.importorskip("distributed")
     import dask
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    before = workers_of_this_process()
     tasks = [Task({"fault": f}, demo_task, {"n": 20, "fault": f}) for f in ("raise", "system_exit", "unstorable", "exit")]
     tasks += [Task({"fault": "none"}, demo_task, {"n": 20})]
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
@@ -179,7 +191,7 @@ def test_dask_records_failures_and_closes_its_cluster(tmp_path):
     assert res.set_index("fault").loc["none", "error"] == ""
     deadline = time.time() + 20
     while time.time() < deadline:
-        left = {p.pid for p in psutil.Process().children(recursive=True) if p.is_running()} - before
+        left = workers_of_this_process() - before
         if not left:
             break
         time.sleep(0.2)
@@ -230,15 +242,18 @@ import sys
 from clm_nb.runner import Task, demo_task, run
 if __name__ == "__main__":
     tasks = [Task({"dataset": f"d{i}"}, demo_task, {"n": 30, "sleep": 0.6}) for i in range(12)]
-    run(tasks, store=sys.argv[1], n_jobs=2, progress=False)
+    run(tasks, store=sys.argv[1], executor=sys.argv[2], n_jobs=2, progress=False)
 """
 
 
-def test_kill_minus_9_leaves_no_worker_and_resume_recomputes_nothing(tmp_path):
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_kill_minus_9_leaves_no_worker_and_resume_recomputes_nothing(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed")
     store = tmp_path / "store"
     script = tmp_path / "study.py"
     script.write_text(KILLABLE)
-    proc = subprocess.Popen([sys.executable, str(script), str(store)], cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, str(script), str(store), executor], cwd=ROOT)
     deadline = time.time() + 180
     while time.time() < deadline and len(stamps(store)) < 3:
         time.sleep(0.05)
