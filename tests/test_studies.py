@@ -81,16 +81,18 @@ def test_cluster_level_embedded_default(tmp_path, monkeypatch):
     assert nvd.loc[0.0] == 0 and nvd.loc[0.3] == pytest.approx(0.3, abs=0.02)
     table = pd.read_csv(out / "algorithms_table.csv")
     assert set(table.algorithm) == {"kmeans", "kmeans++", "single_link", "dbscan"} and set(table.dataset) == {"s1_like", "s4_like"}
+    assert set(table.collection) == {"generated"} and set(rand.collection) == {"generated"}      # datasets by (collection, name)
     assert {"centroid_index", "ci_prototype", "ari", "psi"} <= set(table.columns)
     assert table.centroid_index.notna().all() and (table.centroid_index >= 0).all()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["clusterings"] == len(table) and summary["ci_zero_up_to"] == 0.3
-    t2 = pd.read_csv(out / "table2_ci_similarity.csv", index_col=0)
-    assert list(t2.index) == ["s1_like", "s4_like"] and (t2.runs == 3).all()
+    t2 = pd.read_csv(out / "table2_ci_similarity.csv", index_col=[0, 1])
+    assert list(t2.index) == [("generated", "s1_like"), ("generated", "s4_like")] and (t2.runs == 3).all()
     assert (t2.prototype_ms > 0).all() and (t2.partition_ms > 0).all() and t2.different_ci.between(0, 3).all()
     gmm = pd.read_csv(out / "figure5_gmm_ci.csv", index_col=0)
     assert list(gmm.index) == ["prototype", "partition", "model"] and gmm.loc["partition", "CI"] >= 2   # gmm_min_ci
     assert summary["gmm_ci"]["partition"] == gmm.loc["partition", "CI"]
+    assert summary["problems"] == 0 and pd.read_csv(out / "errors.csv").empty
     for stem in ["randomness", "ci_vs_point_level", "table2_ci_similarity_time", "figure5_gmm_mapping"]:
         assert (out / "charts" / f"{stem}.svg").read_text().lstrip().startswith("<svg")
         assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
@@ -101,7 +103,7 @@ def test_cluster_level_on_shared_bundle(tmp_path, shared_data_dir):
                              randomness_datasets=["compound"], randomness_levels=[0.0, 0.5], repeats=1,
                              algorithms=["kmeans++", "dbscan"], measures=["ari", "centroid_index", "nvd"], n_jobs=1,
                              ci_timing_datasets=["s1"], ci_timing_runs=2, ci_timing_repeats=1, gmm_dataset="s1", gmm_min_ci=1)
-    assert pd.read_csv(out / "table2_ci_similarity.csv", index_col=0).loc["s1", "n"] == 5000
+    assert pd.read_csv(out / "table2_ci_similarity.csv", index_col=[0, 1]).loc[("gagolews_v1/sipu", "s1"), "n"] == 5000
     table = pd.read_csv(out / "algorithms_table.csv")
     assert set(table.dataset) == {"compound", "aggregation"} and len(table) == 4
     assert set(pd.read_csv(out / "algorithms_long.csv").measure) == {"ari", "centroid_index", "nvd"}
@@ -127,7 +129,8 @@ def test_discotec_study_embedded_default(tmp_path, monkeypatch):
     cons = pd.read_csv(out / "constraints.csv")
     assert set(cons.points) == {0, 5}
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["datasets"] == ["iris", "blobs_match"]
+    assert summary["datasets"] == ["sklearn/iris", "generated/blobs_match"]
+    assert set(pools.collection) == {"sklearn", "generated"} and (out / "errors.csv").exists()
     for stem in ["scenario1", "scenario2", "appendix_b", "pools_tau", "constraints"]:
         assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -193,7 +196,7 @@ def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
     p3 = pools[pools.protocol == "paper003"]
     assert p3.groupby("dataset").size().eq(5 * 3).all()                       # 5 families x k = 2..4
     assert set(pools[pools.protocol == "paper004"].family) == {"kmeans", "ward", "spectral", "birch", "gmm"}
-    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=0)
+    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=[0, 1])      # indexed by (collection, dataset)
     assert corr.shape == (4, len(CVI_FAST)) and corr.abs().le(1 + 1e-9).all().all()
     assert corr.silhouette.mean() > 0.5                                       # silhouette follows ARI on blobs
     summary = pd.read_csv(out / "paper004_summary.csv", index_col=0)
@@ -214,11 +217,14 @@ def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
 def test_cvi_evaluation_on_shared_bundle(tmp_path, shared_data_dir):
     out = _run(tmp_path, CVI_EVALUATION, data_dir=str(shared_data_dir), collections="barton/real-world", max_datasets=3,
                max_n=400, n_handl=0, k_max=3, n_jobs=1, measures=["silhouette", "aucc"], protocols=["paper003"], kselect=False)
-    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=0)
-    assert sorted(corr.index) == ["ecoli", "glass"] and set(corr.columns) == {"silhouette", "aucc"}
+    corr = pd.read_csv(out / "paper003_correlations.csv", index_col=[0, 1])
+    assert sorted(corr.index) == [("barton/real-world", "ecoli"), ("barton/real-world", "glass")]
+    assert set(corr.columns) == {"silhouette", "aucc"}
     pools = pd.read_csv(out / "pool_scores.csv")
     failed = pools[pools.error.fillna("") != ""]
     assert failed.dataset.tolist() == ["dermatology"] and "NaN" in failed.error.iloc[0]    # missing values: recorded, not fatal
+    errors = pd.read_csv(out / "errors.csv")
+    assert errors[errors.part == "pools"][["collection", "dataset"]].values.tolist() == [["barton/real-world", "dermatology"]]
 
 
 IMBALANCE = ROOT / "nbs" / "studies" / "imbalance.ipynb"
@@ -298,3 +304,27 @@ def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
     gt = pd.read_csv(ranking / "ground_truth.csv")
     assert table.gt_ami.notna().sum() == len(gt) == 4
     assert "pairwise rank stability" in (out / "overview.html").read_text()
+
+
+# --- study parameters checked at the door (issue 19): a bad parameter stops each study in its first code cell ---
+STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl", "imbalance": "replicates",
+                   "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions"}
+NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level"}       # the studies with a `noise` parameter
+
+
+@pytest.mark.parametrize("study", sorted(STUDIES_CHECKED))
+def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypatch):
+    """`-p noise drop` (not a noise policy) and a negative count stop the study in its parameter check, naming the
+    parameter, before anything is computed or written: no task store, no table."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    path = ROOT / "nbs" / "studies" / f"{study}.ipynb"
+    bad = [("noise", "drop")] if study in NOISE_STUDIES else []
+    bad += [(STUDIES_CHECKED[study], -1), ("seed", 1.5)]
+    for name, value in bad:
+        out = tmp_path / f"out_{name}"
+        with pytest.raises(pm.PapermillExecutionError) as err:
+            pm.execute_notebook(str(path), str(tmp_path / "executed.ipynb"), parameters={"out_dir": str(out), name: value},
+                                progress_bar=False, kernel_name="python3", cwd=str(ROOT))
+        assert err.value.ename == "ValueError" and f"{name}=" in err.value.evalue, err.value.evalue
+        assert not out.exists()                                             # stopped before making its output folder
+
