@@ -233,7 +233,7 @@ def _also(spec) -> tuple:
     label, name, kwargs = spec
     return label, get_measure(name), dict(kwargs)
 
-def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: str | None = "cluster",
+def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: str | None = None,
            also=(), random_state=None, timeout: float | None = None) -> SearchResult:
     "Bayesian (TPE) search of technique `name`'s hyper-parameters maximising `measure(y, labels)`; seeded and recorded."
     import optuna
@@ -385,7 +385,7 @@ def _at_most(X, y, max_points: int | None, rng):
         return subsample_dataset(X, y, max_points, random_state=rng)
     return X, y
 
-def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = "cluster",
+def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = None,
                       max_points: int | None = None, random_state=None) -> dict:
     "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000's GT)."
     rng = np.random.default_rng(random_state)

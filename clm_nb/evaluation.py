@@ -257,7 +257,7 @@ from sklearn.cluster import KMeans
 
 from .core import check_data
 
-def ci_similarity_runs(X, y, *, n_runs: int = 10, timing_repeats: int = 5, noise: str | None = "ignore", random_state=None) -> pd.DataFrame:
+def ci_similarity_runs(X, y, *, n_runs: int = 10, timing_repeats: int = 5, noise: str | None = None, random_state=None) -> pd.DataFrame:
     "Per k-means run: CI against the labels by partition and by prototype similarity, and the seconds each call took."
     from clm_nb.external import centroid_index
     import time

@@ -285,7 +285,7 @@ def read_ranking_results(folder) -> dict:
     if absent:
         raise ValueError(f"read_ranking_results: {folder} lacks {absent}; point it at the out_dir of a dataset_ranking "
                          "study run with its ground-truth section (nbs/studies/dataset_ranking.ipynb).")
-    gt = pd.read_csv(folder / "ground_truth.csv")
+    gt = pd.read_csv(folder / "ground_truth.csv").drop(columns=["dataset_id"], errors="ignore")   # (collection, dataset) key it
     if "collection" not in gt:                          # written before datasets were keyed by (collection, name)
         raise ValueError(f"read_ranking_results: {folder}/ground_truth.csv has no collection column; it was written by "
                          "an older clm_nb. Rerun the dataset_ranking study (its task store makes this cheap).")

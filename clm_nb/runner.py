@@ -42,12 +42,12 @@ from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'DEPENDENCIES', 'IDENTITY_META', 'FAILED_META', 'FAULTS', 'PARAM_KINDS', 'FORMULA_START',
-           'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'code_version', 'value_digest',
-           'Task', 'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result',
-           'execute_task', 'record_failure', 'run_local', 'run_dask', 'run', 'load_results', 'run_errors',
-           'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'measures_task', 'measures_tasks',
-           'time_measure', 'score_factors', 'Param', 'check_params', 'spreadsheet_safe', 'write_csv']
+__all__ = ['EXECUTORS', 'DEPENDENCIES', 'IDENTITY_META', 'FAILED_META', 'RESERVED_COLUMNS', 'FAULTS', 'PARAM_KINDS',
+           'FORMULA_START', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'code_version',
+           'value_digest', 'Task', 'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status',
+           'read_result', 'execute_task', 'record_failure', 'run_local', 'run_dask', 'run', 'load_results',
+           'run_errors', 'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'measures_task',
+           'measures_tasks', 'time_measure', 'score_factors', 'Param', 'check_params', 'spreadsheet_safe', 'write_csv']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -163,7 +163,7 @@ def score_pool(X, y, *, protocol: str = "paper003", measures: Iterable[str] | No
     out = out.join(wide.reset_index(drop=True))
     for e in external:
         out[e] = [float(get_measure(e).func(y, labels, noise="cluster")) for _, _, labels in members]
-    out["seconds"] = long.groupby("dataset").seconds.sum().to_numpy()
+    out["measure_seconds"] = long.groupby("dataset").seconds.sum().to_numpy()
     out["errors"] = errors.reindex(range(len(members))).fillna("").to_numpy() if len(errors) else ""
     return out
 
@@ -207,14 +207,20 @@ def _closure(module: str) -> list[tuple[str, bytes]]:
     return sorted(out)
 
 # %% ../nbs/11_runner.ipynb #ad3629b6
+@lru_cache(maxsize=1)
+def _library_versions() -> str:
+    "The package version and those of `DEPENDENCIES` (read once per process: reading package metadata is slow)."
+    from clm_nb import __version__
+    found = []
+    for dist in DEPENDENCIES:
+        try: found.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError: found.append(f"{dist} -")
+    return f"clm_nb {__version__}|" + "|".join(found)
+
 def code_version(func: Callable) -> str:
     """A digest of the code that computes `func`'s result: the source of its module and of every `clm_nb` module that
     module imports (transitively), the package version and the versions of the numerical libraries it runs on."""
-    from clm_nb import __version__
-    h = hashlib.sha256(f"clm_nb {__version__}".encode())
-    for dist in DEPENDENCIES:
-        try: h.update(f"|{dist} {importlib.metadata.version(dist)}".encode())
-        except importlib.metadata.PackageNotFoundError: h.update(f"|{dist} -".encode())
+    h = hashlib.sha256(_library_versions().encode())
     module = getattr(func, "__module__", None) or ""
     sources = _closure(module) if module else []
     if not sources:                                   # defined interactively: its own source is all we can see
@@ -288,10 +294,15 @@ def result_path(store, identity: dict) -> Path:
 # %% ../nbs/11_runner.ipynb #56c83359
 IDENTITY_META = b"clm_nb.task"       # parquet schema metadata: the task identity text
 FAILED_META = b"clm_nb.failed"       # b"1" when the stored result is a failure
+RESERVED_COLUMNS = ("seed", "seconds", "error", "_key")   # the runner's own columns in every result
 
 def _result_frame(task: Task, out, seed: int, seconds: float, error: str) -> pd.DataFrame:
     "The rows a task leaves: its output (a DataFrame or a dict of scalars) with key columns, seed, seconds, error, _key."
     frame = out.copy() if isinstance(out, pd.DataFrame) else pd.DataFrame([dict(out)] if out is not None else [{}])
+    clash = [c for c in RESERVED_COLUMNS if c in frame]
+    if clash:
+        raise ValueError(f"the task returned column(s) {clash}, which the runner writes itself "
+                         f"({RESERVED_COLUMNS}); rename them (e.g. measure_seconds, measure_error).")
     frame = frame.reset_index(drop=True)
     for k, v in reversed(list(task.key.items())):         # key columns first, unless the task reported them itself
         if k not in frame:
@@ -718,7 +729,7 @@ def time_measure(measure: str, n: int, *, d: int = 10, K: int = 5, T: int = 10, 
         if seconds < best:
             best, peak = seconds, p
     return {"measure": measure, "kind": info.kind, "n": n, "d": d, "K": K, "T": T if info.kind == "ensemble" else np.nan,
-            "seconds": best, "peak_mb": peak / 2**20, "value_ok": bool(np.all(np.isfinite(np.asarray(value, float))))}
+            "measure_seconds": best, "peak_mb": peak / 2**20, "value_ok": bool(np.all(np.isfinite(np.asarray(value, float))))}
 
 def score_factors(X, y, *, sizes=(), dims=(), measures: Iterable[str] | None = None, random_state=None) -> pd.DataFrame:
     "Every measure on each stratified subsample of `sizes` points and each prefix of `dims` features of one base dataset (paper 000 §5.1)."
@@ -736,22 +747,25 @@ def score_factors(X, y, *, sizes=(), dims=(), measures: Iterable[str] | None = N
                 value, err = float(get_measure(m).func(Xv, yv, random_state=seed)), ""
             except ValueError as e:
                 value, err = np.nan, str(e)
-            rows.append({"factor": factor, "level": level, "measure": m, "value": value, "error": err})
-    return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "error"])
+            rows.append({"factor": factor, "level": level, "measure": m, "value": value, "measure_error": err})
+    return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "measure_error"])
 
 # %% ../nbs/11_runner.ipynb #e789bab6
-PARAM_KINDS = ("int", "number", "bool", "text", "choice", "path", "names")
+PARAM_KINDS = ("int", "number", "bool", "text", "choice", "path", "names", "ints", "numbers")
 
 @dataclass(frozen=True)
 class Param:
     """What one study parameter may hold. kind: "int", "number", "bool", "text", "choice" (one of `choices`), "path"
-    (a folder or file name) or "names" (one name or a list of names, each in `choices` when given). lo, hi: the
-    allowed range of a number. optional: None is allowed too."""
+    (a folder or file name), "names" (one name or a list of names, each in `choices` when given), "ints" or "numbers"
+    (a non-empty list, each item checked like "int" or "number"). lo, hi: the allowed range of a number (of each item
+    of a list); lo_open, hi_open: exclude that end. optional: None is allowed too."""
     kind: str
     lo: float | None = None
     hi: float | None = None
     choices: tuple | None = None
     optional: bool = False
+    lo_open: bool = False
+    hi_open: bool = False
 
     def __post_init__(self):
         if self.kind not in PARAM_KINDS:
@@ -768,7 +782,13 @@ def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
             continue
         hint = f"; pass it as -p {name} <value> (papermill) or set it in the parameters cell"
         if p.kind in ("int", "number"):
-            check_number(v, name, lo=p.lo, hi=p.hi, integer=p.kind == "int", who=who)
+            check_number(v, name, lo=p.lo, hi=p.hi, lo_open=p.lo_open, hi_open=p.hi_open, integer=p.kind == "int", who=who)
+        elif p.kind in ("ints", "numbers"):
+            if not isinstance(v, (list, tuple)) or not v:
+                raise ValueError(f"{who}: {name}={v!r} must be a non-empty list of numbers; pass it as -y '{name}: [...]'.")
+            for item in v:
+                check_number(item, name, lo=p.lo, hi=p.hi, lo_open=p.lo_open, hi_open=p.hi_open, integer=p.kind == "ints",
+                             who=who)
         elif p.kind == "bool":
             check_flag(v, name, who=who)
         elif p.kind == "choice":

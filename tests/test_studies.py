@@ -153,7 +153,8 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
     out = _run(tmp_path, **params)
     gt = pd.read_csv(out / "ground_truth.csv", index_col=0)
     scores = ["ami", "ari", "v_measure", "nmi_geometric"]
-    assert list(gt.columns) == ["collection"] + scores + ["best_technique"] and len(gt) == 5
+    assert gt.index.name == "dataset_id" and (gt.index == gt.collection + "/" + gt.dataset).all()
+    assert list(gt.columns) == ["collection", "dataset"] + scores + ["best_technique"] and len(gt) == 5
     assert ((gt[scores].values > 0) & (gt[scores].values <= 1)).all()
     assert gt.best_technique.isin(["kmeans", "single", "dbscan"]).all()
     tasks = pd.read_csv(out / "ground_truth_tasks.csv")
@@ -167,7 +168,7 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
     for stem in ["figure3_scores_by_clm", "figure4_rank_stability"]:
         assert (out / "charts" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
     stamps = {p: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.parquet")}
-    assert len(stamps) == 15 + 5                                        # 15 ground-truth tasks, 5 classifier tasks
+    assert len(stamps) == 5 + 15 + 5                    # 5 measure tasks (one per dataset), 15 ground-truth, 5 classifier
     _run(tmp_path, **params)                                            # resumes: every task is cached
     assert {p: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.parquet")} == stamps
     pd.testing.assert_frame_equal(pd.read_csv(out / "ground_truth.csv", index_col=0), gt)
