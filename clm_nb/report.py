@@ -31,7 +31,7 @@ from .core import check_data, get_measure, noise_mask
 from .datasets import load_dataset, resolve_data_dir, subsample_dataset
 from .evaluation import rank_agreement
 from .pairs import summarize
-from .runner import Task, best_ground_truth, write_csv
+from .runner import Task, best_ground_truth, dataset_digest, load_checked, read_csv, write_csv
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'PROFILE_COLUMNS', 'VERDICTS', 'check_board_measures', 'clm_profile', 'profile_task',
@@ -90,19 +90,20 @@ def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn"
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
 def profile_task(collection: str, name: str, *, data_dir, measures, primary: str, noise, n_permutations: int,
-                 sha256: str | None = None, random_state=None) -> pd.DataFrame:
-    "Runner task: load one dataset by name, check it is the file the study listed (`sha256`), return its `clm_profile`."
-    ds = load_dataset(name, data_dir, collection=collection)
-    if sha256 is not None and ds.meta.get("sha256") != sha256:
-        raise ValueError(f"{collection}/{name} changed on disk since the study listed it; rerun the study.")
+                 data_digest: str | None = None, sha256: str | None = None, random_state=None) -> pd.DataFrame:
+    """Runner task: load one dataset, check it is the content the study planned with (`data_digest`, see
+    `clm_nb.runner.dataset_digest`; `sha256` only identifies a dataset unreadable then), return its `clm_profile`."""
+    ds = load_checked(collection, name, data_dir, data_digest)
     return clm_profile(ds.X, ds.y, measures=measures, primary=primary, noise=noise, n_permutations=n_permutations,
                        random_state=random_state)
 
 def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn",
                   noise: str | None = None, n_permutations: int = 20) -> list[Task]:
-    "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
+    """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; the content of
+    each dataset is part of its task's identity, the folder it is read from is not."""
     names = check_board_measures(measures, primary)
     root = resolve_data_dir(data_dir)
+    where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
     order = (labeled["n"] * labeled["n_classes"].astype(float).fillna(1)).sort_values(ascending=False, kind="stable").index
     tasks = []
@@ -110,11 +111,11 @@ def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
         key = {"kind": "clm_profile", "collection": c, "dataset": n, "measures": ",".join(names), "primary": primary,
                "noise": noise, "n_permutations": n_permutations}
-        sha = labeled.at[i, "sha256"] if "sha256" in labeled else None     # the data's content: part of the task identity
-        tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": str(root) if root else False,
-                                              "sha256": sha,
+        tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": where,
+                                              "data_digest": dataset_digest(c, n, where),
+                                              "sha256": labeled.at[i, "sha256"] if "sha256" in labeled else None,
                                               "measures": names, "primary": primary, "noise": noise,
-                                              "n_permutations": n_permutations}))
+                                              "n_permutations": n_permutations}, unhashed=("data_dir",)))
     return tasks
 
 # %% ../nbs/13_report.ipynb #378c9f52
@@ -285,17 +286,17 @@ def read_ranking_results(folder) -> dict:
     if absent:
         raise ValueError(f"read_ranking_results: {folder} lacks {absent}; point it at the out_dir of a dataset_ranking "
                          "study run with its ground-truth section (nbs/studies/dataset_ranking.ipynb).")
-    gt = pd.read_csv(folder / "ground_truth.csv").drop(columns=["dataset_id"], errors="ignore")   # (collection, dataset) key it
+    gt = read_csv(folder / "ground_truth.csv").drop(columns=["dataset_id"], errors="ignore")   # (collection, dataset) key it
     if "collection" not in gt:                          # written before datasets were keyed by (collection, name)
         raise ValueError(f"read_ranking_results: {folder}/ground_truth.csv has no collection column; it was written by "
                          "an older clm_nb. Rerun the dataset_ranking study (its task store makes this cheap).")
     tasks = folder / "ground_truth_tasks.csv"
     if "best_technique" not in gt and tasks.is_file():
-        best = best_ground_truth(pd.read_csv(tasks).assign(error=lambda f: f.error.fillna("")))
+        best = best_ground_truth(read_csv(tasks).assign(error=lambda f: f.error.fillna("")))
         gt = gt.merge(best[["collection", "dataset", "best_technique"]], on=["collection", "dataset"], how="left")
     stab = folder / "rank_stability.csv"
     summary = folder / "summary.json"
-    return {"ground_truth": gt, "stability": pd.read_csv(stab) if stab.is_file() else None,
+    return {"ground_truth": gt, "stability": read_csv(stab) if stab.is_file() else None,
             "summary": json.loads(summary.read_text()) if summary.is_file() else {}}
 
 # %% ../nbs/13_report.ipynb #89b311d3

@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -42,12 +43,13 @@ from .external import contingency
 from .pairs import summarize
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'DEPENDENCIES', 'IDENTITY_META', 'FAILED_META', 'RESERVED_COLUMNS', 'FAULTS', 'PARAM_KINDS',
-           'FORMULA_START', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'code_version',
-           'value_digest', 'Task', 'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status',
-           'read_result', 'execute_task', 'record_failure', 'run_local', 'run_dask', 'run', 'load_results',
-           'run_errors', 'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth', 'measures_task',
-           'measures_tasks', 'time_measure', 'score_factors', 'Param', 'check_params', 'spreadsheet_safe', 'write_csv']
+__all__ = ['EXECUTORS', 'DEPENDENCIES', 'IDENTITY_META', 'FAILED_META', 'RESERVED_COLUMNS', 'MAX_WORKER_DEATHS', 'FAULTS',
+           'PARAM_KINDS', 'FORMULA_START', 'select_measures', 'score_datasets', 'score_partitions', 'score_pool',
+           'code_version', 'value_digest', 'Task', 'task_seed', 'identity_text', 'result_path', 'write_result',
+           'stored_status', 'read_result', 'execute_task', 'record_failure', 'run_local', 'run_dask', 'run',
+           'load_results', 'run_errors', 'run_summary', 'demo_task', 'ground_truth_tasks', 'best_ground_truth',
+           'dataset_digest', 'load_checked', 'measures_task', 'measures_tasks', 'time_measure', 'score_factors',
+           'Param', 'check_params', 'spreadsheet_safe', 'write_csv', 'read_csv']
 
 # %% ../nbs/11_runner.ipynb #9c9a2c65
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -172,8 +174,9 @@ EXECUTORS = ("local", "dask", "inline")
 DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "numba", "pandas", "optuna", "kmedoids")   # their versions enter code_version
 
 @lru_cache(maxsize=None)
-def _module_source(path: str, mtime_ns: int) -> tuple[bytes, tuple[str, ...]]:
-    "The bytes of a module file and the names of the `clm_nb` modules it imports (anywhere in it, lazy imports too)."
+def _module_source(path: str, mtime_ns: int) -> tuple[bytes, tuple[str, ...], bool]:
+    """The bytes of a module file, the names of the `clm_nb` modules it imports (anywhere in it, lazy imports too),
+    and whether it registers measures (`@register(`)."""
     src = Path(path).read_bytes()
     deps = set()
     for node in ast.walk(ast.parse(src)):
@@ -185,25 +188,34 @@ def _module_source(path: str, mtime_ns: int) -> tuple[bytes, tuple[str, ...]]:
                 deps.add(base)
         elif isinstance(node, ast.Import):
             deps |= {a.name for a in node.names if a.name.startswith("clm_nb.")}
-    return src, tuple(sorted(deps))
+    return src, tuple(sorted(deps)), b"@register(" in src
+
+def _module_path(name: str) -> str | None:
+    "The source file of module `name`, if it is a Python file on disk."
+    path = getattr(sys.modules.get(name), "__file__", None)
+    if path is None and name.startswith("clm_nb"):
+        spec = importlib.util.find_spec(name)
+        path = spec.origin if spec is not None else None
+    return path if path and path.endswith(".py") and os.path.exists(path) else None
 
 def _closure(module: str) -> list[tuple[str, bytes]]:
-    "(name, source) of `module` and of every `clm_nb` module it reaches through imports, sorted by name."
+    """(name, source) of `module` and of every `clm_nb` module it reaches through imports, sorted by name. Reaching
+    `clm_nb.core` means reaching the measure registry, through which code calls any registered measure by name, so
+    every module that registers measures is then part of the closure too."""
     seen, todo, out = set(), [module], []
+    package = Path(importlib.util.find_spec("clm_nb").origin).parent
     while todo:
         name = todo.pop()
         if name in seen: continue
         seen.add(name)
-        mod = sys.modules.get(name)
-        path = getattr(mod, "__file__", None)
-        if path is None:
-            spec = importlib.util.find_spec(name) if name.startswith("clm_nb") else None
-            path = spec.origin if spec is not None else None
-        if path is None or not path.endswith(".py") or not os.path.exists(path):
-            continue                                           # a submodule name that is really an attribute
-        src, deps = _module_source(path, os.stat(path).st_mtime_ns)
-        out.append((name, src))
-        todo += [d for d in deps if d not in seen]
+        path = _module_path(name)
+        if path is not None:                                   # else a submodule name that is really an attribute
+            src, deps, _ = _module_source(path, os.stat(path).st_mtime_ns)
+            out.append((name, src))
+            todo += [d for d in deps if d not in seen]
+        if not todo and "clm_nb.core" in seen:                 # the registry: every module that registers measures
+            todo = [n for f in sorted(package.glob("*.py")) for n in [f"clm_nb.{f.stem}"]
+                    if n not in seen and _module_source(str(f), f.stat().st_mtime_ns)[2]]
     return sorted(out)
 
 # %% ../nbs/11_runner.ipynb #ad3629b6
@@ -233,8 +245,10 @@ def code_version(func: Callable) -> str:
 # %% ../nbs/11_runner.ipynb #ef98f95e
 def value_digest(value) -> str:
     """SHA-256 of a task parameter by content: arrays by dtype, shape and bytes (`clm_nb.datasets.array_digest`),
-    DataFrames/Series by their values and labels, dicts/lists/tuples recursively, functions by module and name, and
-    everything else by type and `repr`."""
+    DataFrames/Series by their values and labels, dicts, lists, tuples and sets recursively (sets in sorted order),
+    module-level functions by name and `code_version`, and other values by type and `repr`. Values without a stable
+    content (lambdas, closures, random generators, objects whose repr is a memory address) raise a `ValueError`:
+    they would make the cache miss on every run, or hit for a different value."""
     h = hashlib.sha256()
     def feed(v):
         if isinstance(v, np.ndarray):
@@ -250,10 +264,20 @@ def value_digest(value) -> str:
         elif isinstance(v, (list, tuple)):
             h.update(b"L%d" % len(v) if isinstance(v, list) else b"T%d" % len(v))
             for x in v: feed(x)
-        elif callable(v) and hasattr(v, "__qualname__"):
-            h.update(f"F{getattr(v, '__module__', '')}.{v.__qualname__}".encode())
+        elif isinstance(v, (set, frozenset)):
+            h.update(b"S%d" % len(v))
+            for d in sorted(value_digest(x) for x in v): h.update(d.encode())
+        elif isinstance(v, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+            raise ValueError("a task parameter is a random generator; pass seeds through the task's random_state.")
+        elif inspect.isfunction(v) or inspect.isbuiltin(v) or isinstance(v, type):
+            if getattr(v, "__name__", "") == "<lambda>" or getattr(v, "__closure__", None):
+                raise ValueError(f"a task parameter is a lambda or closure ({v!r}); use a module-level function.")
+            h.update(f"F{v.__module__}.{v.__qualname__}:{code_version(v) if inspect.isfunction(v) else ''}".encode())
         else:
-            h.update(f"V{type(v).__name__}:{v!r}".encode())
+            text = f"V{type(v).__module__}.{type(v).__qualname__}:{v!r}"
+            if re.search(r" at 0x[0-9a-fA-F]+", text):
+                raise ValueError(f"a task parameter has no stable content to identify it by ({text[:80]}...).")
+            h.update(text.encode())
         h.update(b";")
     feed(value)
     return h.hexdigest()
@@ -262,11 +286,14 @@ def value_digest(value) -> str:
 @dataclass(frozen=True)
 class Task:
     """One unit of a study: `func(**params, random_state=seed)`, named by `key` (a dict of short JSON-able values).
-    `version` overrides the automatic `code_version(func)` (bump it by hand if you prefer explicit versions)."""
+    `version` overrides the automatic `code_version(func)` (bump it by hand if you prefer explicit versions).
+    `unhashed` names parameters left out of the identity: only locations (e.g. `data_dir`) of data whose content
+    another parameter identifies, so that a moved bundle or another machine's mount point does not miss the cache."""
     key: dict
     func: Callable
     params: dict = field(default_factory=dict)
     version: str | None = None
+    unhashed: tuple = ()
 
     @property
     def key_text(self) -> str:
@@ -275,8 +302,9 @@ class Task:
     def identity(self, seed: int) -> dict:
         "Everything that determines this task's result when run with `seed` (see the prose)."
         func = f"{getattr(self.func, '__module__', '')}.{getattr(self.func, '__qualname__', repr(self.func))}"
+        hashed = {k: v for k, v in self.params.items() if k not in self.unhashed}
         return {"key": json.loads(self.key_text), "func": func, "code": self.version or code_version(self.func),
-                "params": value_digest(self.params), "seed": int(seed)}
+                "params": value_digest(hashed), "seed": int(seed)}
 
 def task_seed(study_seed: int, key: dict) -> int:
     "The seed of a task: a function of the study seed and the task's key only (stable across runs, machines, workers)."
@@ -311,7 +339,8 @@ def _result_frame(task: Task, out, seed: int, seconds: float, error: str) -> pd.
     return frame
 
 def write_result(path, frame: pd.DataFrame, identity: dict) -> None:
-    "Write one task's rows atomically (temporary file, then rename) with its identity in the parquet metadata."
+    """Write one task's rows atomically (temporary file, then rename) with its identity in the parquet metadata and
+    a checksum on every page, so that damage anywhere in the file is detected when it is read."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     failed = bool((frame["error"].astype(str) != "").any()) if "error" in frame else False
     meta = dict(table.schema.metadata or {}) | {IDENTITY_META: identity_text(identity).encode(),
@@ -319,48 +348,79 @@ def write_result(path, frame: pd.DataFrame, identity: dict) -> None:
     path = Path(path)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
     try:
-        pq.write_table(table.replace_schema_metadata(meta), tmp)
+        pq.write_table(table.replace_schema_metadata(meta), tmp, write_page_checksum=True)
         os.replace(tmp, path)
     finally:
         if tmp.exists(): tmp.unlink()
 
 # %% ../nbs/11_runner.ipynb #e4a7f04c
-def stored_status(path, identity: dict) -> tuple[str, str]:
-    """`(status, why)` of a task's file: "missing", "done", "failed" (a recorded failure), or "bad" (unreadable,
-    truncated, written by an older clm_nb without an identity, or holding another task's result: never trusted)."""
+def _inspect(path, identity: dict) -> tuple[str, str, pd.DataFrame | None]:
+    "(status, why, rows) of a task's file: see `stored_status`; rows only when the file is whole and this task's."
     path = Path(path)
     if not path.exists():
-        return "missing", ""
+        return "missing", "", None
     try:
-        meta = pq.read_schema(path).metadata or {}
-    except Exception as e:                                   # truncated, empty, not parquet at all
-        return "bad", f"unreadable ({type(e).__name__}: {str(e)[:120]})"
-    stored = meta.get(IDENTITY_META)
-    if stored is None:
-        return "bad", "no task identity (written by an older clm_nb)"
-    if stored.decode() != identity_text(identity):
-        return "bad", "it holds the result of another task"
-    return ("failed" if meta.get(FAILED_META) == b"1" else "done"), ""
+        table = pq.read_table(path, page_checksum_verification=True)
+        meta = table.schema.metadata or {}
+        stored = meta.get(IDENTITY_META)
+        if stored is None:
+            return "bad", "no task identity (written by an older clm_nb)", None
+        if stored.decode() != identity_text(identity):
+            return "bad", "it holds the result of another task", None
+        rows = table.to_pandas()
+    except Exception as e:                                   # truncated, empty, damaged anywhere, not parquet at all
+        return "bad", f"unreadable ({type(e).__name__}: {str(e)[:120]})", None
+    return ("failed" if meta.get(FAILED_META) == b"1" else "done"), "", rows
+
+def stored_status(path, identity: dict) -> tuple[str, str]:
+    """`(status, why)` of a task's file: "missing", "done", "failed" (a recorded failure), or "bad" (unreadable,
+    truncated, damaged, written by an older clm_nb without an identity, or holding another task's result: never
+    trusted). The whole file is read, its page checksums verified and its rows decoded, not only its footer."""
+    return _inspect(path, identity)[:2]
 
 def read_result(path, identity: dict) -> pd.DataFrame:
     "The stored rows of a task, after checking the file is whole and is this task's (else a `ValueError`)."
-    status, why = stored_status(path, identity)
-    if status not in ("done", "failed"):
+    status, why, rows = _inspect(path, identity)
+    if rows is None:
         raise ValueError(f"read_result: {path} cannot be used: {why or status}.")
-    try:
-        return pq.read_table(path).to_pandas()
-    except Exception as e:
-        raise ValueError(f"read_result: {path} is damaged ({type(e).__name__}: {e}).") from e
+    return rows
 
 # %% ../nbs/11_runner.ipynb #89e28b4f
+_LOADED: dict[str, int] = {n: os.stat(m.__file__).st_mtime_ns for n, m in list(sys.modules.items())
+                           if n.startswith("clm_nb.") and getattr(m, "__file__", None) and os.path.exists(m.__file__)}
+
+def _code_problem(task: Task, identity: dict) -> str:
+    """Why this process must not run `task` under `identity` ("" if it may): its code version here differs from the
+    planned one (another machine's source or libraries), or a `clm_nb` module it needs changed on disk after this
+    process imported it (an edited package in a long-lived kernel or Dask worker)."""
+    if task.version is not None:
+        return ""
+    here = code_version(task.func)
+    if here != identity.get("code"):
+        return (f"the code here (version {here}) is not the code the study planned with (version {identity.get('code')}); "
+                "run the study where its workers have the same clm_nb and libraries.")
+    changed = []
+    for name, _ in _closure(getattr(task.func, "__module__", "") or ""):
+        path = _module_path(name)
+        if name.startswith("clm_nb.") and name in sys.modules and path:
+            now = os.stat(path).st_mtime_ns
+            if _LOADED.setdefault(name, now) != now:
+                changed.append(name)
+    return (f"{changed} changed on disk after this process imported them; restart the kernel (or the Dask workers) "
+            "so that the code that runs is the code the study is identified by.") if changed else ""
+
 def _failure_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}\n" + "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=4))
 
 def execute_task(task: Task, store, seed: int, identity: dict, *, catch: type = BaseException) -> str:
     """Run one task and store its result; returns "" or the error it recorded. Any exception of the task (of class
-    `catch`: every `BaseException` in a worker) is stored as its result, and so is a result that cannot be stored."""
+    `catch`: every `BaseException` in a worker) is stored as its result, and so is a result that cannot be stored
+    and code that is not the code the study was planned with (`_code_problem`)."""
     t0 = time.perf_counter()
     try:
+        problem = _code_problem(task, identity)
+        if problem:
+            raise RuntimeError(problem)
         out, error = task.func(**task.params, random_state=seed), ""
         frame = _result_frame(task, out, seed, time.perf_counter() - t0, "")
     except catch as e:                                           # recorded, not raised: one task must not stop a study
@@ -398,6 +458,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 def _worker_main(conn, parent_pid: int) -> None:
     "A worker process of the local executor: run the tasks sent over `conn` one at a time until told to stop."
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C in a terminal is the study's: it stops the workers itself
     _die_with_parent(parent_pid)
     while True:
         try:
@@ -422,36 +483,49 @@ def _exit_cause(code: int | None) -> str:
     return f"exited with code {code}"
 
 # %% ../nbs/11_runner.ipynb #fae4ec58
+MAX_WORKER_DEATHS = 2      # a task is recorded as failed when this many of its workers died while running it
+
 def run_local(items, *, store, n_jobs: int, on_done: Callable) -> None:
     """Run `items` (tuples `(task, seed, identity)`) on `n_jobs` spawned worker processes and call `on_done(item, error)`
-    for each. A worker that dies takes only its own task down: that task is recorded as failed with the cause, a new
-    worker replaces it, and the run goes on. Workers die with this process, and are stopped in every exit path."""
+    for each. A worker that dies takes only its own task down: the task goes to a fresh worker once more (an OOM
+    kill under load, or a worker that was already dying, may not repeat), and is recorded as failed with the cause
+    after `MAX_WORKER_DEATHS` deaths. Workers die with this process, and are stopped in every exit path."""
     from clm_nb.runner import _worker_main as entry  # by import, so a fresh process finds it (also when run from this notebook)
     ctx = get_context("spawn")                      # numba's threading layer is not fork-safe
-    queue, workers = deque(items), []               # workers: [process, connection, item or None]
+    queue, workers = deque((item, 0) for item in items), []   # jobs: (item, deaths so far); workers: [process, pipe, job]
     def start():
         here, there = ctx.Pipe()
         p = ctx.Process(target=entry, args=(there, os.getpid()), name="clm_nb-worker")
         p.start(); there.close()
         workers.append([p, here, None])
+    def hand_out(w):
+        while w[2] is None and queue:
+            job = queue.popleft()
+            task, seed, identity = job[0]
+            try:
+                w[1].send((task, str(store), seed, identity))
+            except (BrokenPipeError, ConnectionError, EOFError):   # this worker is gone: the job goes to another
+                queue.appendleft(job); w[0].kill(); w[0].join(); workers.remove(w)
+                return
+            except Exception as e:                                  # the task cannot be pickled: record it here
+                error = f"the task could not be sent to a worker: {_failure_text(e)}"
+                record_failure(task, store, seed, identity, error)
+                on_done(job[0], error)
+            else:
+                w[2] = job
     try:
         while queue or any(w[2] is not None for w in workers):
             workers[:] = [w for w in workers if w[2] is not None or w[0].is_alive()]   # an idle worker that died
             while len(workers) < min(n_jobs, len(queue) + sum(w[2] is not None for w in workers)):
                 start()
-            for w in workers:
-                if w[2] is None and queue:
-                    item = queue.popleft()
-                    try:
-                        w[1].send((item[0], str(store), item[1], item[2]))
-                        w[2] = item
-                    except Exception as e:              # unpicklable task: record it here, keep the worker
-                        record_failure(item[0], store, item[1], item[2], f"the task could not be sent to a worker: {_failure_text(e)}")
-                        on_done(item, "could not be sent")
+            for w in list(workers):
+                hand_out(w)
             busy = [w for w in workers if w[2] is not None]
+            if not busy:
+                continue
             ready = set(wait_any([w[1] for w in busy] + [w[0].sentinel for w in busy]))
             for w in busy:
-                p, conn, item = w
+                p, conn, job = w
                 if conn in ready:
                     try:
                         error = conn.recv()
@@ -459,22 +533,26 @@ def run_local(items, *, store, n_jobs: int, on_done: Callable) -> None:
                         ready.add(p.sentinel)           # died while answering: handled below
                     else:
                         w[2] = None
-                        if error and stored_status(result_path(store, item[2]), item[2])[0] == "missing":
-                            record_failure(item[0], store, item[1], item[2], error)   # it never reached the task
-                        on_done(item, error)
+                        task, seed, identity = job[0]
+                        if error and stored_status(result_path(store, identity), identity)[0] not in ("done", "failed"):
+                            record_failure(task, store, seed, identity, error)   # it never reached the task
+                        on_done(job[0], error)
                         continue
                 if p.sentinel in ready and not p.is_alive():
-                    p.join()
-                    error = f"the worker running this task died: {_exit_cause(p.exitcode)}"
-                    record_failure(item[0], store, item[1], item[2], error)
-                    workers.remove(w)
-                    on_done(item, error)
+                    p.join(); workers.remove(w)
+                    if job[1] + 1 < MAX_WORKER_DEATHS:
+                        queue.append((job[0], job[1] + 1))
+                    else:
+                        task, seed, identity = job[0]
+                        error = f"the worker running this task died ({MAX_WORKER_DEATHS} times): {_exit_cause(p.exitcode)}"
+                        record_failure(task, store, seed, identity, error)
+                        on_done(job[0], error)
     finally:
         for p, conn, _ in workers:
             try: conn.send(None)
             except Exception: pass
-        for p, conn, item in workers:
-            p.join(timeout=0.5 if item is None else 0)
+        for p, conn, job in workers:
+            p.join(timeout=0.5 if job is None else 0)
             if p.is_alive():
                 p.kill(); p.join()
             conn.close()
@@ -483,7 +561,8 @@ def run_local(items, *, store, n_jobs: int, on_done: Callable) -> None:
 def run_dask(items, *, store, n_jobs: int, dask_address: str | None, on_done: Callable) -> None:
     """Run `items` on a Dask cluster: the scheduler at `dask_address`, else a `LocalCluster` of `n_jobs` worker
     processes that is closed in every exit path. A task whose workers keep dying (Dask retries it, then raises
-    `KilledWorker`) or that cannot be sent is recorded as failed and the run goes on."""
+    `KilledWorker`) or that cannot be sent is recorded as failed and the run goes on. The workers must see `store`
+    at the same path (a shared file system); `run` checks afterwards that every task left its file."""
     from distributed import Client, LocalCluster, as_completed as dask_completed
     cluster = client = None
     try:
@@ -497,8 +576,9 @@ def run_dask(items, *, store, n_jobs: int, dask_address: str | None, on_done: Ca
                                   key=f"clm_nb-{result_path(store, item[2]).stem}", pure=False)
                 futures[f] = item
             except Exception as e:
-                record_failure(*item[:1], store, item[1], item[2], f"the task could not be sent to Dask: {_failure_text(e)}")
-                on_done(item, "could not be sent")
+                error = f"the task could not be sent to Dask: {_failure_text(e)}"
+                record_failure(item[0], store, item[1], item[2], error)
+                on_done(item, error)
         for f in dask_completed(list(futures)):
             item = futures[f]
             try:
@@ -542,7 +622,7 @@ def run(tasks, *, store, executor: str = "local", n_jobs: int | None = None, das
     seed = check_number(seed, "seed", lo=0, integer=True, who="run")
     retry_failed = check_flag(retry_failed, "retry_failed", who="run")
     tasks = _check_tasks(tasks)
-    store = Path(store)
+    store = Path(store).resolve()                       # workers may start elsewhere: they get an absolute path
     store.mkdir(parents=True, exist_ok=True)
     plan, todo, healed = _plan(tasks, store, seed), [], []
     for item in plan:
@@ -569,6 +649,10 @@ def run(tasks, *, store, executor: str = "local", n_jobs: int | None = None, das
             run_dask(todo, store=store, n_jobs=n_jobs, dask_address=dask_address, on_done=on_done)
     finally:
         bar.close()
+    for task, s, identity in todo:                      # every task leaves a result: never a silently partial table
+        if stored_status(result_path(store, identity), identity)[0] not in ("done", "failed"):
+            record_failure(task, store, s, identity, f"the {executor} executor left no result for this task "
+                           "(with Dask: do the workers see the store at the same path?)")
     results = _load(plan, store)
     n_failed = int((results.drop_duplicates("_key").error != "").sum()) if len(results) else 0
     if n_failed and progress:
@@ -578,11 +662,9 @@ def run(tasks, *, store, executor: str = "local", n_jobs: int | None = None, das
 
 # %% ../nbs/11_runner.ipynb #01236aa1
 def _load(plan, store) -> pd.DataFrame:
-    frames = []
-    for task, seed, identity in plan:
-        path = result_path(store, identity)
-        if stored_status(path, identity)[0] in ("done", "failed"):
-            frames.append(read_result(path, identity))
+    "The rows of every planned task whose file is whole and its own, in plan order."
+    frames = [rows for _, _, identity in plan for rows in [_inspect(result_path(store, identity), identity)[2]]
+              if rows is not None]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 def load_results(tasks, store, *, seed: int = 0) -> pd.DataFrame:
@@ -668,32 +750,51 @@ def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 # %% ../nbs/11_runner.ipynb #e210d75c
-def measures_task(collection: str, name: str, *, data_dir, sha256: str | None, measures: list[str],
-                  noise: str | None = None, random_state=None) -> pd.DataFrame:
-    """Every measure of `measures` on one dataset, read here (in the worker) from `data_dir` (False: the embedded
-    default) and checked against the fingerprint `sha256` it had when the task was planned. The per-measure `seconds`
-    and `error` of `score_datasets` come back as `measure_seconds` and `measure_error` (the runner's own columns say
-    whether the task as a whole failed)."""
+def dataset_digest(collection: str, name: str, data_dir) -> str | None:
+    """`array_digest` of the `X` and `y` that `load_dataset` gives for one dataset: the content a task computes on,
+    after the manifest's noise marker and label variant are applied (the file's own `sha256` does not see those).
+    None if the dataset cannot be read (its task then records why)."""
+    try:
+        ds = load_dataset(name, data_dir, collection=collection)
+    except Exception:
+        return None
+    return array_digest(ds.X, ds.y)
+
+def load_checked(collection: str, name: str, data_dir, digest: str | None):
+    "Load one dataset in a task and check it is still the content the study planned with (`dataset_digest`)."
     ds = load_dataset(name, data_dir, collection=collection)
-    if sha256 is not None and ds.meta.get("sha256") != sha256:
-        raise ValueError(f"{collection}/{name} changed on disk since the study listed it (content hash "
-                         f"{ds.meta.get('sha256', '?')[:12]} != {sha256[:12]}); rerun the study.")
+    now = array_digest(ds.X, ds.y)
+    if digest is not None and now != digest:
+        raise ValueError(f"{collection}/{name} changed on disk since the study listed it (content {now[:12]} != "
+                         f"{digest[:12]}); rerun the study.")
+    return ds
+
+def measures_task(collection: str, name: str, *, data_dir, data_digest: str | None, sha256: str | None = None,
+                  measures: list[str], noise: str | None = None, random_state=None) -> pd.DataFrame:
+    """Every measure of `measures` on one dataset, read here (in the worker) from `data_dir` (False: the embedded
+    default) and checked against the content it had when the study was planned (`data_digest`; `sha256`, the file's
+    hash, only identifies a dataset that could not be read then). The per-measure `seconds` and `error` of
+    `score_datasets` come back as `measure_seconds` and `measure_error` (the runner's own columns say whether the
+    task as a whole failed)."""
+    ds = load_checked(collection, name, data_dir, data_digest)
     long = score_datasets([ds], measures, noise=noise, random_state=random_state, progress=False)
     return long.rename(columns={"seconds": "measure_seconds", "error": "measure_error"})
 
 def measures_tasks(catalog: pd.DataFrame, *, data_dir, measures, noise: str | None = None) -> list[Task]:
     """One `measures_task` per dataset of `catalog` (a `list_datasets` table), keyed by collection and name; the
-    data's content hash, the measures and the noise policy are parameters, so they enter the task's identity."""
+    content of the data, the measures and the noise policy are parameters, so they enter the task's identity, and
+    the folder the data is read from does not."""
     names = select_measures(measures)
     check_choice(noise, "noise", NOISE_POLICIES, who="measures_tasks")
     root = resolve_data_dir(data_dir)
     missing = [c for c in ("collection", "name") if c not in catalog]
     if missing:
         raise ValueError(f"measures_tasks: catalog lacks the column(s) {missing}; pass a list_datasets(...) table.")
+    where = str(root) if root else False
     sha = catalog["sha256"] if "sha256" in catalog else pd.Series([None] * len(catalog), index=catalog.index)
     return [Task({"part": "measures", "collection": c, "dataset": n}, measures_task,
-                 {"collection": c, "name": n, "data_dir": str(root) if root else False, "sha256": h,
-                  "measures": names, "noise": noise})
+                 {"collection": c, "name": n, "data_dir": where, "data_digest": dataset_digest(c, n, where),
+                  "sha256": h, "measures": names, "noise": noise}, unhashed=("data_dir",))
             for c, n, h in zip(catalog["collection"], catalog["name"], sha)]
 
 # %% ../nbs/11_runner.ipynb #238e3957
@@ -773,7 +874,8 @@ class Param:
 
 def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
     """Check the parameters a study was given (`values`, e.g. `globals()`) against `spec` ({name: Param}) before any
-    work starts; a `ValueError` names the first bad parameter, its value and what is allowed."""
+    work starts; a `ValueError` names the first bad parameter, its value and what is allowed. Numbers are written
+    back normalised (an "int" given as 5.0 becomes 5)."""
     for name, p in spec.items():
         if name not in values:
             raise ValueError(f"{who}: parameter {name!r} is missing from the parameters cell.")
@@ -781,14 +883,13 @@ def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
         if v is None and p.optional:
             continue
         hint = f"; pass it as -p {name} <value> (papermill) or set it in the parameters cell"
+        bounds = dict(lo=p.lo, hi=p.hi, lo_open=p.lo_open, hi_open=p.hi_open, who=who)
         if p.kind in ("int", "number"):
-            check_number(v, name, lo=p.lo, hi=p.hi, lo_open=p.lo_open, hi_open=p.hi_open, integer=p.kind == "int", who=who)
+            values[name] = check_number(v, name, integer=p.kind == "int", **bounds)
         elif p.kind in ("ints", "numbers"):
             if not isinstance(v, (list, tuple)) or not v:
                 raise ValueError(f"{who}: {name}={v!r} must be a non-empty list of numbers; pass it as -y '{name}: [...]'.")
-            for item in v:
-                check_number(item, name, lo=p.lo, hi=p.hi, lo_open=p.lo_open, hi_open=p.hi_open, integer=p.kind == "ints",
-                             who=who)
+            values[name] = type(v)(check_number(item, name, integer=p.kind == "ints", **bounds) for item in v)
         elif p.kind == "bool":
             check_flag(v, name, who=who)
         elif p.kind == "choice":
@@ -799,8 +900,9 @@ def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
                                  + (" or None" if p.optional else "") + hint + ".")
         else:
             items = [v] if isinstance(v, str) else v
-            if not isinstance(items, (list, tuple)) or not items or not all(isinstance(i, str) for i in items):
-                raise ValueError(f"{who}: {name}={v!r} must be a name or a non-empty list of names"
+            if (not isinstance(items, (list, tuple)) or not items
+                    or not all(isinstance(i, str) and i.strip() for i in items)):
+                raise ValueError(f"{who}: {name}={v!r} must be a name or a non-empty list of non-empty names"
                                  + (" or None" if p.optional else "") + hint + ".")
             if p.choices is not None:
                 unknown = [i for i in items if i not in p.choices]
@@ -813,18 +915,26 @@ def check_params(values: dict, spec: dict, *, who: str = "study") -> None:
 # %% ../nbs/11_runner.ipynb #9a517f7d
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+def _defuse(v):
+    "A text value that a spreadsheet would run as a formula, with an apostrophe in front; anything else unchanged."
+    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+
+def _defuse_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(_defuse(x) for x in t) for t in index], names=index.names)
+    return index.map(_defuse) if not pd.api.types.is_numeric_dtype(index) else index
+
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `frame` in which every text cell (and text index label) that a spreadsheet would run as a formula
-    (first character in `FORMULA_START`) starts with an apostrophe instead; numbers are left alone."""
-    def fix(v):
-        return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+    """A copy of `frame` in which every text cell, column name and index label (MultiIndex levels included) that a
+    spreadsheet would run as a formula (first character in `FORMULA_START`) starts with an apostrophe; numbers,
+    including negative ones, are left alone."""
     out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
-            out[col] = out[col].map(fix)
-    out.columns = [fix(c) for c in out.columns]
-    if out.index.dtype == object:
-        out.index = out.index.map(fix)
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col) or pd.api.types.is_datetime64_any_dtype(col)):
+            out.isetitem(i, col.astype(object).map(_defuse))
+    out.columns = _defuse_index(out.columns)
+    out.index = _defuse_index(out.index)
     return out
 
 def write_csv(frame: pd.DataFrame, path, *, index: bool = False) -> Path:
@@ -832,3 +942,18 @@ def write_csv(frame: pd.DataFrame, path, *, index: bool = False) -> Path:
     path = Path(path)
     spreadsheet_safe(frame).to_csv(path, index=index)
     return path
+
+def read_csv(path, **kwargs) -> pd.DataFrame:
+    """Read a table written by `write_csv` back with its original text (the apostrophe in front of a would-be formula
+    removed), so that a study that reads another study's tables joins on the real names. `kwargs` go to
+    `pandas.read_csv`."""
+    def restore(v):
+        return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:].startswith(FORMULA_START) else v
+    t = pd.read_csv(path, **kwargs)
+    for i in range(t.shape[1]):
+        if pd.api.types.is_string_dtype(t.iloc[:, i]) or t.iloc[:, i].dtype == object:
+            t.isetitem(i, t.iloc[:, i].map(restore))
+    t.columns = t.columns.map(restore)
+    if not pd.api.types.is_numeric_dtype(t.index):
+        t.index = t.index.map(restore)
+    return t

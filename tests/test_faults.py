@@ -24,8 +24,9 @@ import pytest
 
 from clm_nb.datasets import list_datasets
 from clm_nb.report import profile_tasks
-from clm_nb.runner import (FAULTS, Task, code_version, demo_task, ground_truth_tasks, load_results, measures_tasks,
-                           result_path, run, run_errors, spreadsheet_safe, stored_status, task_seed)
+from clm_nb.runner import (FAULTS, Task, _closure, code_version, demo_task, ground_truth_tasks, load_results,
+                           measures_tasks, read_result, result_path, run, run_errors, spreadsheet_safe, stored_status,
+                           task_seed, value_digest)
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ROOT / "nbs" / "studies"
@@ -131,6 +132,50 @@ def test_code_version_follows_the_clm_nb_modules_a_task_imports():
     assert code_version(demo_task) == code_version(measures_tasks)          # same module
 
 
+def test_code_version_sees_the_measures_a_task_reaches_by_name():
+    "measures_task calls measures through the registry, which no import statement shows: their modules count too."
+    from clm_nb.runner import measures_task
+    reached = {n for n, _ in _closure(measures_task.__module__)}
+    assert {"clm_nb.internal", "clm_nb.between", "clm_nb.cvi", "clm_nb.curves", "clm_nb.dsi", "clm_nb.external"} <= reached
+
+
+def test_parameters_without_a_stable_identity_are_refused():
+    assert value_digest({"b", "a"}) == value_digest({"a", "b"})
+    for bad in (lambda x: x, np.random.default_rng(0), object()):
+        with pytest.raises(ValueError):
+            value_digest({"p": bad})
+
+
+def test_a_changed_manifest_row_misses_the_cache(small_bundle, tmp_path):
+    "The file is the same, but its noise marker changed: the loaded labels differ, so the task must too."
+    store = tmp_path / "store"
+    before = run(measures_tasks(list_datasets(small_bundle), data_dir=small_bundle, measures=["silhouette"], noise="ignore"),
+                 store=store, executor="inline", progress=False)
+    m = pd.read_csv(small_bundle / "manifest.csv", dtype={"noise_label": object})
+    with np.load(small_bundle / m.loc[m.name == "insect", "file"].iloc[0], allow_pickle=False) as z:
+        first_label = str(z["y"][0])
+    m.loc[m.name == "insect", "noise_label"] = first_label
+    m.to_csv(small_bundle / "manifest.csv", index=False)
+    after = run(measures_tasks(list_datasets(small_bundle), data_dir=small_bundle, measures=["silhouette"], noise="ignore"),
+                store=store, executor="inline", progress=False)
+    n_before = before.set_index("dataset").loc["insect", "n"]
+    n_after = after.set_index("dataset").loc["insect", "n"]
+    assert n_after < n_before                                  # recomputed without the points now marked as noise
+
+
+def test_a_moved_bundle_hits_the_cache(small_bundle, tmp_path):
+    "The folder is a location, not content: the same data read from elsewhere is the same task."
+    store = tmp_path / "store"
+    run(measures_tasks(list_datasets(small_bundle), data_dir=small_bundle, measures=["silhouette"], noise="ignore"),
+        store=store, executor="inline", progress=False)
+    first = stamps(store)
+    moved = tmp_path / "moved"
+    shutil.copytree(small_bundle, moved)
+    run(measures_tasks(list_datasets(moved), data_dir=moved, measures=["silhouette"], noise="ignore"), store=store,
+        executor="inline", progress=False)
+    assert stamps(store) == first
+
+
 def test_an_old_store_is_not_reused_silently(tmp_path):
     tasks = toy(2)
     ids = [t.identity(task_seed(0, t.key)) for t in tasks]
@@ -183,7 +228,7 @@ def test_dask_records_failures_and_closes_its_cluster(tmp_path):
     before = workers_of_this_process()
     tasks = [Task({"fault": f}, demo_task, {"n": 20, "fault": f}) for f in ("raise", "system_exit", "unstorable", "exit")]
     tasks += [Task({"fault": "none"}, demo_task, {"n": 20})]
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):   # a task killed twice; a bystander retried
         res = run(tasks, store=tmp_path, executor="dask", n_jobs=2, progress=False)
     errors = run_errors(res).set_index("fault").error
     assert sorted(errors.index) == ["exit", "raise", "system_exit", "unstorable"]
@@ -218,6 +263,68 @@ def test_retry_failed_reruns_only_the_failed_tasks(tmp_path, monkeypatch):
     assert len(changed) == 1                                  # only the failed one ran again
 
 
+UNPICKLABLE = """
+from clm_nb.runner import Task, demo_task, run, run_errors
+if __name__ == "__main__":
+    tasks = [Task({"t": "lambda"}, lambda random_state=None: {"v": 1}), Task({"t": "ok"}, demo_task, {"n": 5})]
+    res = run(tasks, store=__import__("sys").argv[1], n_jobs=1, progress=False)
+    print(run_errors(res)[["t", "error"]].values.tolist())
+"""
+
+
+def test_an_unpicklable_task_is_recorded_not_a_hang(tmp_path):
+    script = tmp_path / "study.py"
+    script.write_text(UNPICKLABLE)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "s")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "'lambda'" in done.stdout and "the task could not be sent to a worker: PicklingError" in done.stdout
+    assert "'ok'" not in done.stdout                            # the healthy task ran
+
+
+def test_a_worker_that_dies_after_answering_does_not_take_the_next_task_down(tmp_path, monkeypatch):
+    module = tmp_path / "clm_dying_task.py"
+    module.write_text("import os, threading, time\n"
+                      "def task(die, random_state=None):\n"
+                      "    if die:\n        threading.Timer(0.3, lambda: os._exit(9)).start()\n"
+                      "    else:\n        time.sleep(0.6)\n"
+                      "    return {'die': die}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import clm_dying_task
+    tasks = [Task({"i": i}, clm_dying_task.task, {"die": i == 0}) for i in range(3)]
+    res = run(tasks, store=tmp_path / "s", n_jobs=1, progress=False)
+    assert len(run_errors(res)) == 0 and len(res) == 3
+
+
+SIGINT_STUDY = """
+import sys
+from clm_nb.runner import Task, demo_task, run
+if __name__ == "__main__":
+    tasks = [Task({"i": i}, demo_task, {"n": 5, "sleep": 3.0}) for i in range(4)]
+    run(tasks, store=sys.argv[1], n_jobs=2, progress=False)
+"""
+
+
+def test_ctrl_c_stops_the_study_without_storing_its_tasks_as_failures(tmp_path):
+    import signal
+    script = tmp_path / "study.py"
+    script.write_text(SIGINT_STUDY)
+    store = tmp_path / "s"
+    proc = subprocess.Popen([sys.executable, str(script), str(store)], cwd=ROOT, start_new_session=True,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:                               # both workers busy with a task
+        kids = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+        if len(kids) == 2 and all(c.cpu_times().user > 0.5 for c in kids):
+            break
+        time.sleep(0.2)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)                          # what Ctrl-C in a terminal does: the whole group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    assert not list(store.glob("*.parquet"))                    # nothing half-done was stored as a failure
+
+
 # ---------------------------------------------------------------- 3. a store that heals
 
 def test_truncated_empty_and_foreign_files_are_recomputed(tmp_path):
@@ -233,6 +340,24 @@ def test_truncated_empty_and_foreign_files_are_recomputed(tmp_path):
     pd.testing.assert_frame_equal(healed.drop(columns="seconds"), good.drop(columns="seconds"))
     assert [stored_status(p, t.identity(task_seed(0, t.key)))[0] for p, t in zip(paths, tasks)] == ["done"] * 4
     pd.testing.assert_frame_equal(load_results(tasks, tmp_path).drop(columns="seconds"), good.drop(columns="seconds"))
+
+
+def test_a_damaged_byte_anywhere_is_detected_or_harmless(tmp_path):
+    "Every page has a checksum: a flipped byte either makes the file 'bad' (recomputed) or changes nothing read."
+    task = toy(1)[0]
+    identity = task.identity(task_seed(0, task.key))
+    run([task], store=tmp_path, executor="inline", progress=False)
+    path = result_path(tmp_path, identity)
+    whole = path.read_bytes()
+    original = read_result(path, identity)
+    for i in range(0, len(whole), 3):
+        path.write_bytes(whole[:i] + bytes([whole[i] ^ 0xFF]) + whole[i + 1:])
+        status, _ = stored_status(path, identity)
+        if status == "done":
+            pd.testing.assert_frame_equal(read_result(path, identity), original)
+        else:
+            assert status == "bad", (i, status)
+    path.write_bytes(whole)
 
 
 # ---------------------------------------------------------------- 4. kill -9 of the study: no orphans, resume
@@ -319,6 +444,7 @@ def test_duplicate_names_and_a_broken_file_run_through_both_studies(trap_bundle,
     assert sorted(lb[lb.dataset == "aggregation"].collection) == ["barton/artificial", "gagolews_v1/sipu"]
     assert lb[lb.dataset == "aggregation"].gt_ari.notna().all()            # ground truth joined on both keys
     assert "'=HYPERLINK(1)" in set(lb.dataset)
+    assert lb.set_index("dataset").loc["'=HYPERLINK(1)", "gt_ari"] >= 0        # its ground truth read back by its real name
     assert lb.set_index("dataset").loc["broken", "verdict"] == "not scored"
 
 
