@@ -11,9 +11,9 @@ import pandas as pd
 from .core import get_measure
 
 # %% auto #0
-__all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Stability', 'rank_stability', 'CLMReport',
-           'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi',
-           'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
+__all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Selection', 'select_by_cv', 'Stability',
+           'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference',
+           'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/10_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -55,6 +55,57 @@ def spearman_table(truth: pd.Series, competitors: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows).sort_values("rho", ascending=False, na_position="last").reset_index(drop=True)
     out["place"] = [("1st", "2nd", "3rd")[i] if i < 3 and pd.notna(r) else "" for i, r in enumerate(out.rho)]
     return out
+
+# %% ../nbs/10_evaluation.ipynb #0236a1e0
+@dataclass
+class Selection:
+    "A score chosen by cross-validation over datasets (see `select_by_cv`)."
+    choice: str                  # the candidate with the best rho on all datasets
+    in_sample_rho: float         # its rho on all datasets (optimistic)
+    held_out_rho: float          # mean rho of the fold-wise choices on their held-out folds: the honest estimate
+    held_out_sd: float           # standard deviation of those held-out rhos over the folds
+    counts: pd.Series            # how often each candidate was chosen in a fold, most often first
+    folds: pd.DataFrame          # one row per (repeat, fold): chosen, train_rho, test_rho, n_test
+
+def _rhos(truth: pd.Series, cand: pd.DataFrame) -> pd.Series:
+    return pd.Series({c: spearmanr(*pd.concat([truth, cand[c]], axis=1).dropna().to_numpy().T)[0]
+                      if cand[c].notna().sum() >= 3 else np.nan for c in cand.columns})
+
+def select_by_cv(truth: pd.Series, candidates: pd.DataFrame, *, n_folds: int = 5, n_repeats: int = 20,
+                 random_state=0) -> Selection:
+    """Choose among the columns of `candidates` the one whose ranking of the datasets best matches `truth` (Spearman rho),
+    and estimate how well that choice does on unseen datasets by repeated k-fold cross-validation.
+
+    truth: one ground-truth score per dataset (index: dataset ids). candidates: one column per candidate score, rows
+    indexed like `truth` (datasets absent from `truth` are dropped). n_folds: folds per repeat (>= 2, each fold needs
+    >= 3 datasets). n_repeats: random fold splits (>= 1). random_state: seeds the splits."""
+    from clm_nb.core import check_number
+    n_folds = check_number(n_folds, "n_folds", lo=2, integer=True, who="select_by_cv")
+    n_repeats = check_number(n_repeats, "n_repeats", lo=1, integer=True, who="select_by_cv")
+    if not isinstance(candidates, pd.DataFrame) or candidates.shape[1] == 0:
+        raise ValueError("select_by_cv: give `candidates` as a DataFrame with one column per candidate score.")
+    truth = truth.dropna().astype(float)
+    ids = truth.index.intersection(candidates.index)
+    if len(ids) < 3 * n_folds:
+        raise ValueError(f"select_by_cv: {len(ids)} datasets have both a ground truth and candidate scores; "
+                         f"{n_folds} folds need at least {3 * n_folds}. Use fewer folds or more datasets.")
+    truth = truth.loc[ids]
+    cand = pd.DataFrame({c: _oriented(candidates.loc[ids, c].astype(float).rename(c)) for c in candidates.columns}, index=ids)
+    rng = np.random.default_rng(random_state)
+    rows = []
+    for r in range(n_repeats):
+        fold = rng.permutation(np.arange(len(ids)) % n_folds)
+        for k in range(n_folds):
+            train, test = ids[fold != k], ids[fold == k]
+            rho = _rhos(truth.loc[train], cand.loc[train])
+            best = rho.idxmax()
+            rows.append(dict(repeat=r, fold=k, chosen=best, train_rho=float(rho[best]),
+                             test_rho=float(_rhos(truth.loc[test], cand.loc[test, [best]])[best]), n_test=len(test)))
+    folds = pd.DataFrame(rows)
+    overall = _rhos(truth, cand)
+    choice = overall.idxmax()
+    return Selection(choice, float(overall[choice]), float(folds.test_rho.mean()), float(folds.test_rho.std(ddof=1)),
+                     folds.chosen.value_counts(), folds)
 
 # %% ../nbs/10_evaluation.ipynb #1328aa41
 @dataclass
