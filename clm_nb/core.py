@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable
@@ -19,7 +20,7 @@ from scipy import sparse
 __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'noise_mask', 'encode_labels',
            'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'LabeledData',
            'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
-           'ClusterStats', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
+           'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -393,6 +394,34 @@ class ClusterStats:
         "Between-cluster scatter / scale²: sum over clusters of size × squared distance of centroid to grand centroid."
         cn = (self.centroids - self.centroid) / self.scale
         return float(np.sum(self.sizes * np.einsum("ij,ij->i", cn, cn)))
+
+# %% ../nbs/00_core.ipynb #46e21e83
+def zscore(X) -> np.ndarray:
+    "Columns of `X` (n, d) centred and divided by their standard deviation, ignoring NaN (kept); constant columns become 0."
+    if np.iscomplexobj(X):
+        raise ValueError("zscore: X is complex; z-scores are defined for real features only. Pass the real part (X.real) "
+                         "or the modulus (abs(X)) explicitly.")
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("zscore: X must be numeric (n points, d features); encode or drop the non-numeric columns "
+                         "first.") from None
+    if X.ndim != 2:
+        raise ValueError(f"zscore: X must be 2-D (n points, d features); got shape {X.shape}. "
+                         "Use X.reshape(-1, 1) for a single feature.")
+    n_inf = int(np.isinf(X).sum())
+    if n_inf:
+        raise ValueError(f"zscore: X holds ±inf in {n_inf} entries, which have no z-score; replace them by finite "
+                         "values or by NaN (missing) first.")
+    if X.shape[0] == 0:
+        return X.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)            # all-NaN columns: mean and sd NaN, as they should be
+        mean, sd = np.nanmean(X, axis=0), np.nanstd(X, axis=0)
+        constant = np.nanmax(X, axis=0) == np.nanmin(X, axis=0)    # False for all-NaN columns (NaN == NaN is False)
+    Z = (X - mean) / np.where(constant | (sd == 0), 1.0, sd)
+    Z[:, constant] = np.where(np.isnan(X[:, constant]), np.nan, 0.0)
+    return Z
 
 # %% ../nbs/00_core.ipynb #6714155d
 INVARIANCES = {

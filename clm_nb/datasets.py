@@ -12,7 +12,6 @@ import hashlib
 import math
 import os
 import re
-import warnings
 import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,7 +21,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .core import LabeledData, check_data, encode_labels, noise_mask
+from .core import LabeledData, check_data, encode_labels, noise_mask, zscore
 from .external import ari
 
 # %% auto #0
@@ -837,16 +836,6 @@ def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset
     return _embedded_dataset(row["name"])
 
 # %% ../nbs/08_datasets.ipynb #e08eea89
-def _zscore(X: np.ndarray) -> np.ndarray:
-    "Columns of `X` centred and scaled to unit variance (NaN-aware); constant columns become 0."
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)       # all-NaN columns stay NaN
-        mean, sd = np.nanmean(X, axis=0), np.nanstd(X, axis=0)
-        const = np.nanmax(X, axis=0) == np.nanmin(X, axis=0)
-    Z = (X - mean) / np.where(const | (sd == 0), 1.0, sd)
-    Z[:, const] = np.where(np.isnan(X[:, const]), np.nan, 0.0)
-    return Z
-
 def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
     "`ds` with NaN rows dropped and/or columns z-scored, as asked; what was done goes to `meta`."
     X, y = ds.X, ds.y
@@ -858,7 +847,7 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
             meta["n_nan_rows_dropped"] = int(bad.sum())
             meta["n_noise"] = int(noise_mask(y).sum())
     if standardize:
-        X = _zscore(X)
+        X = zscore(X)
     return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta)
 
 # %% ../nbs/08_datasets.ipynb #eaf1a272
