@@ -13,19 +13,21 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import cdist
 from scipy.special import expit, logsumexp
 from sklearn.utils import check_random_state
 
 from .core import (LabeledData, MeasureInfo, check_data, check_flag, check_number, get_measure, normalize_scale,
                          register)
-from .internal import SCALE_FREE, _euclidean_only
+from .internal import SCALE_FREE, _euclidean_only, dbcv_value
 from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
 # %% auto #0
-__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MAX_RELATIVE_SHIFT', 'PAIRWISE', 'MONTE_CARLO', 'AXIOMS',
-           'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
-           'MonteCarloScore', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'ch_btwn', 'ch_t2', 'ch_t4',
-           'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'range_adjust', 'between', 'smape', 'check_axioms',
+__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SAMPLE', 'MAX_RELATIVE_SHIFT',
+           'DBCV_MAX_PAIR_POINTS', 'PAIRWISE', 'MONTE_CARLO', 'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs',
+           'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'PairBreakdown',
+           'pair_breakdown', 'class_pair_scores', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a',
+           'sc_a', 'dbcv_btwn', 'PairSummary', 'pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms',
            'axiom_table']
 
 # %% ../nbs/03_between.ipynb #13efd7dc
@@ -375,6 +377,42 @@ def _sc_a_pair(pair: ClassPair, sums: np.ndarray, shift: float = 0.0) -> float:
         means.append(float(s.mean()))
     return 0.5 * (means[0] + means[1])
 
+# %% ../nbs/03_between.ipynb #94478887
+MIN_CLASS_SAMPLE = 25           # in a sampled class pair, each class keeps at least min(its size, 25) points
+
+def pair_sample(pair: ClassPair, max_points: int, seed: int) -> np.ndarray:
+    """Positions, in `pair`'s canonical order, of a stratified random sample of at most `max_points` (>= 100) of its
+    points: each class keeps its share of the pair, and at least min(its size, MIN_CLASS_SAMPLE) points. The generator
+    is seeded by (seed, n_a, n_b): the same sample inside the dataset and for the two classes on their own."""
+    na, nb = pair.n_a, pair.n_b
+    n = na + nb
+    if n <= max_points:
+        return np.arange(n)
+    ka = min(na, max(round(max_points * na / n), MIN_CLASS_SAMPLE))
+    rng = np.random.default_rng([seed, 1, na, nb])
+    ia, ib = np.flatnonzero(pair.in_a), np.flatnonzero(~pair.in_a)
+    return np.sort(np.r_[rng.choice(ia, ka, replace=False), rng.choice(ib, max_points - ka, replace=False)])
+
+# %% ../nbs/03_between.ipynb #3e0e1011
+def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int) -> PairScore:
+    """dbcv_btwn of one class pair: DBCV of its sampled points under its labels (`dbcv_value`, `dim` the exponent of the
+    core distance: the data's dimension), range-adjusted against its mean under `n_permutations` random
+    size-preserving relabellings of the same sample (T4a, best value 1), floored at 0; with the Monte-Carlo error."""
+    if pair.n == 2:                                              # two singletons: no density to compare
+        return PairScore(0.0)
+    pos = pair_sample(pair, max_points, seed)
+    Y, in_a = np.ascontiguousarray(pair.Y[pos]), pair.in_a[pos]
+    D = cdist(Y, Y)                                              # m x m, m <= max_points: read by every labelling
+    k = int(in_a.sum())
+    actual = dbcv_value(Y, np.where(in_a, 0, 1), distances=D, dim=dim)
+    rand = np.array([dbcv_value(Y, g.astype(np.int64), distances=D, dim=dim)
+                     for chunk in relabellings([k, Y.shape[0] - k], n_permutations, seed) for g in chunk])
+    m = float(rand.mean())
+    if 1.0 - m <= 1e-12:                                         # every relabelling scores perfectly: no information
+        return PairScore(0.0)
+    se_m = float(rand.std(ddof=1) / math.sqrt(rand.size))
+    return PairScore(max(0.0, (actual - m) / (1.0 - m)), float((1.0 - actual) / (1.0 - m) ** 2 * se_m))
+
 # %% ../nbs/03_between.ipynb #5a6dc3d9
 @dataclass(frozen=True)
 class MonteCarloScore:
@@ -392,13 +430,16 @@ def _check_permutations(n_permutations, name: str) -> int:
                          "(the paper uses 20).") from None
 
 MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)
+DBCV_MAX_PAIR_POINTS = 500          # dbcv_btwn scores every class pair on a sample of at most this many points
 
 def _check_shift(distance_shift, name: str) -> float:
     return check_number(distance_shift, "distance_shift", lo=0, who=name)
 
 def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutations: int, seed: int, shift: float,
-                 max_memory: int) -> Callable[[ClassPair], PairScore]:
+                 max_memory: int, max_pair_points: int) -> Callable[[ClassPair], PairScore]:
     "The function scoring one class pair for the between-dataset measure `name`."
+    if name == "dbcv_btwn":
+        return lambda p: _dbcv_pair(p, n_permutations, seed, max_pair_points, data.d)
     if name in CH_VARIANTS:
         form, adjust = CH_VARIANTS[name]
         return lambda p: _ch_pair(p, form, adjust, n_permutations, seed, shift)
@@ -414,11 +455,13 @@ _SCATTER_FORMS = {"ch_a": _ch_a_pair, "db_a": _db_a_pair, "i_a": _i_a_pair, "xb_
 _K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures with a logistic steepness k
 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
-              k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY):
+              k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY, max_pair_points=DBCV_MAX_PAIR_POINTS):
     "Validate, then score every class pair: (data, pairs, scores)."
     _euclidean_only(metric, name)
     if name in MONTE_CARLO:
         n_permutations = _check_permutations(n_permutations, name)
+    if name == "dbcv_btwn":
+        max_pair_points = check_number(max_pair_points, "max_pair_points", lo=100, integer=True, who=name)
     if name in _K_MEASURES:
         k = check_number(k, "k", lo=0, lo_open=True, who=name)
     shift = _check_shift(distance_shift, name)
@@ -430,7 +473,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
                          f"(about {scale:.3g}): next to it every distance would be lost to rounding. Use a shift on "
                          "the scale of the distances (e.g. their mean), or 0.")
     scorer = _pair_scorer(name, data, k=k, n_permutations=n_permutations, seed=_seed(random_state),
-                          shift=shift / scale, max_memory=max_memory)
+                          shift=shift / scale, max_memory=max_memory, max_pair_points=max_pair_points)
     pairs, scores = [], []
     for p in class_pairs(data):
         pairs.append((p.a, p.b, p.n_a, p.n_b))
@@ -473,9 +516,9 @@ def class_pair_scores(measure: str, X, labels=None, **kwargs) -> pd.DataFrame:
     classes break cluster-label matching. Columns class_a, class_b (original labels), n_a, n_b, value, se."""
     return pair_breakdown(measure, X, labels, **kwargs).pairs
 
-_MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a")
+_MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a", "dbcv_btwn")
 PAIRWISE = _MEASURE_NAMES                           # the between-dataset measures that are a mean over class pairs
-MONTE_CARLO = ("ch_btwn", "ch_t4")                  # estimated from random relabellings: they carry a standard error
+MONTE_CARLO = ("ch_btwn", "ch_t4", "dbcv_btwn")     # estimated from random relabellings: they carry a standard error
 
 # %% ../nbs/03_between.ipynb #ecfe60dc
 _JEON = ("Jeon, Aupetit, Shin, Cho, Park & Seo, Measuring the Validity of Clustering Validation Datasets "
@@ -571,6 +614,57 @@ def sc_a(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
     _, _, scores = _pairwise("sc_a", X, labels, metric=metric, noise=noise, distance_shift=distance_shift,
                              max_memory=max_memory)
     return _mean(scores, 0, False)
+
+# %% ../nbs/03_between.ipynb #bd8d9364
+_DBCV_REF = ("Moulavi, Jaskowiak, Campello, Zimek & Sander, Density-Based Clustering Validation (SIAM SDM 2014); "
+             "made between-dataset with the tricks T1, T3 and T4a of ")
+
+@register("dbcv_btwn", kind="between", direction="max", lower=0, upper=1,
+          invariances=SCALE_FREE + ("class-cardinality", "range"),
+          complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DBCV "
+                      "under T + 1 labellings; O(m^2) memory"),
+          reference=_DBCV_REF + _JEON)
+def dbcv_btwn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, n_permutations: int = 20,
+              return_se: bool = False, max_pair_points: int = DBCV_MAX_PAIR_POINTS) -> float | MonteCarloScore:
+    """Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random relabellings
+    (~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), averaged over pairs.
+
+    X: (n, d) data. labels: one label per row (any hashable; `noise` says what the noise label means).
+    metric: 'euclidean' only. noise: the noise policy (None, 'ignore', 'cluster', 'singletons').
+    random_state: seeds the per-pair sample and the relabellings. n_permutations: random relabellings per pair (T4a, >= 2).
+    return_se: return a `MonteCarloScore` (value, standard error) instead of a float.
+    max_pair_points: the sample size m at which each class pair is scored (>= 100; trick T1)."""
+    return_se = check_flag(return_se, "return_se", who="dbcv_btwn")
+    _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
+                             n_permutations=n_permutations, max_pair_points=max_pair_points)
+    return _mean(scores, n_permutations, return_se)
+
+# %% ../nbs/03_between.ipynb #6c7e8a17
+@dataclass(frozen=True)
+class PairSummary:
+    "The size-aware views of one pairwise between-dataset measure's class-pair scores (see the prose)."
+    mean: float          # T3: the equal-weight mean over class pairs (the measure itself)
+    weighted: float      # the mean weighted by n_a * n_b
+    share_below: float   # share of the labelled points in at least one class pair scoring below `threshold`
+    threshold: float
+    worst: float         # the lowest class-pair score
+
+def pair_summary(pairs: pd.DataFrame, threshold: float = 0.3) -> PairSummary:
+    """The size-aware summaries of a class-pair table (columns class_a, class_b, n_a, n_b, value; as `pair_breakdown`
+    and `class_pair_scores` return it): equal-weight mean, n_a·n_b-weighted mean, share of points below `threshold`."""
+    threshold = check_number(threshold, "threshold", who="pair_summary")
+    need = [c for c in ("class_a", "class_b", "n_a", "n_b", "value") if c not in pairs]
+    if need:
+        raise ValueError(f"pair_summary: the pair table lacks the columns {need}; pass pair_breakdown(...).pairs.")
+    if len(pairs) == 0:
+        raise ValueError("pair_summary: the pair table is empty; a dataset needs at least two classes to have a pair.")
+    v = pairs["value"].to_numpy(dtype=np.float64)
+    w = pairs["n_a"].to_numpy(dtype=np.float64) * pairs["n_b"].to_numpy(dtype=np.float64)
+    sizes = dict(zip(pairs["class_a"], pairs["n_a"])) | dict(zip(pairs["class_b"], pairs["n_b"]))
+    low = set(pairs.loc[v < threshold, "class_a"]) | set(pairs.loc[v < threshold, "class_b"])
+    return PairSummary(mean=float(v.mean()), weighted=float(np.sum(w * v) / np.sum(w)),
+                       share_below=float(sum(sizes[c] for c in low) / sum(sizes.values())),
+                       threshold=threshold, worst=float(v.min()))
 
 # %% ../nbs/03_between.ipynb #dcf68922
 def _measure_info(measure) -> MeasureInfo:

@@ -37,6 +37,7 @@ OUT_OF_RANGE = {
     "k": {"cvnn": [0, -3, 2.5], "cvdd": [0, -3, 2.5], "*": [0, -1.0, 1e-320 * 0]},   # kNN counts; logistic steepness > 0
     "max_memory": {"*": [0, -1, 1.5]},
     "max_points": {"*": [0, -10, 2.5]},
+    "max_pair_points": {"*": [0, 99, -10, 2.5]},           # dbcv_btwn: the per-pair sample size, >= 100
     "n_permutations": {"*": [0, 1, -5, 2.5]},
     "distance_shift": {"*": [-1.0, -1e-9, 1e300]},    # >= 0 and at most 2^20 times the data's extent
     "p": {"*": [0, -2.0]},
