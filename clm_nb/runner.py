@@ -38,6 +38,7 @@ from tqdm import tqdm   # plain text bar: readable in papermill logs and in save
 
 from .core import (NOISE_POLICIES, check_choice, check_data, check_flag, check_number, check_partitions,
                          get_measure, measures)
+from .between import PAIRWISE, pair_breakdown, pair_summary
 from .datasets import DatasetError, array_digest, load_dataset, resolve_data_dir
 from .external import contingency
 from .pairs import summarize
@@ -66,7 +67,9 @@ def select_measures(names: Iterable[str] | None = None, kinds=("internal", "betw
 # %% ../nbs/11_runner.ipynb #4936efdc
 def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: str | None = None,
                    random_state=None, progress: bool = True, total: int | None = None) -> pd.DataFrame:
-    """Long table (collection, dataset, measure, value, seconds, error) of every measure on every dataset.
+    """Long table (collection, dataset, measure, value, seconds, error, weighted, share_below) of every measure on every
+    dataset; `weighted` and `share_below` are the size-aware summaries of the pairwise between-dataset measures
+    (`clm_nb.between.pair_summary`, threshold 0.3), NaN for the other measures.
 
     datasets: objects with `name`, `collection`, `X` and `y` (e.g. `clm_nb.datasets.Dataset`), or `DatasetError`
     records of datasets that could not be read (their rows carry the reason). measure_names: registered measures.
@@ -99,15 +102,22 @@ def score_datasets(datasets: Iterable, measure_names: Iterable[str], *, noise: s
             t_shared = (time.perf_counter() - t0) / len(shared)
         for m in measure_names:
             t0 = time.perf_counter() - (t_shared if m in shared else 0.0)
+            summary = None
             try:
-                value, err = float(get_measure(m).func(data, random_state=random_state)), ""
+                if m in PAIRWISE:                     # one pass gives the measure and its class pairs
+                    b = pair_breakdown(m, data, random_state=random_state)
+                    value, err, summary = float(b.score), "", pair_summary(b.pairs)
+                else:
+                    value, err = float(get_measure(m).func(data, random_state=random_state)), ""
             except ValueError as e:
                 value, err = np.nan, str(e)
             except Exception as e:                    # a bug, not a refusal: recorded with its type, the rest goes on
                 value, err = np.nan, f"{type(e).__name__}: {e}"
             rows.append(dict(base, measure=m, value=value, seconds=time.perf_counter() - t0 + t_check / len(measure_names),
-                             error=err))
-    return pd.DataFrame(rows, columns=["collection", "dataset", "n", "d", "K", "measure", "value", "seconds", "error"])
+                             error=err, weighted=summary.weighted if summary else np.nan,
+                             share_below=summary.share_below if summary else np.nan))
+    return pd.DataFrame(rows, columns=["collection", "dataset", "n", "d", "K", "measure", "value", "seconds", "error",
+                                       "weighted", "share_below"])
 
 # %% ../nbs/11_runner.ipynb #f3477ba5
 def score_partitions(pairs: Iterable, measure_names: Iterable[str], *, noise: str | None = None, noise_label=-1,
