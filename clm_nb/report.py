@@ -25,26 +25,61 @@ from sklearn.decomposition import PCA
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown
+from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown, pair_summary
 from .charts import agreement_heatmap
-from .core import check_data, get_measure, noise_mask
+from .core import check_data, check_flag, check_number, get_measure, noise_mask, zscore
 from .datasets import load_dataset, resolve_data_dir, subsample_dataset
 from .evaluation import rank_agreement
 from .pairs import summarize
 from .runner import Task, best_ground_truth, dataset_digest, load_checked, read_csv, write_csv
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MEASURES', 'PROFILE_COLUMNS', 'VERDICTS', 'check_board_measures', 'clm_profile', 'profile_task',
-           'profile_tasks', 'VerdictRule', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results',
-           'chart_svg', 'view_points_2d', 'view_chart', 'pair_chart', 'distribution_chart', 'collection_chart',
-           'verdict_chart', 'ground_truth_chart', 'stability_chart', 'build_report']
+__all__ = ['LEADERBOARD_MEASURES', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS', 'PRIMARY_COMBINATIONS', 'VERDICTS',
+           'check_board_measures', 'primary_score', 'clm_profile', 'profile_task', 'profile_tasks', 'VerdictRule',
+           'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results', 'chart_svg', 'view_points_2d',
+           'view_chart', 'pair_chart', 'distribution_chart', 'collection_chart', 'verdict_chart', 'ground_truth_chart',
+           'stability_chart', 'views_chart', 'build_report']
 
 # %% ../nbs/13_report.ipynb #436a27a6
-LEADERBOARD_MEASURES = ("ch_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
-PROFILE_COLUMNS = ["part", "measure", "value", "se", "time_s", "problem", "class_a", "class_b", "n_a", "n_b"]
+LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
+VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))     # (view, measure): would that kind of technique recover the classes?
+SUMMARIES = ("weighted", "share_below", "worst")                # pair_summary's size-aware views of a measure's class pairs
+PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem", "class_a", "class_b", "n_a", "n_b"]
 
-def check_board_measures(measures, primary: str = "ch_btwn") -> list[str]:
-    "The measure names of a leaderboard, validated: between-dataset measures only, with `primary` among them."
+# %% ../nbs/13_report.ipynb #015e1586
+PRIMARY_COMBINATIONS = ("mean", "max", "min")
+_COMBINATION = re.compile(r"^\s*([a-z]+)\s*\((.*)\)\s*$")
+
+def _parse_primary(primary) -> tuple[str | None, list[str]]:
+    "(None, [measure]) for a registered measure, (operation, measures) for a combination such as 'mean(ch_btwn,dbcv_btwn)'."
+    example = "'mean(ch_btwn,dbcv_btwn)'"
+    if not isinstance(primary, str) or not primary.strip():
+        raise ValueError(f"primary={primary!r} must be a measure name or a combination of measures such as {example}.")
+    found = _COMBINATION.match(primary)
+    if found is None:
+        if any(ch in primary for ch in "(),"):
+            raise ValueError(f"primary={primary!r} is neither a measure name nor a combination; write "
+                             f"op(m1,m2,...) with op one of {list(PRIMARY_COMBINATIONS)}, e.g. {example}.")
+        get_measure(primary)                      # an unknown name: ValueError with close names
+        return None, [primary]
+    op, names = found.group(1), [s.strip() for s in found.group(2).split(",")]
+    if op not in PRIMARY_COMBINATIONS:
+        raise ValueError(f"primary={primary!r}: {op!r} is not a combination; use one of {list(PRIMARY_COMBINATIONS)}, "
+                         f"e.g. {example}.")
+    if len(names) < 2 or "" in names:
+        raise ValueError(f"primary={primary!r}: a combination needs at least two measure names separated by commas, "
+                         f"e.g. {example}.")
+    if len(set(names)) != len(names):
+        raise ValueError(f"primary={primary!r} names a measure twice; name each measure once.")
+    for m in names:
+        if get_measure(m).direction != "max":
+            raise ValueError(f"primary={primary!r}: {m} is lower-is-better, and a combination needs measures on the same "
+                             "higher-is-better scale; combine between-dataset measures only.")
+    return op, names
+
+def check_board_measures(measures, primary: str | None = "ch_btwn") -> list[str]:
+    """The measure names of a leaderboard, validated: between-dataset measures only, with `primary` (a measure or a
+    combination, see `primary_score`; None: not checked) reading only them."""
     names = [measures] if isinstance(measures, str) else list(measures or LEADERBOARD_MEASURES)
     for m in names:
         info = get_measure(m)
@@ -53,154 +88,296 @@ def check_board_measures(measures, primary: str = "ch_btwn") -> list[str]:
                              f"between-dataset measures are built for: use some of {list(PAIRWISE)}.")
     if len(set(names)) != len(names):
         raise ValueError(f"measures={names} names a measure twice.")
-    if primary not in names:
-        raise ValueError(f"primary={primary!r} must be one of the measures {names}.")
+    _, reads = _parse_primary(primary) if primary is not None else (None, [])
+    absent = [m for m in reads if m not in names]
+    if absent:
+        raise ValueError(f"primary={primary!r} must be one of the measures {names} or a combination of them; "
+                         f"{absent} would not be computed: add them to measures.")
     return names
 
-def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn", noise: str | None = None,
-                n_permutations: int = 20, random_state=None) -> pd.DataFrame:
-    "Long table of one dataset's leaderboard scores (value, se, time, problem) and of `primary`'s class-pair scores."
+# %% ../nbs/13_report.ipynb #d28a5b79
+def primary_score(table: pd.DataFrame, primary: str) -> tuple[pd.Series, pd.Series]:
+    """The score that ranks a leaderboard and its standard error, from a table with a column per measure and `<m>_se`:
+    a measure's own column, or a combination 'mean(a,b,...)' (SE √Σse²/k), 'max(...)'/'min(...)' (the SE of the measure
+    picked in each row). Deterministic measures have SE 0; a row missing any of the measures scores NaN."""
+    op, names = _parse_primary(primary)
+    need = names + [f"{m}_se" for m in names if m in MONTE_CARLO]
+    absent = [c for c in need if c not in table]
+    if absent:
+        raise ValueError(f"primary_score: the table lacks the columns {absent} that primary={primary!r} reads; pass a "
+                         "leaderboard table (clm_nb.report.leaderboard) computed with these measures.")
+    values = table[names].to_numpy(dtype=float)
+    errors = np.column_stack([table[f"{m}_se"].to_numpy(dtype=float) if f"{m}_se" in table else np.zeros(len(table))
+                              for m in names])
+    errors = np.where(np.isnan(errors), 0.0, errors)
+    missing = np.isnan(values).any(axis=1)
+    if op is None:
+        value, se = values[:, 0], errors[:, 0]
+    elif op == "mean":
+        value, se = values.mean(axis=1), np.sqrt((errors ** 2).sum(axis=1)) / len(names)
+    else:
+        pick = (np.argmax if op == "max" else np.argmin)(np.where(np.isnan(values), 0.0, values), axis=1)
+        rows = np.arange(len(values))
+        value, se = values[rows, pick], errors[rows, pick]
+    value, se = np.where(missing, np.nan, value), np.where(missing, np.nan, se)
+    return pd.Series(value, index=table.index, name=primary), pd.Series(se, index=table.index, name=f"{primary}_se")
+
+# %% ../nbs/13_report.ipynb #0e828786
+def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str | None = "ch_btwn", noise: str | None = None,
+                n_permutations: int = 20, random_state=None, standardize: bool = False,
+                threshold: float = 0.3) -> pd.DataFrame:
+    """Long table of one dataset's leaderboard profile: per measure a score row (value, se, weighted, share_below, worst,
+    time_s, problem) and its class-pair rows (class_a, class_b, n_a, n_b, value, se).
+
+    X: (n, d) features; y: (n,) class labels (any hashable values).
+    measures: the between-dataset measures to compute (names among `clm_nb.between.PAIRWISE`).
+    primary: the measure or combination ('mean(ch_btwn,dbcv_btwn)', see `primary_score`) that will rank the datasets;
+        only checked here against `measures` (None: not checked); every measure's class pairs are kept whatever it is.
+    noise: policy for points labelled -1 (`clm_nb.core.NOISE_POLICIES`; None: -1 is an ordinary label).
+    n_permutations: random relabellings per class pair of the Monte-Carlo measures (`clm_nb.between.MONTE_CARLO`).
+    random_state: seed of those relabellings.
+    standardize: z-score the features first (`clm_nb.core.zscore`).
+    threshold: a class pair scoring below it is low, for `share_below` (`clm_nb.between.pair_summary`)."""
     names = check_board_measures(measures, primary)
+    standardize = check_flag(standardize, "standardize", who="clm_profile")
+    threshold = check_number(threshold, "threshold", who="clm_profile")
     try:                                  # validate once and run the pair engine once for all measures (as score_datasets)
-        data, labels = check_data(X, y, noise=noise, measure="clm_profile"), None
+        data, labels = check_data(zscore(X) if standardize else X, y, noise=noise, measure="clm_profile"), None
         needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
         if needs:
             summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
     except ValueError:
         data, labels = X, y               # each measure then validates the raw input and records its own refusal
-    rows, pairs = [], None
+    rows, pair_rows = [], []
     for m in names:
         kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
             | ({"n_permutations": n_permutations} if m in MONTE_CARLO else {})
         t0 = time.perf_counter()
         try:
             b = pair_breakdown(m, data, labels, **kwargs)
-            se = b.score.se if isinstance(b.score, MonteCarloScore) else np.nan
-            value, problem = float(b.score), ""
-            if m == primary:
-                pairs = b.pairs
+            s = pair_summary(b.pairs, threshold)
+            row = dict(value=float(b.score), se=b.score.se if isinstance(b.score, MonteCarloScore) else np.nan,
+                       weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="")
+            pair_rows += [dict(part="pair", measure=m, value=r.value, se=r.se, class_a=str(r.class_a),
+                               class_b=str(r.class_b), n_a=int(r.n_a), n_b=int(r.n_b)) for r in b.pairs.itertuples()]
         except ValueError as e:                       # the measure refuses these data: recorded, the profile goes on
-            value, se, problem = np.nan, np.nan, str(e)
-        rows.append(dict(part="score", measure=m, value=value, se=se, time_s=time.perf_counter() - t0, problem=problem))
-    if pairs is not None:
-        rows += [dict(part="pair", measure=primary, value=r.value, se=r.se, class_a=str(r.class_a), class_b=str(r.class_b),
-                      n_a=int(r.n_a), n_b=int(r.n_b)) for r in pairs.itertuples()]
-    out = pd.DataFrame(rows, columns=PROFILE_COLUMNS)
+            row = dict(value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan, worst=np.nan, problem=str(e))
+        rows.append(dict(part="score", measure=m, time_s=time.perf_counter() - t0, **row))
+    out = pd.DataFrame(rows + pair_rows, columns=PROFILE_COLUMNS)
     out[["class_a", "class_b", "problem"]] = out[["class_a", "class_b", "problem"]].fillna("")
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
-def profile_task(collection: str, name: str, *, data_dir, measures, primary: str, noise, n_permutations: int,
-                 data_digest: str | None = None, sha256: str | None = None, random_state=None) -> pd.DataFrame:
-    """Runner task: load one dataset, check it is the content the study planned with (`data_digest`, see
-    `clm_nb.runner.dataset_digest`; `sha256` only identifies a dataset unreadable then), return its `clm_profile`."""
-    ds = load_checked(collection, name, data_dir, data_digest)
-    return clm_profile(ds.X, ds.y, measures=measures, primary=primary, noise=noise, n_permutations=n_permutations,
-                       random_state=random_state)
+# %% ../nbs/13_report.ipynb #1c47e021
+def profile_task(collection: str, name: str, *, data_dir, measures, noise, n_permutations: int, standardize: bool = False,
+                 threshold: float = 0.3, data_digest: str | None = None, sha256: str | None = None,
+                 random_state=None) -> pd.DataFrame:
+    """Runner task: load one dataset, check it is the content the study planned with, return its `clm_profile`.
 
+    collection, name: the dataset in the bundle (or the embedded default).
+    data_dir: the bundle folder (`clm_nb.datasets.resolve_data_dir`; False: the embedded default).
+    measures, noise, n_permutations, standardize, threshold, random_state: passed to `clm_profile`.
+    data_digest: the content fingerprint the task was planned with (`clm_nb.runner.dataset_digest`); a dataset that
+        changed since is refused.
+    sha256: the manifest's file checksum; it only identifies a dataset that could not be read at planning time."""
+    ds = load_checked(collection, name, data_dir, data_digest)
+    return clm_profile(ds.X, ds.y, measures=measures, noise=noise, n_permutations=n_permutations,
+                       random_state=random_state, standardize=standardize, threshold=threshold, primary=None)
+
+# %% ../nbs/13_report.ipynb #dc1e5ea5
 def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn",
-                  noise: str | None = None, n_permutations: int = 20) -> list[Task]:
+                  noise: str | None = None, n_permutations: int = 20, standardize: bool = False,
+                  threshold: float = 0.3) -> list[Task]:
     """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; the content of
-    each dataset is part of its task's identity, the folder it is read from is not."""
+    each dataset is part of its task's identity, the folder it is read from is not.
+
+    catalog: a `clm_nb.datasets.list_datasets` table (unlabeled rows are skipped).
+    data_dir: the bundle folder (None: `$CLM_NB_DATA`, else the embedded default; False: the embedded default).
+    measures: the between-dataset measures to compute.
+    primary: the measure or combination that will rank the datasets; checked against `measures` before any work, but
+        not part of the tasks (every measure's class pairs are kept, so another primary reuses the same tasks).
+    noise, n_permutations, standardize, threshold: as in `clm_profile`; each is part of the task key."""
     names = check_board_measures(measures, primary)
+    standardize = check_flag(standardize, "standardize", who="profile_tasks")
+    threshold = check_number(threshold, "threshold", who="profile_tasks")
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
     order = (labeled["n"] * labeled["n_classes"].astype(float).fillna(1)).sort_values(ascending=False, kind="stable").index
+    settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "standardize": standardize,
+                "threshold": threshold}
     tasks = []
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
-        key = {"kind": "clm_profile", "collection": c, "dataset": n, "measures": ",".join(names), "primary": primary,
-               "noise": noise, "n_permutations": n_permutations}
+        key = {"kind": "clm_profile", "collection": c, "dataset": n, **settings, "measures": ",".join(names)}
         tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": where,
                                               "data_digest": dataset_digest(c, n, where),
                                               "sha256": labeled.at[i, "sha256"] if "sha256" in labeled else None,
-                                              "measures": names, "primary": primary, "noise": noise,
-                                              "n_permutations": n_permutations}, unhashed=("data_dir",)))
+                                              **settings}, unhashed=("data_dir",)))
     return tasks
 
 # %% ../nbs/13_report.ipynb #378c9f52
 VERDICTS = ("trustworthy", "doubtful", "unreliable", "not scored", "no labels")
+_VIEW_HINTS = {("density", "centroid"): "nested or elongated classes",      # (high view, low view): what it usually means
+               ("centroid", "density"): "compact classes that touch (no low-density gap)"}
 
 @dataclass(frozen=True)
 class VerdictRule:
-    "Thresholds of the traffic-light verdict (see the prose); `describe()` states the rule, `apply()` applies it."
+    "The traffic-light verdict over the views (see the prose); `describe()` states the rule, `apply()` applies it."
     high: float = 0.7
     low: float = 0.3
     z: float = 2.0
-    min_agreement: float = 0.75
     gt_high: float = 0.5
     gt_low: float = 0.15
-    gt_measure: str = "ami"
+    gt_measure: str | None = "ami"       # None: the ground truth is shown but does not enter the verdict
+    views: tuple = VIEWS
 
     def __post_init__(self):
+        for f in ("high", "low", "z", "gt_high", "gt_low"):
+            object.__setattr__(self, f, check_number(getattr(self, f), f, who="VerdictRule"))
         if not self.low <= self.high: raise ValueError(f"VerdictRule: low={self.low} must not exceed high={self.high}.")
-        if not self.gt_low <= self.gt_high: raise ValueError(f"VerdictRule: gt_low={self.gt_low} must not exceed gt_high={self.gt_high}.")
+        if not self.gt_low <= self.gt_high:
+            raise ValueError(f"VerdictRule: gt_low={self.gt_low} must not exceed gt_high={self.gt_high}.")
         if self.z < 0: raise ValueError(f"VerdictRule: z={self.z} must be >= 0.")
+        if self.gt_measure is not None and (not isinstance(self.gt_measure, str) or not self.gt_measure):
+            raise ValueError(f"VerdictRule: gt_measure={self.gt_measure!r} must name a ground-truth column, e.g. 'ami' "
+                             "(None: the verdict ignores the ground truth).")
+        try:
+            views = tuple((str(name), str(m)) for name, m in self.views)
+        except (TypeError, ValueError):
+            raise ValueError(f"VerdictRule: views={self.views!r} must be (name, measure) pairs, e.g. {VIEWS}.") from None
+        names, ms = [v[0] for v in views], [v[1] for v in views]
+        if not views or len(set(names)) < len(names) or len(set(ms)) < len(ms):
+            raise ValueError(f"VerdictRule: views={self.views!r} must name at least one view, each view and measure once.")
+        bad = [m for m in ms if m not in PAIRWISE]
+        if bad:
+            raise ValueError(f"VerdictRule: views use {bad}, which are not pairwise between-dataset measures; "
+                             f"use some of {list(PAIRWISE)}.")
+        object.__setattr__(self, "views", views)
 
-    def describe(self, primary: str = "ch_btwn") -> list[str]:
+    @property
+    def columns(self) -> list[str]:
+        "The table columns `apply` reads for the views (the ground truth, `labeled` and `problem` are optional)."
+        return [c for _, m in self.views for c in (m, f"{m}_se", f"{m}_weighted")]
+
+    def band(self, value: float, se: float) -> str:
+        "'high', 'low' or 'middle' for a score and its standard error (NaN se counts as 0)."
+        se = 0.0 if se is None or pd.isna(se) else float(se)
+        return "high" if value - self.z * se >= self.high else "low" if value + self.z * se < self.low else "middle"
+
+    def describe(self) -> list[str]:
         "The rule as sentences, for the report's pages."
-        p = primary
-        return [f"The {p} band is high when {p} − {self.z:g}·SE ≥ {self.high:g}, low when {p} + {self.z:g}·SE < {self.low:g}, "
-                f"middle otherwise (SE: its Monte-Carlo standard error, 0 for deterministic measures).",
-                f"The ground-truth band (best {self.gt_measure.upper()} over the clustering techniques, where computed) is "
-                f"high at ≥ {self.gt_high:g} and low below {self.gt_low:g}.",
-                f"Trustworthy: the {p} band is high, the measures agree (agreement ≥ {self.min_agreement:g}), and the "
-                "ground truth, where computed, is not low.",
-                f"Unreliable for external validation: the {p} band is low, the measures agree, and the ground truth, "
-                "where computed, is not high.",
-                "Doubtful: everything else (a middle score, measures that disagree, or a ground truth that contradicts them).",
-                f"Not scored: {p} refused the data (the reason is on the dataset's page). No labels: nothing to match."]
+        views = " and ".join(f"the {name} view ({m})" for name, m in self.views)
+        gt = self.gt_measure is not None
+        not_low = ", and the ground truth, where computed, is not low" if gt else ""
+        not_high = ", and the ground truth, where computed, is not high" if gt else ""
+        gt_line = (f"The ground-truth band (best {self.gt_measure.upper()} over the clustering techniques, where computed) is "
+                   f"high at ≥ {self.gt_high:g} and low below {self.gt_low:g}." if gt else
+                   "The ground truth, where shown, does not enter the verdict: the verdict is the measures' alone, so "
+                   "that it can be judged against the ground truth.")
+        return [f"Each dataset is read through {views}: each asks whether one kind of clustering technique would recover "
+                "the classes (centroid: k-means and its kin; density: DBSCAN, HDBSCAN, single linkage). Paper 000's "
+                "ground truth is the best over every kind of technique, so one view that separates the classes is enough.",
+                f"A view's band is high when its measure − {self.z:g}·SE ≥ {self.high:g}, low when its measure + "
+                f"{self.z:g}·SE < {self.low:g}, middle otherwise (SE: the Monte-Carlo standard error, 0 for "
+                "deterministic measures).",
+                gt_line,
+                f"Trustworthy: some view's band is high, not every view's point-pair-weighted mean is below {self.low:g} "
+                f"(a class pair holding most of the points that every view finds broken is a reason to doubt){not_low}.",
+                "Unreliable for external validation: every view's band is low (the classes are neither centroid- nor "
+                f"density-separated){not_high}.",
+                "Doubtful: everything else (no view clearly high, a dominant class pair broken in every view"
+                + (", or a ground truth that contradicts the views)." if gt else ")."),
+                "Not scored: a view's measure refused the data (the reason is on the dataset's page). No labels: nothing to match."]
 
-    def apply(self, table: pd.DataFrame, primary: str = "ch_btwn") -> pd.DataFrame:
-        "Columns `verdict` and `reason` for a leaderboard table (needs primary, primary_se, agreement, gt_<measure>, labeled)."
-        rows = []
-        gt_col = f"gt_{self.gt_measure}"
-        for r in table.to_dict("records"):
-            s, se = r.get(primary, np.nan), r.get(f"{primary}_se", np.nan)
-            se = 0.0 if se is None or pd.isna(se) else float(se)
-            if not r.get("labeled", True):
-                rows.append(("no labels", "the dataset has no class labels")); continue
-            if s is None or pd.isna(s):
-                rows.append(("not scored", f"{primary} could not be computed: {r.get('problem') or 'no result'}")); continue
-            lo, hi = s - self.z * se, s + self.z * se
-            band = "high" if lo >= self.high else "low" if hi < self.low else "middle"
-            agree = r.get("agreement", np.nan)
-            agrees = agree is None or pd.isna(agree) or agree >= self.min_agreement
-            gt = r.get(gt_col, np.nan)
-            has_gt = gt is not None and not pd.isna(gt)
-            gt_band = None if not has_gt else "high" if gt >= self.gt_high else "low" if gt < self.gt_low else "middle"
-            why = [f"{primary} {s:.3f} ± {se:.2g} ({band})"]
-            if agree is not None and not pd.isna(agree):
-                why.append(f"agreement {agree:.2f}" + ("" if agrees else f" < {self.min_agreement:g}"))
-            if has_gt:
-                why.append(f"ground-truth {self.gt_measure.upper()} {gt:.2f} ({gt_band})")
-            if band == "high" and agrees and gt_band != "low":
-                verdict = "trustworthy"
-            elif band == "low" and agrees and gt_band != "high":
-                verdict = "unreliable"
-            else:
-                verdict = "doubtful"
-            rows.append((verdict, "; ".join(why)))
+    def apply(self, table: pd.DataFrame) -> pd.DataFrame:
+        """Columns `verdict` and `reason` for a leaderboard table (needs `columns`; reads gt_<gt_measure>, labeled,
+        problem and <m>_share_below if present)."""
+        missing = [c for c in self.columns if c not in table]
+        if missing:
+            raise ValueError(f"VerdictRule.apply: the table lacks the view columns {missing}; build it with "
+                             "clm_nb.report.leaderboard with the views' measures among its measures, or pass "
+                             "VerdictRule(views=...) naming measures the table has.")
+        rows = [self._verdict(r) for r in table.to_dict("records")]
         return pd.DataFrame(rows, columns=["verdict", "reason"], index=table.index)
 
+    def _verdict(self, r: dict) -> tuple[str, str]:
+        "(verdict, reason) of one row."
+        if not r.get("labeled", True):
+            return "no labels", "the dataset has no class labels"
+        refused = [m for _, m in self.views if pd.isna(r[m])]
+        if refused:
+            return "not scored", f"{', '.join(refused)} could not be computed: {r.get('problem') or 'no result'}"
+        views = [dict(name=name, m=m, value=float(r[m]), se=0.0 if pd.isna(r[f"{m}_se"]) else float(r[f"{m}_se"]),
+                      weighted=r[f"{m}_weighted"], share=r.get(f"{m}_share_below", np.nan)) for name, m in self.views]
+        for v in views:
+            v["band"] = self.band(v["value"], v["se"])
+        gt = r.get(f"gt_{self.gt_measure}", np.nan) if self.gt_measure is not None else np.nan
+        gt_band = None if gt is None or pd.isna(gt) else "high" if gt >= self.gt_high else "low" if gt < self.gt_low else "middle"
+        gt_text = [] if gt_band is None else [f"ground-truth {self.gt_measure.upper()} {gt:.2f} ({gt_band})"]
+        high = [v for v in views if v["band"] == "high"]
+        broken = all(not pd.isna(v["weighted"]) and v["weighted"] < self.low for v in views)
+
+        def score(v, se=True):
+            return f"{v['m']} {v['value']:.2f}" + (f" ± {v['se']:.2g}" if se else "") + f" ({v['band']})"
+
+        if all(v["band"] == "low" for v in views):
+            why = "no view separates the classes: " + "; ".join(f"{v['name']} view {score(v)}" for v in views)
+            if gt_band == "high":
+                return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
+            return "unreliable", "; ".join([why] + gt_text)
+        if not high:
+            why = "no view is clearly high: " + "; ".join(f"{v['name']} view {score(v)}" for v in views)
+            return "doubtful", "; ".join([why] + gt_text)
+        names = " and ".join(v["name"] for v in high)
+        why = f"{names} view{'s' if len(high) > 1 else ''} carried it: " + ", ".join(score(v) for v in high)
+        others = [v for v in views if v["band"] != "high"]
+        if others:
+            why += "; " + "; ".join(f"{v['name']} view: {score(v, se=False)}" for v in others)
+            hint = _VIEW_HINTS.get((high[0]["name"], others[0]["name"])) if others[0]["band"] == "low" else None
+            if hint:
+                why += f" — {hint}"
+        # a high mean that hides a broken dominant pair: said, not decisive unless every view shows it
+        dominated = [v for v in high if not pd.isna(v["weighted"]) and v["weighted"] < self.low]
+        if dominated and not broken:
+            why += "; " + ", ".join(f"{v['m']} weighted mean {v['weighted']:.2f}" for v in dominated) + \
+                f" < {self.low:g}: a dominant class pair is broken in the {' and '.join(v['name'] for v in dominated)} view"
+        if broken:
+            known = [v for v in views if not pd.isna(v["share"])]
+            if not known:
+                share = ""
+            elif len({round(v["share"], 2) for v in known}) == 1:
+                share = f"; {100 * known[0]['share']:.0f} % of points in a pair below {self.low:g}"
+            else:
+                share = f"; points in a pair below {self.low:g}: " + ", ".join(f"{v['m']} {100 * v['share']:.0f} %" for v in known)
+            weighted = ", ".join(f"{v['m']} {v['weighted']:.2f}" for v in views)
+            return "doubtful", "; ".join([f"a dominant class pair is broken in every view (weighted means {weighted}{share})",
+                                          why] + gt_text)
+        if gt_band == "low":
+            return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
+        return "trustworthy", "; ".join([why] + gt_text)
+
+# %% ../nbs/13_report.ipynb #ac75181c
 def agreement(scores: pd.DataFrame, primary: str) -> pd.Series:
-    "1 − mean |percentile(primary) − percentile(other)| over the other measures (columns), among fully scored rows."
+    """1 − mean |percentile(primary) − percentile(other)| over the other columns of `scores` (measures, or a primary
+    combination of them), among the rows every column scored; information beside the verdict, not part of it."""
     full = scores.dropna()
     out = pd.Series(np.nan, index=scores.index)
     others = [m for m in scores.columns if m != primary]
     if not others or len(full) < 2:
         return out
-    pct = pd.DataFrame({m: pd.Series(get_measure(m).higher_is_better(full[m]), index=full.index).rank(pct=True)
-                        for m in scores.columns})
+    def oriented(c):                          # registered measures by their direction; combinations are higher-is-better
+        op, names = _parse_primary(c)
+        return get_measure(c).higher_is_better(full[c]) if op is None else full[c].to_numpy(dtype=float)
+    pct = pd.DataFrame({c: pd.Series(oriented(c), index=full.index).rank(pct=True) for c in scores.columns})
     out[full.index] = 1.0 - pct[others].sub(pct[primary], axis=0).abs().mean(axis=1)
     return out
 
 # %% ../nbs/13_report.ipynb #d2548c34
 @dataclass
 class Leaderboard:
-    "Everything a CLM report shows: the table, the primary measure's class-pair scores, and how they were made."
+    "Everything a CLM report shows: the table, every measure's class-pair scores, and how they were made."
     table: pd.DataFrame
-    pairs: pd.DataFrame
+    pairs: pd.DataFrame                       # collection, dataset, measure, class_a, class_b, n_a, n_b, value, se
     measures: list
     primary: str
     rule: VerdictRule
@@ -212,50 +389,79 @@ class Leaderboard:
     def verdict_counts(self) -> dict:
         return {v: int((self.table.verdict == v).sum()) for v in VERDICTS}
 
-def _profiles(results: pd.DataFrame, measures: list[str]):
-    "Wide scores (value, se, problem per measure) and long pairs, indexed by (collection, dataset), from runner results."
+_PAIR_COLUMNS = ["collection", "dataset", "measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]
+
+def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
+    """Wide scores (value, se, summaries and problem per measure) and long pairs, indexed by (collection, dataset), from
+    runner results; share_below recounted at `threshold` from the pairs when the profiles used another one."""
     ids = ["collection", "dataset"]
     if results is None or results.empty:
-        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=ids)), pd.DataFrame(columns=ids + PROFILE_COLUMNS)
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=ids)), pd.DataFrame(columns=_PAIR_COLUMNS)
+    results = results.reindex(columns=list(dict.fromkeys([*results.columns, *PROFILE_COLUMNS, "error"])))
     failed = results[results.error.fillna("") != ""].drop_duplicates(ids).set_index(ids)["error"]
-    sc = results[results.part == "score"]
-    wide = sc.pivot_table(index=ids, columns="measure", values="value", aggfunc="first", dropna=False)
-    wide = wide.reindex(columns=measures)
-    se = sc.pivot_table(index=ids, columns="measure", values="se", aggfunc="first", dropna=False).reindex(columns=measures)
-    bad = sc[sc.problem != ""]
+    sc = results[results.part == "score"].drop_duplicates(ids + ["measure"]).set_index(ids + ["measure"])
+    pairs = results[results.part == "pair"].reindex(columns=_PAIR_COLUMNS).reset_index(drop=True)
+    stat = {c: sc[c].astype(float).unstack("measure").reindex(columns=measures) for c in ("value", "se", *SUMMARIES)}
+    if "threshold" in sc and len(pairs) and not np.allclose(sc["threshold"].astype(float), threshold):
+        shares = {k: pair_summary(g, threshold).share_below for k, g in pairs.groupby(ids + ["measure"])}
+        share = pd.Series(shares, dtype=float)
+        share.index.names = ids + ["measure"]
+        stat["share_below"] = share.unstack("measure").reindex(index=stat["value"].index, columns=measures)
+    bad = sc[sc.problem.fillna("") != ""].reset_index()
     text = [p.removeprefix(f"{m}: ") for m, p in zip(bad.measure, bad.problem)]     # the same refusal, said once
     problems = pd.Series(text, index=pd.MultiIndex.from_frame(bad[ids])).groupby(level=ids).agg(
         lambda p: " | ".join(dict.fromkeys(p)))
-    idx = wide.index.union(failed.index)
-    out = wide.reindex(idx)
+    idx = stat["value"].index.union(failed.index)
+    out = stat["value"].reindex(idx)
     for m in measures:
-        if m in MONTE_CARLO:
-            out[f"{m}_se"] = se[m].reindex(idx)
+        value = out[m]
+        se = stat["se"][m].reindex(idx)
+        out[f"{m}_se"] = se if m in MONTE_CARLO else pd.Series(0.0, index=idx).where(value.notna())   # deterministic: 0
+        for c in SUMMARIES:
+            out[f"{m}_{c}"] = stat[c][m].reindex(idx)
     out["problem"] = problems.reindex(idx).fillna("")
     out.loc[failed.index, "problem"] = [e.splitlines()[0] for e in failed]
-    pairs = results[results.part == "pair"][ids + ["class_a", "class_b", "n_a", "n_b", "value", "se"]].reset_index(drop=True)
+    out.columns.name = None
     return out, pairs
 
 def leaderboard(results: pd.DataFrame, catalog: pd.DataFrame, *, data_dir=None, measures=None, primary: str = "ch_btwn",
                 ground_truth: pd.DataFrame | None = None, stability: pd.DataFrame | None = None,
                 rule: VerdictRule = VerdictRule(), meta: dict | None = None) -> Leaderboard:
-    "The leaderboard of the datasets of `catalog` (a `list_datasets(..., labeled=False)` table) from profile-task results."
+    """The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks.
+
+    results: the runner's results of `profile_tasks` (`clm_nb.runner.run`).
+    catalog: a `clm_nb.datasets.list_datasets(..., labeled=False)` table (every dataset gets a row).
+    data_dir: the bundle the datasets came from, for the pages (None: `$CLM_NB_DATA`, else the embedded default).
+    measures: the measures to show (None: those the profile tasks computed).
+    primary: the measure or combination that ranks the datasets (`primary_score`).
+    ground_truth: optional best external scores per (collection, dataset), shown and read by the rule.
+    stability: optional rank-stability draws of a dataset-ranking study, for the overview page.
+    rule: the `VerdictRule`; its views' measures must be among `measures`.
+    meta: optional facts about the build, shown on the overview page."""
     if measures is None:
-        measures = (results["measures"].iloc[0].split(",") if results is not None and "measures" in results and len(results)
-                    else list(LEADERBOARD_MEASURES))
+        measures = (results["measures"].dropna().iloc[0].split(",") if results is not None and "measures" in results
+                    and results["measures"].notna().any() else list(LEADERBOARD_MEASURES))
     measures = check_board_measures(measures, primary)
+    if not isinstance(rule, VerdictRule):
+        raise ValueError(f"leaderboard: rule={rule!r} must be a VerdictRule.")
+    absent = [m for _, m in rule.views if m not in measures]
+    if absent:
+        raise ValueError(f"leaderboard: the verdict's views read {absent}, which are not among measures={measures}; "
+                         "profile them too, or pass rule=VerdictRule(views=...) with views over the computed measures.")
     missing = [c for c in ("collection", "name", "n", "d", "n_classes", "n_noise", "imbalance_ratio") if c not in catalog]
     if missing:
         raise ValueError(f"leaderboard: catalog lacks {missing}; pass the table of clm_nb.datasets.list_datasets(..., labeled=False).")
-    wide, pairs = _profiles(results, measures)
+    wide, pairs = _profiles(results, measures, rule.low)
     cat = catalog.rename(columns={"name": "dataset", "n_classes": "K"}).copy()
     if "labeled" not in cat:
         cat["labeled"] = True
     cat["noise_share"] = cat["n_noise"].astype(float) / cat["n"]
     t = cat[["collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share", "labeled"]].merge(
         wide.reset_index(), on=["collection", "dataset"], how="left")
+    per_measure = [f"{m}_{c}" for m in measures for c in ("se", *SUMMARIES)]
+    t = t.reindex(columns=list(dict.fromkeys([*t.columns, *measures, *per_measure, "problem"])))   # even with no result
     t["problem"] = t["problem"].fillna("")
-    t.loc[t.labeled & t[primary].isna() & (t.problem == ""), "problem"] = "not profiled (no result in the task store)"
+    t.loc[t.labeled & t[measures].isna().all(axis=1) & (t.problem == ""), "problem"] = "not profiled (no result in the task store)"
     gt_cols = []
     if ground_truth is not None and len(ground_truth):
         if "collection" not in ground_truth or "dataset" not in ground_truth:
@@ -265,13 +471,16 @@ def leaderboard(results: pd.DataFrame, catalog: pd.DataFrame, *, data_dir=None, 
         g = g.rename(columns={c: f"gt_{c}" for c in g.columns if c not in ("collection", "dataset")})
         gt_cols = [c for c in g.columns if c.startswith("gt_")]
         t = t.merge(g, on=["collection", "dataset"], how="left")
-    t["agreement"] = agreement(t[measures], primary)
-    t = pd.concat([t, rule.apply(t, primary)], axis=1)
-    info = get_measure(primary)
-    t["rank"] = pd.Series(info.rank(t[primary].to_numpy()), index=t.index).where(t[primary].notna())
+    combined = primary not in measures
+    if combined:
+        t[primary], t[f"{primary}_se"] = primary_score(t, primary)
+    t["agreement"] = agreement(t[measures + ([primary] if combined else [])], primary)
+    t = pd.concat([t, rule.apply(t)], axis=1)
+    t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
     t = t.sort_values(["rank", "collection", "dataset"], na_position="last", kind="stable").reset_index(drop=True)
-    cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"] + measures
-            + [f"{m}_se" for m in measures if m in MONTE_CARLO] + gt_cols + ["agreement", "verdict", "reason", "problem", "labeled"])
+    cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
+            + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + gt_cols
+            + ["agreement", "verdict", "reason", "problem", "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))
     root = resolve_data_dir(data_dir)
@@ -317,26 +526,29 @@ def _round_attr(m: re.Match) -> str:
     return m.group(1) + '="' + _LONG_DECIMAL.sub(r"\1", m.group(2)) + '"'
 
 def view_points_2d(X: np.ndarray, y: np.ndarray, *, max_points: int = 1000, random_state=0) -> tuple[pd.DataFrame, str]:
-    "At most `max_points` stratified points in 2-D (the data when d ≤ 2, else PCA of the z-scored features) and a caption."
+    """At most `max_points` stratified points in 2-D (the data when d ≤ 2, else PCA of the z-scored features) and a caption.
+
+    X: (n, d) features (rows with missing values are left out); y: (n,) labels (-1: noise, drawn grey).
+    max_points: the largest sample drawn; every class keeps its share.
+    random_state: seed of the sample (and of the jitter when d = 1)."""
     keep = np.isfinite(X).all(axis=1)
     y = np.asarray(y)[keep]
     X, names = X[keep], np.where(noise_mask(y), "noise", y.astype(str))       # text labels: mixed types sort too
     dropped = f"; {int((~keep).sum())} rows with missing values left out" if (~keep).any() else ""
     if len(names) > max_points:
         idx = subsample_dataset(np.arange(len(names))[:, None], names, max_points, random_state=random_state)[0][:, 0]
-        Xs, labels = X[idx], names[idx]
     else:
-        Xs, labels = X, names
+        idx = np.arange(len(names))
+    Xs, labels = X[idx], names[idx]
     if X.shape[1] == 1:
         rng = np.random.default_rng(random_state)
         xy, axes, how = np.c_[Xs[:, 0], rng.uniform(-1, 1, len(Xs))], ("x1", "jitter"), "the one feature, with random vertical jitter"
     elif X.shape[1] == 2:
         xy, axes, how = Xs, ("x1", "x2"), "the two features as given"
     else:
-        sd = X.std(axis=0)
-        sd[sd == 0] = 1.0
-        pca = PCA(n_components=2, random_state=0).fit((X - X.mean(axis=0)) / sd)
-        xy = pca.transform((Xs - X.mean(axis=0)) / sd)
+        Z = zscore(X)                          # the package's one z-score, over every point, not only the sample
+        pca = PCA(n_components=2, random_state=0).fit(Z)
+        xy = pca.transform(Z[idx])
         ev = pca.explained_variance_ratio_
         axes, how = (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})"), f"PCA of the z-scored features ({ev.sum():.0%} of the variance)"
     frame = pd.DataFrame({"a": xy[:, 0], "b": xy[:, 1], "label": labels})
@@ -367,7 +579,10 @@ def _palette(scheme: str, k: int) -> list[str]:
     return [base[i % len(base)] for i in range(k)]
 
 def pair_chart(pairs: pd.DataFrame, measure: str, *, max_heatmap: int = 30, worst: int = 30) -> alt.Chart:
-    "Class-pair scores: a symmetric heatmap for up to `max_heatmap` classes, else the `worst` pairs as bars."
+    """Class-pair scores: a symmetric heatmap for up to `max_heatmap` classes, else the `worst` pairs as bars.
+
+    pairs: one measure's class-pair table (class_a, class_b, value); measure: its name, for the colour legend.
+    max_heatmap: the most classes drawn as a heatmap; worst: how many of the lowest pairs the bars show beyond it."""
     classes = sorted(set(pairs.class_a) | set(pairs.class_b), key=_natural)
     color = alt.Color("value:Q", title=measure, scale=alt.Scale(scheme="redyellowblue", domain=[0, 1], clamp=True))
     if len(classes) <= max_heatmap:
@@ -395,7 +610,9 @@ def _natural(s: str):
         return (1, 0.0, s)
 
 def distribution_chart(table: pd.DataFrame, row: pd.Series, measures: list[str]) -> alt.LayerChart:
-    "Each measure's distribution over all scored datasets (box, min to max) with this dataset marked."
+    """Each measure's distribution over all scored datasets (box, min to max) with this dataset marked.
+
+    table: the leaderboard table; row: this dataset's row of it; measures: the columns drawn, top to bottom."""
     long = table[measures].melt(var_name="measure", value_name="value").dropna()
     mine = pd.DataFrame({"measure": measures, "value": [row[m] for m in measures]}).dropna()
     y = alt.Y("measure:N", sort=measures, title=None)
@@ -430,7 +647,9 @@ def verdict_chart(table: pd.DataFrame) -> alt.Chart:
         width=420, height=22 * counts.collection.nunique())
 
 def ground_truth_chart(table: pd.DataFrame, primary: str, gt: str = "gt_ami") -> alt.Chart:
-    "The primary measure against the ground-truth CLM, one point per dataset."
+    """The primary measure against the ground-truth CLM, one point per dataset coloured by verdict.
+
+    table: the leaderboard table; primary: the column on x; gt: the ground-truth column on y."""
     t = table.dropna(subset=[primary, gt])
     return alt.Chart(t).mark_circle(size=40, opacity=0.8).encode(
         x=alt.X(f"{primary}:Q", title=primary), y=alt.Y(f"{gt}:Q", title=f"ground truth: best {gt[3:].upper()}"),
@@ -443,6 +662,21 @@ def stability_chart(stability: pd.DataFrame) -> alt.Chart:
     return alt.Chart(stability).mark_boxplot(extent="min-max", size=22).encode(
         x=alt.X("P:Q", title="pairwise rank stability P", scale=alt.Scale(domain=[0.5, 1])),
         y=alt.Y("set:N", sort=order, title=None)).properties(width=380, height=40 * len(order))
+
+# %% ../nbs/13_report.ipynb #29ab9804
+def views_chart(table: pd.DataFrame, rule: VerdictRule) -> alt.LayerChart:
+    "The first two views' measures against each other, one point per dataset coloured by verdict, dashed at the rule's bands."
+    if len(rule.views) < 2:
+        raise ValueError(f"views_chart: the rule has {len(rule.views)} view; it needs two, to plot one against the other.")
+    (nx, mx), (ny, my) = rule.views[:2]
+    t = table.dropna(subset=[mx, my])[["dataset", mx, my, "verdict"]]
+    color = alt.Color("verdict:N", scale=alt.Scale(domain=list(_VERDICT_COLORS), range=list(_VERDICT_COLORS.values())))
+    points = alt.Chart(t).mark_circle(size=40, opacity=0.8).encode(
+        x=alt.X(f"{mx}:Q", title=f"{nx} view: {mx}"), y=alt.Y(f"{my}:Q", title=f"{ny} view: {my}"), color=color)
+    bands = pd.DataFrame({"v": [rule.low, rule.high]})
+    rule_x = alt.Chart(bands).mark_rule(strokeDash=[4, 3], color="#9a9a9a", aria=False).encode(x="v:Q")
+    rule_y = alt.Chart(bands).mark_rule(strokeDash=[4, 3], color="#9a9a9a", aria=False).encode(y="v:Q")
+    return (rule_x + rule_y + points).properties(width=380, height=300)
 
 # %% ../nbs/13_report.ipynb #0d78d469
 _CSS = """
@@ -539,12 +773,16 @@ _TEMPLATES = {
 
 "index.html": """{% extends "base.html" %}{% block title %}Datasets{% endblock %}{% block main %}
 <h1>Which labeled datasets can be trusted for external clustering validation?</h1>
-<p>{{ n_scored }} of {{ n_rows }} datasets from <code>{{ source }}</code> ranked by <b>{{ primary }}</b>, the between-dataset
-measure of cluster-label matching (CLM): near 1 when the classes are separated clusters, near 0 when the labels are no more
-clustered than random ones. {% for v, k in counts.items() if k %}<span class="badge v-{{ v|replace(' ', '-') }}">{{ k }} {{ v }}</span> {% endfor %}</p>
+<p>{{ n_scored }} of {{ n_rows }} datasets from <code>{{ source }}</code> ranked by <b>{{ primary }}</b>, a between-dataset
+score of cluster-label matching (CLM): near 1 when the classes are separated clusters, near 0 when the labels are no more
+clustered than random ones. The verdict reads two views: {% for name, m in views %}<b>{{ name }}</b> ({{ m }}){{ " and " if not loop.last }}{% endfor %}:
+would a technique of that kind recover the classes? {% for v, k in counts.items() if k %}<span class="badge v-{{ v|replace(' ', '-') }}">{{ k }} {{ v }}</span> {% endfor %}</p>
 <details><summary>How the verdict is decided</summary><ul>{% for s in rule_lines %}<li>{{ s }}</li>{% endfor %}</ul>
-<p class="small muted">Agreement: 1 − the mean distance between the dataset's place in the {{ primary }} ranking and in each
-other measure's ranking (as fractions of the ranking); 1 = all measures put it at the same place.
+<p class="small muted">Weighted: the mean of a measure's class-pair scores with each pair counted as the point pairs it
+holds (n_a·n_b), so that a pair of two big classes weighs as it weighs in ARI; a high score with a low weighted mean means a few
+small classes carry the score. Agreement (information, not part of the verdict): 1 − the mean distance between the dataset's
+place in the {{ primary }} ranking and in each other measure's ranking (as fractions of the ranking); 1 = all measures put it at
+the same place.
 {% if has_gt %}Ground truth: the best AMI / ARI that any of the clustering techniques reached against the labels.{% endif %}
 The <a href="overview.html">overview</a> explains the measures.</p></details>
 <div class="controls"><label>Name <input id="q" type="search" placeholder="filter by name" aria-label="filter by name"></label>
@@ -571,14 +809,17 @@ The <a href="overview.html">overview</a> explains the measures.</p></details>
 {% if r.problem %}<p><b>Problems:</b> {{ r.problem }}</p>{% endif %}
 <div class="grid">
 <figure>{{ view_svg }}<figcaption>2-D view coloured by label: {{ view_caption }}.</figcaption></figure>
-{% if pairs_svg %}<figure>{{ pairs_svg }}<figcaption>{{ pairs_caption }}</figcaption></figure>{% endif %}
+{% for p in view_pairs %}<figure>{{ p.svg }}<figcaption>{{ p.caption }}</figcaption></figure>{% endfor %}
 <figure>{{ dist_svg }}<figcaption>This dataset (red) against the {{ n_scored }} scored datasets of the report (boxes: quartiles, whiskers: min to max).</figcaption></figure>
-<div><h2 style="margin-top:0">Scores</h2><table class="plain"><tr><th class="t">measure</th><th>value</th><th>± SE</th><th>percentile</th><th class="t">note</th></tr>
-{% for s in scores %}<tr><td class="t" title="{{ s.summary }}">{{ s.name }}</td><td>{{ s.value }}</td><td>{{ s.se }}</td><td>{{ s.pct }}</td><td class="t small">{{ s.note }}</td></tr>{% endfor %}
-{% for s in gt %}<tr><td class="t">{{ s.name }}</td><td>{{ s.value }}</td><td></td><td>{{ s.pct }}</td><td class="t small">{{ s.note }}</td></tr>{% endfor %}
+<div><h2 style="margin-top:0">Scores</h2><table class="plain"><tr><th class="t">measure</th><th class="t">view</th><th>value</th><th>± SE</th>
+<th title="{{ weighted_title }}">weighted</th><th title="{{ share_title }}">points in a low pair</th><th title="the lowest class-pair score">worst pair</th><th>percentile</th><th class="t">note</th></tr>
+{% for s in scores %}<tr><td class="t" title="{{ s.summary }}">{{ s.name }}</td><td class="t">{{ s.view }}</td><td>{{ s.value }}</td><td>{{ s.se }}</td><td>{{ s.weighted }}</td><td>{{ s.share }}</td><td>{{ s.worst }}</td><td>{{ s.pct }}</td><td class="t small">{{ s.note }}</td></tr>{% endfor %}
+{% for s in gt %}<tr><td class="t">{{ s.name }}</td><td></td><td>{{ s.value }}</td><td></td><td></td><td></td><td></td><td>{{ s.pct }}</td><td class="t small">{{ s.note }}</td></tr>{% endfor %}
 </table>
-{% if worst %}<h2>Class pairs that break CLM most</h2><table class="plain"><tr><th class="t">class a</th><th class="t">class b</th><th>n_a</th><th>n_b</th><th>{{ primary }}</th></tr>
-{% for p in worst %}<tr><td class="t">{{ p.class_a }}</td><td class="t">{{ p.class_b }}</td><td>{{ p.n_a }}</td><td>{{ p.n_b }}</td><td>{{ p.value }}</td></tr>{% endfor %}</table>{% endif %}
+<p class="small muted">Value: the mean over class pairs (each pair counts once). Weighted: {{ weighted_title }}. Points in a low pair: {{ share_title }}.</p>
+{% if worst %}<h2>Class pairs that break CLM most</h2><table class="plain"><tr><th class="t">class a</th><th class="t">class b</th><th>n_a</th><th>n_b</th><th title="n_a·n_b as a share of all the cross-class point pairs: the pair's weight in the weighted means">weight</th>{% for name, m in worst_views %}<th>{{ m }} ({{ name }})</th>{% endfor %}</tr>
+{% for p in worst %}<tr><td class="t">{{ p.class_a }}</td><td class="t">{{ p.class_b }}</td><td>{{ p.n_a }}</td><td>{{ p.n_b }}</td><td>{{ p.weight }}</td>{% for v in p.cells %}<td style="{{ v.style }}">{{ v.text }}</td>{% endfor %}</tr>{% endfor %}</table>
+<p class="small muted">The pairs whose lowest score over the views is lowest.</p>{% endif %}
 </div></div>
 <h2>Provenance</h2>
 <dl class="prov">{% for k, v in provenance %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}</dl>
@@ -597,12 +838,31 @@ conclusions drawn from such datasets reward the wrong techniques. Jeon et al. (<
 Validation Datasets</i>, IEEE TPAMI 2025) measure CLM with internal validation measures made comparable across datasets:
 invariant to the number of points, of classes and of dimensions, to shifts of the distances, and bounded, with random
 labels at 0. Their CH_btwn agreed best with an expensive ground truth (the best score of nine clustering techniques after
-hyperparameter search). This report scores every dataset with CH_btwn and the adjusted measures of the same paper.</p>
-<p>Each measure is a mean over the pairs of classes, so a low score can be traced to the pairs that cause it: each dataset's
-page draws the class-pair heatmap. {{ notebook_links }}</p>
+hyperparameter search). This report scores every dataset with CH_btwn, the adjusted measures of the same paper and a density-based
+measure built the same way, dbcv_btwn.</p>
+<h2>Two views: would a centroid-based or a density-based technique recover the classes?</h2>
+<p>CH_btwn and the adjusted measures of paper 000 compare the distance between class centres with the spread of each class.
+They answer one question: would a <b>centroid-based</b> technique (k-means, Ward linkage, a Gaussian mixture) recover these
+classes? Classes that are perfectly separated but share a centre, such as a core inside a shell, or long interleaved arms,
+score near 0 under all of them, although single linkage or DBSCAN finds them exactly. The <b>density</b> view, dbcv_btwn,
+answers the other question: are the classes dense regions separated by a gap of low density, whatever their shape? The two
+views disagree on such datasets for a good reason, and the approximate ground truth of paper 000 is the best score of both
+kinds of technique, so a dataset counts as trustworthy when either view separates its classes clearly. The chart below puts
+one view against the other{% if views_svg %}: datasets in the top-left corner are the ones the centroid measures
+alone would have called unreliable{% endif %}.</p>
+<h2>Big classes count: the weighted mean</h2>
+<p>Each measure is a mean over the pairs of classes, every pair counting once. On a dataset with two big classes and a few tiny
+ones, the tiny classes make most of the pairs, and their easy separation can hide that the two big classes are not separated
+at all. Two more numbers show it. The <b>weighted mean</b> counts each pair of classes by the number of pairs of points it
+holds (n_a × n_b), which is how ARI and the other pair-counting scores of a benchmark count a clustering's errors. The <b>share
+of points in a low pair</b> is the fraction of the labelled points whose class scores below {{ low }} against some other class.
+When the weighted mean is low in every view, a class pair that holds most of the points is broken whatever the technique, and
+the dataset is at best doubtful. Each dataset's page draws the class-pair heatmap of both views, so a low score can be traced
+to the pairs that cause it. {{ notebook_links }}</p>
 <div class="grid">
 <figure>{{ collection_svg }}<figcaption>{{ primary }} per collection (boxes: quartiles, whiskers: min to max; ticks: datasets, coloured by verdict).</figcaption></figure>
 <figure>{{ verdict_svg }}<figcaption>Verdicts per collection.</figcaption></figure>
+{% if views_svg %}<figure>{{ views_svg }}<figcaption>{{ views_caption }}</figcaption></figure>{% endif %}
 <figure>{{ agreement_svg }}<figcaption>Spearman correlation between the measures' rankings of the {{ n_full }} datasets that every measure scored.</figcaption></figure>
 {% if gt_svg %}<figure>{{ gt_svg }}<figcaption>{{ gt_caption }}</figcaption></figure>{% endif %}
 {% if stability_svg %}<figure>{{ stability_svg }}<figcaption>{{ stability_caption }}</figcaption></figure>{% endif %}
@@ -611,7 +871,7 @@ page draws the class-pair heatmap. {{ notebook_links }}</p>
 (<code>nbs/studies/dataset_ranking.ipynb</code>, section 6): pass its output folder as <code>ranking_dirs</code>.</p>{% endif %}
 <h2>The verdict rule</h2><ul>{% for s in rule_lines %}<li>{{ s }}</li>{% endfor %}</ul>
 <h2>The measures</h2><table class="plain"><tr><th class="t">measure</th><th class="t">what it is</th><th class="t">invariances</th><th class="t">cost</th><th class="t">reference</th></tr>
-{% for m in measures %}<tr><td class="t"><b>{{ m.name }}</b>{% if m.primary %} (primary){% endif %}</td><td class="wrap">{{ m.summary }}</td><td class="wrap small">{{ m.invariances }}</td><td class="wrap small">{{ m.complexity }}</td><td class="wrap small">{{ m.reference }}</td></tr>{% endfor %}</table>
+{% for m in measures %}<tr><td class="t"><b>{{ m.name }}</b>{% if m.primary %} (primary){% endif %}{% if m.view %} ({{ m.view }} view){% endif %}</td><td class="wrap">{{ m.summary }}</td><td class="wrap small">{{ m.invariances }}</td><td class="wrap small">{{ m.complexity }}</td><td class="wrap small">{{ m.reference }}</td></tr>{% endfor %}</table>
 <h2>How this report was made</h2><dl class="prov">{% for k, v in made %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}</dl>
 {% endblock %}""",
 }
@@ -645,8 +905,12 @@ def _shade(v) -> str:
         return ""
     return f"background:hsl(212,70%,{97 - 38 * min(max(float(v), 0.0), 1.0):.0f}%)"
 
+_WEIGHTED_TITLE = ("mean of the class-pair scores with each pair counted by the point pairs it holds (n_a·n_b), as "
+                   "ARI counts them")
+
 def _columns(board: Leaderboard) -> list[dict]:
     t, p = board.table, board.primary
+    view_of = {m: name for name, m in board.rule.views}
     cols = [dict(key="rank", label="#", type="num", first="asc", title=f"rank by {p} (1 = best CLM)"),
             dict(key="dataset", label="dataset", type="text", first="asc", title="dataset name (links to its page)"),
             dict(key="collection", label="collection", type="text", first="asc", title="collection in the data bundle"),
@@ -655,9 +919,14 @@ def _columns(board: Leaderboard) -> list[dict]:
             dict(key="K", label="K", type="num", first="desc", title="classes (noise excluded)"),
             dict(key="imbalance_ratio", label="imbalance", type="num", first="desc", title="largest / smallest class size"),
             dict(key="noise_share", label="noise %", type="num", first="desc", title="share of points labelled as noise")]
+    if p not in board.measures:                       # a combination ranks the table: its own column first
+        cols.append(dict(key=p, label=p + " ± SE", type="num", first="desc", title=f"the primary score {p}"))
     for m in board.measures:
         cols.append(dict(key=m, label=m + (" ± SE" if m in MONTE_CARLO else ""), type="num", first="desc",
-                         title=get_measure(m).summary or m))
+                         title=(f"{view_of[m]} view: " if m in view_of else "") + (get_measure(m).summary or m)))
+        if m in view_of:
+            cols.append(dict(key=f"{m}_weighted", label=f"{m} weighted", type="num", first="desc",
+                             title=f"{view_of[m]} view: {_WEIGHTED_TITLE}"))
     for g, label in (("gt_ami", "GT AMI"), ("gt_ari", "GT ARI")):
         if g in t:
             cols.append(dict(key=g, label=label, type="num", first="desc", title="ground truth: best score of the clustering techniques"))
@@ -685,8 +954,10 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
             cell.update(v=_num(v), html=_fmt(v, 2))
         else:
             se = r.get(f"{k}_se")
-            text = _fmt(v) + (f" ± {_fmt_se(se)}" if k in MONTE_CARLO and _fmt(v) and _fmt_se(se) else "")
-            cell.update(v=_num(v), html=text, style=_shade(v) if k in board.measures or k.startswith("gt_") else "",
+            show_se = k in MONTE_CARLO or (k == board.primary and se is not None and not pd.isna(se) and se > 0)
+            text = _fmt(v) + (f" ± {_fmt_se(se)}" if show_se and _fmt(v) and _fmt_se(se) else "")
+            scored = k in board.measures or k == board.primary or k.startswith("gt_") or k.endswith("_weighted")
+            cell.update(v=_num(v), html=text, style=_shade(v) if scored else "",
                         title=r.get("problem", "") if not _fmt(v) else "")
         cells.append(cell)
     return cells
@@ -712,6 +983,8 @@ def _percentiles(board: Leaderboard) -> pd.DataFrame:
     "Each dataset's percentile (1 = best) under each measure and ground-truth column, among the datasets it scored."
     t = board.table
     cols = {m: get_measure(m).higher_is_better(t[m]) for m in board.measures}
+    if board.primary not in cols:                     # a combination: higher is better (primary_score)
+        cols[board.primary] = t[board.primary].to_numpy(dtype=float)
     cols |= {c: t[c].to_numpy(dtype=float) for c in t.columns if c.startswith("gt_") and c != "gt_best_technique"}
     return pd.DataFrame({c: pd.Series(v, index=t.index).rank(pct=True) for c, v in cols.items()})
 
@@ -731,31 +1004,58 @@ def _provenance(ds) -> list[tuple[str, str]]:
             rows.append((label, ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
     return rows
 
+def _worst_pairs(pairs: pd.DataFrame, views: tuple, n: int = 8) -> list[dict]:
+    "The `n` class pairs with the lowest score over the views, with each view's score and the pair's weight n_a·n_b / Σ."
+    wide = pairs[pairs.measure.isin([m for _, m in views])].pivot_table(
+        index=["class_a", "class_b", "n_a", "n_b"], columns="measure", values="value", aggfunc="first")
+    wide = wide.reindex(columns=[m for _, m in views]).reset_index()
+    if wide.empty:
+        return []
+    weight = wide.n_a.astype(float) * wide.n_b.astype(float)
+    wide["weight"] = weight / weight.sum()
+    wide["lowest"] = wide[[m for _, m in views]].min(axis=1)
+    rows = []
+    for r in wide.nsmallest(min(n, len(wide)), "lowest").to_dict("records"):
+        rows.append(dict(class_a=r["class_a"], class_b=r["class_b"], n_a=_fmt(int(r["n_a"])), n_b=_fmt(int(r["n_b"])),
+                         weight=f"{100 * r['weight']:.1f}%",
+                         cells=[dict(text=_fmt(r[m]), style=_shade(r[m])) for _, m in views]))
+    return rows
+
 def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -> tuple[str, str]:
-    "(slug, html) of one dataset's page."
-    slug, primary, measures = r["slug"], ctx["primary"], ctx["measures"]
+    "(slug, html) of one dataset's page; `pairs` holds every measure's class pairs of the dataset."
+    slug, primary, measures, views = r["slug"], ctx["primary"], ctx["measures"], ctx["views"]
     try:
         ds = load_dataset(r["dataset"], ctx["data_dir"] or False, collection=r["collection"])
         frame, caption = view_points_2d(ds.X, ds.y, max_points=ctx["view_points"], random_state=0)
         view_svg, provenance, description = Markup(chart_svg(view_chart(frame), "view")), _provenance(ds), ds.description
     except Exception as e:                    # an unreadable dataset gets a page that says why, never a crashed report
         view_svg, caption, provenance, description = "", f"not available ({e})", [], ""
-    pairs_svg = pairs_caption = ""
-    worst = []
-    if len(pairs):
-        pairs_svg = Markup(chart_svg(pair_chart(pairs, primary), "pairs"))
-        k = len(set(pairs.class_a) | set(pairs.class_b))
-        pairs_caption = (f"{primary} of every pair of classes (its mean is the dataset's {primary}); low pairs break "
-                         "cluster-label matching." if k <= 30 else
-                         f"The {min(30, len(pairs))} lowest of the {len(pairs):,} class pairs ({k} classes) by {primary}.")
-        worst = [dict(class_a=p.class_a, class_b=p.class_b, n_a=_fmt(int(p.n_a)), n_b=_fmt(int(p.n_b)), value=_fmt(p.value))
-                 for p in pairs.nsmallest(min(8, len(pairs)), "value").itertuples()]
+    view_pairs = []
+    for name, m in views:
+        mine = pairs[pairs.measure == m]
+        if not len(mine):
+            continue
+        k = len(set(mine.class_a) | set(mine.class_b))
+        text = (f"{name.capitalize()} view: {m} of every pair of classes (its mean is the dataset's {m}, "
+                f"{_fmt(r.get(m))}; weighted by the pairs' sizes, {_fmt(r.get(f'{m}_weighted'))}); low pairs break "
+                "cluster-label matching." if k <= 30 else
+                f"{name.capitalize()} view: the {min(30, len(mine))} lowest of the {len(mine):,} class pairs ({k} classes) by {m}.")
+        view_pairs.append(dict(svg=Markup(chart_svg(pair_chart(mine, m), f"pairs-{name}")), caption=text))
+    worst = _worst_pairs(pairs, views) if len(pairs) else []
     dist_svg = Markup(chart_svg(distribution_chart(dist, pd.Series(r), measures), "dist"))
+    view_of = {m: name for name, m in views}
     scores = []
     for m in measures:
         info = get_measure(m)
-        scores.append(dict(name=m, value=_fmt(r.get(m)), se=_fmt_se(r.get(f"{m}_se")), pct=_fmt(r.get(f"{m}_pct"), 2),
-                           summary=info.summary, note="" if _fmt(r.get(m)) else (r.get("problem") or "")))
+        share = r.get(f"{m}_share_below")
+        scores.append(dict(name=m, view=view_of.get(m, ""), value=_fmt(r.get(m)), se=_fmt_se(r.get(f"{m}_se")) if m in MONTE_CARLO else "",
+                           weighted=_fmt(r.get(f"{m}_weighted")), share="" if share is None or pd.isna(share) else f"{100 * share:.0f}%",
+                           worst=_fmt(r.get(f"{m}_worst")), pct=_fmt(r.get(f"{m}_pct"), 2), summary=info.summary,
+                           note="" if _fmt(r.get(m)) else (r.get("problem") or "")))
+    if primary not in measures:
+        scores.insert(0, dict(name=primary, view="primary", value=_fmt(r.get(primary)), se=_fmt_se(r.get(f"{primary}_se")),
+                              weighted="", share="", worst="", pct=_fmt(r.get(f"{primary}_pct"), 2),
+                              summary="the primary score, a combination of the measures below", note=""))
     gt = [dict(name=f"ground truth {c[3:].upper()}", value=_fmt(r[c]), pct=_fmt(r.get(f"{c}_pct"), 2),
                note=f"best: {r['gt_best_technique']}" if isinstance(r.get("gt_best_technique"), str) else "")
           for c in ("gt_ami", "gt_ari") if c in r and _fmt(r[c])]
@@ -766,9 +1066,10 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
                  if r.get("rank") is not None and not pd.isna(r["rank"]) else "")
     html = _ENV.get_template("dataset.html").render(
         css=_CSS, root="../", meta_line=ctx["meta_line"], r=r, prev=r.get("prev"), next=r.get("next"), facts=facts,
-        rank_text=rank_text, view_svg=view_svg, view_caption=caption, pairs_svg=pairs_svg, pairs_caption=pairs_caption,
-        dist_svg=dist_svg, n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, primary=primary,
-        provenance=provenance, description=description)
+        rank_text=rank_text, view_svg=view_svg, view_caption=caption, view_pairs=view_pairs, dist_svg=dist_svg,
+        n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, worst_views=views, primary=primary,
+        weighted_title=_WEIGHTED_TITLE, share_title=f"share of the labelled points whose class scores below {ctx['low']:g} "
+        "against at least one other class", provenance=provenance, description=description)
     return slug, html
 
 def _overview(board: Leaderboard, out: Path, notebooks) -> str:
@@ -791,23 +1092,40 @@ def _overview(board: Leaderboard, out: Path, notebooks) -> str:
                              "section 6): how often a pair of techniques keeps its order. Mean P: "
                              + ", ".join(f"{k} {v:.2f}" for k, v in means.items())
                              + ". Subsets of datasets with high CLM should rank techniques more consistently.")
+    views_svg = views_caption = ""
+    if len(board.rule.views) >= 2:
+        (nx, mx), (ny, my) = board.rule.views[:2]
+        both = t.dropna(subset=[mx, my])
+        if len(both):
+            views_svg = Markup(chart_svg(views_chart(t, board.rule), "views"))
+            views_caption = (f"The {nx} view ({mx}) against the {ny} view ({my}), one point per dataset coloured by verdict; "
+                             f"dashed: the rule's low ({board.rule.low:g}) and high ({board.rule.high:g}) bands. "
+                             f"Spearman ρ = {spearmanr(both[mx], both[my]).statistic:.2f} over {len(both)} datasets.")
+    view_of = {m: name for name, m in board.rule.views}
     measures = []
     for m in board.measures:
         info = get_measure(m)
-        measures.append(dict(name=m, primary=m == p, summary=info.summary, invariances=", ".join(info.invariances),
-                             complexity=info.complexity, reference=info.reference))
+        measures.append(dict(name=m, primary=m == p, view=view_of.get(m, ""), summary=info.summary,
+                             invariances=", ".join(info.invariances), complexity=info.complexity, reference=info.reference))
     made = [("data", board.data_dir or "embedded default (scikit-learn tables and generated blobs)"),
-            ("measures", ", ".join(board.measures) + f" (primary: {p})")] + [(k, str(v)) for k, v in board.meta.items()]
+            ("measures", ", ".join(board.measures) + f" (primary: {p}; views: "
+             + ", ".join(f"{name} {m}" for name, m in board.rule.views) + ")")] + [(k, str(v)) for k, v in board.meta.items()]
     return _ENV.get_template("overview.html").render(
         css=_CSS, root="", meta_line=_meta_line(board), n_scored=len(scored), n_rows=len(t), source=board.data_dir or "embedded default",
         counts=board.verdict_counts, primary=p, notebook_links=_notebook_links(out, notebooks),
         collection_svg=Markup(chart_svg(collection_chart(t, p), "coll")), verdict_svg=Markup(chart_svg(verdict_chart(t), "verd")),
         agreement_svg=agreement_svg, n_full=len(full), gt_svg=gt_svg, gt_caption=gt_caption, stability_svg=stability_svg,
-        stability_caption=stability_caption, rule_lines=board.rule.describe(p), measures=measures, made=made)
+        stability_caption=stability_caption, rule_lines=board.rule.describe(), measures=measures, made=made,
+        views_svg=views_svg, views_caption=views_caption, low=f"{board.rule.low:g}")
 
 def build_report(board: Leaderboard, out_dir, *, view_points: int = 1000, notebooks: str | None = None, n_jobs: int = 1,
                  progress: bool = True) -> Path:
-    "Write the leaderboard site (index.html, overview.html, datasets/*.html, CSV and JSON) into `out_dir`; returns index.html."
+    """Write the leaderboard site (index.html, overview.html, datasets/*.html, CSV and JSON) into `out_dir`; returns index.html.
+
+    board: the `Leaderboard` to show; out_dir: the folder written (created if needed).
+    view_points: points per 2-D view on the dataset pages (stratified sample, at least 10).
+    notebooks: where the pages link the notebooks (None: the repository's nbs/ when found).
+    n_jobs: processes rendering the dataset pages; progress: show a progress bar."""
     if view_points < 10:
         raise ValueError(f"build_report: view_points={view_points} must be at least 10.")
     out = Path(out_dir)
@@ -832,7 +1150,7 @@ def build_report(board: Leaderboard, out_dir, *, view_points: int = 1000, notebo
     (out / "index.html").write_text(_ENV.get_template("index.html").render(
         css=_CSS, js=Markup(_JS), root="", meta_line=_meta_line(board), n_scored=scored, n_rows=len(t),
         source=board.data_dir or "the embedded default", primary=board.primary, counts=board.verdict_counts,
-        rule_lines=board.rule.describe(board.primary), has_gt="gt_ami" in t, collections=collections,
+        rule_lines=board.rule.describe(), views=board.rule.views, has_gt="gt_ami" in t, collections=collections,
         verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows), encoding="utf-8")
     (out / "overview.html").write_text(_overview(board, out, notebooks), encoding="utf-8")
 
@@ -844,8 +1162,8 @@ def build_report(board: Leaderboard, out_dir, *, view_points: int = 1000, notebo
         for k in ("prev", "next"):
             if r[k] is not None:
                 r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
-    ctx = dict(primary=board.primary, measures=board.measures, data_dir=board.data_dir, view_points=view_points,
-               n_scored=scored, meta_line=_meta_line(board))
+    ctx = dict(primary=board.primary, measures=board.measures, views=board.rule.views, low=board.rule.low,
+               data_dir=board.data_dir, view_points=view_points, n_scored=scored, meta_line=_meta_line(board))
     dist = t[board.measures]
     by_dataset = {k: g for k, g in board.pairs.groupby(["collection", "dataset"])} if len(board.pairs) else {}
     empty = board.pairs.iloc[:0]

@@ -101,6 +101,15 @@ def test_leaderboard_rows_sorting_and_filters(report, page):
     page.locator("#board thead th").nth(name).locator("button").click()
     names = _values(page, name)
     assert names == sorted(names) and names[0] == "blobs_match"
+    # the verdict sorts by its traffic-light order, the views' weighted means numerically
+    verdict = _column(page, "verdict")
+    page.locator("#board thead th").nth(verdict).locator("button").click()
+    order = [float(v) for v in _values(page, verdict)]
+    assert order == sorted(order)
+    weighted = _column(page, "dbcv_btwn weighted")
+    page.locator("#board thead th").nth(weighted).locator("button").click()
+    w = [float(v) for v in _values(page, weighted) if v is not None]
+    assert w == sorted(w, reverse=True) and len(w) == len(board.table)
     # filters: by name, by collection, by verdict; the count follows
     page.fill("#q", "blobs")
     assert page.locator("#board tbody tr:not([hidden])").count() == 6 and page.locator("#shown").inner_text() == "6"
@@ -126,18 +135,23 @@ def test_pages_show_their_charts(report, page):
     index, board = report
     page.goto(index.as_uri())
     page.click("text=digits")                                  # the row's link opens the dataset page
+    page.wait_for_load_state("load")                           # the whole page, not only its first figures
     assert page.url.endswith("/datasets/sklearn__digits.html")
     sizes = _svg_sizes(page)
-    assert len(sizes) == 3 and all(w > 100 and h > 50 for w, h in sizes)
+    assert len(sizes) == 4 and all(w > 100 and h > 50 for w, h in sizes)     # 2-D view, one heatmap per view, scores
     figures = page.locator("figure")
     assert figures.nth(0).locator("g.mark-symbol.role-mark path").count() == 300   # the 2-D view's points
-    assert figures.nth(1).locator("g.mark-rect.role-mark path").count() == 90      # 10 classes: 90 off-diagonal cells
+    for i, view in ((1, "Centroid view"), (2, "Density view")):                    # 10 classes: 90 off-diagonal cells
+        assert figures.nth(i).locator("g.mark-rect.role-mark path").count() == 90
+        assert figures.nth(i).locator("figcaption").inner_text().startswith(view)
     assert "Provenance" in page.content() and "sklearn.datasets.load_digits()" in page.content()
     page.screenshot(path=str(ARTIFACTS / "dataset_digits.png"), full_page=True)
     page.click("text=Overview")
+    page.wait_for_load_state("load")
     assert page.url.endswith("/overview.html")
     sizes = _svg_sizes(page)
     assert len(sizes) >= 3 and all(w > 100 and h > 30 for w, h in sizes)
     assert re.search(r"ch_btwn.*primary", page.inner_text("main"))
+    assert "dbcv_btwn (density view)" in page.inner_text("main")
     page.screenshot(path=str(ARTIFACTS / "overview.png"), full_page=True)
     assert page.problems == []
