@@ -17,3 +17,4 @@ from .evaluation import *
 from .runner import *
 from .charts import *
 from .report import *
+from .assess import *

@@ -34,14 +34,16 @@ from .pairs import summarize
 from .runner import Task, best_ground_truth, dataset_digest, load_checked, read_csv, write_csv
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MEASURES', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS', 'PRIMARY_COMBINATIONS', 'VERDICTS',
-           'check_board_measures', 'primary_score', 'clm_profile', 'profile_task', 'profile_tasks', 'VerdictRule',
-           'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results', 'chart_svg', 'view_points_2d',
-           'view_chart', 'pair_chart', 'distribution_chart', 'collection_chart', 'verdict_chart', 'ground_truth_chart',
-           'stability_chart', 'views_chart', 'build_report']
+__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_STANDARDIZE', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
+           'PRIMARY_COMBINATIONS', 'VERDICTS', 'check_board_measures', 'primary_score', 'clm_profile', 'profile_task',
+           'profile_tasks', 'VerdictRule', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results',
+           'chart_svg', 'view_points_2d', 'view_chart', 'pair_chart', 'distribution_chart', 'collection_chart',
+           'verdict_chart', 'ground_truth_chart', 'stability_chart', 'views_chart', 'build_report']
 
 # %% ../nbs/13_report.ipynb #436a27a6
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
+DEFAULT_PRIMARY = "ch_btwn"     # the leaderboard's ranking score and default preprocessing: chosen from the evidence of
+DEFAULT_STANDARDIZE = False     # nbs/studies/clm_evidence.ipynb (cross-validated rho with the ground truth; see the prose)
 VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))     # (view, measure): would that kind of technique recover the classes?
 SUMMARIES = ("weighted", "share_below", "worst")                # pair_summary's size-aware views of a measure's class pairs
 PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem", "class_a", "class_b", "n_a", "n_b"]
@@ -77,7 +79,7 @@ def _parse_primary(primary) -> tuple[str | None, list[str]]:
                              "higher-is-better scale; combine between-dataset measures only.")
     return op, names
 
-def check_board_measures(measures, primary: str | None = "ch_btwn") -> list[str]:
+def check_board_measures(measures, primary: str | None = DEFAULT_PRIMARY) -> list[str]:
     """The measure names of a leaderboard, validated: between-dataset measures only, with `primary` (a measure or a
     combination, see `primary_score`; None: not checked) reading only them."""
     names = [measures] if isinstance(measures, str) else list(measures or LEADERBOARD_MEASURES)
@@ -123,8 +125,8 @@ def primary_score(table: pd.DataFrame, primary: str) -> tuple[pd.Series, pd.Seri
     return pd.Series(value, index=table.index, name=primary), pd.Series(se, index=table.index, name=f"{primary}_se")
 
 # %% ../nbs/13_report.ipynb #0e828786
-def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str | None = "ch_btwn", noise: str | None = None,
-                n_permutations: int = 20, random_state=None, standardize: bool = False,
+def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str | None = DEFAULT_PRIMARY, noise: str | None = None,
+                n_permutations: int = 20, random_state=None, standardize: bool = DEFAULT_STANDARDIZE,
                 threshold: float = 0.3) -> pd.DataFrame:
     """Long table of one dataset's leaderboard profile: per measure a score row (value, se, weighted, share_below, worst,
     time_s, problem) and its class-pair rows (class_a, class_b, n_a, n_b, value, se).
@@ -168,7 +170,7 @@ def clm_profile(X, y, *, measures=LEADERBOARD_MEASURES, primary: str | None = "c
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
 # %% ../nbs/13_report.ipynb #1c47e021
-def profile_task(collection: str, name: str, *, data_dir, measures, noise, n_permutations: int, standardize: bool = False,
+def profile_task(collection: str, name: str, *, data_dir, measures, noise, n_permutations: int, standardize: bool = DEFAULT_STANDARDIZE,
                  threshold: float = 0.3, data_digest: str | None = None, sha256: str | None = None,
                  random_state=None) -> pd.DataFrame:
     """Runner task: load one dataset, check it is the content the study planned with, return its `clm_profile`.
@@ -184,8 +186,8 @@ def profile_task(collection: str, name: str, *, data_dir, measures, noise, n_per
                        random_state=random_state, standardize=standardize, threshold=threshold, primary=None)
 
 # %% ../nbs/13_report.ipynb #dc1e5ea5
-def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_MEASURES, primary: str = "ch_btwn",
-                  noise: str | None = None, n_permutations: int = 20, standardize: bool = False,
+def profile_tasks(catalog: pd.DataFrame, *, data_dir=None, measures=LEADERBOARD_MEASURES, primary: str = DEFAULT_PRIMARY,
+                  noise: str | None = None, n_permutations: int = 20, standardize: bool = DEFAULT_STANDARDIZE,
                   threshold: float = 0.3) -> list[Task]:
     """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; the content of
     each dataset is part of its task's identity, the folder it is read from is not.
@@ -424,7 +426,7 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
     out.columns.name = None
     return out, pairs
 
-def leaderboard(results: pd.DataFrame, catalog: pd.DataFrame, *, data_dir=None, measures=None, primary: str = "ch_btwn",
+def leaderboard(results: pd.DataFrame, catalog: pd.DataFrame, *, data_dir=None, measures=None, primary: str = DEFAULT_PRIMARY,
                 ground_truth: pd.DataFrame | None = None, stability: pd.DataFrame | None = None,
                 rule: VerdictRule = VerdictRule(), meta: dict | None = None) -> Leaderboard:
     """The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks.
