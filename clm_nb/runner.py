@@ -396,8 +396,12 @@ def read_result(path, identity: dict) -> pd.DataFrame:
     return rows
 
 # %% ../nbs/11_runner.ipynb #89e28b4f
-_LOADED: dict[str, int] = {n: os.stat(m.__file__).st_mtime_ns for n, m in list(sys.modules.items())
-                           if n.startswith("clm_nb.") and getattr(m, "__file__", None) and os.path.exists(m.__file__)}
+def _file_state(path) -> tuple[int, str]:
+    "(modification time, SHA-256 of the bytes) of a module file."
+    return os.stat(path).st_mtime_ns, hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+_LOADED: dict[str, tuple[int, str]] = {n: _file_state(m.__file__) for n, m in list(sys.modules.items())
+                                       if n.startswith("clm_nb.") and getattr(m, "__file__", None) and os.path.exists(m.__file__)}
 
 def _code_problem(task: Task, identity: dict) -> str:
     """Why this process must not run `task` under `identity` ("" if it may): its code version here differs from the
@@ -413,9 +417,13 @@ def _code_problem(task: Task, identity: dict) -> str:
     for name, _ in _closure(getattr(task.func, "__module__", "") or ""):
         path = _module_path(name)
         if name.startswith("clm_nb.") and name in sys.modules and path:
-            now = os.stat(path).st_mtime_ns
-            if _LOADED.setdefault(name, now) != now:
-                changed.append(name)
+            seen = _LOADED.setdefault(name, _file_state(path))
+            if os.stat(path).st_mtime_ns != seen[0]:            # touched: changed only if its bytes differ
+                now = _file_state(path)
+                if now[1] != seen[1]:
+                    changed.append(name)
+                else:
+                    _LOADED[name] = now                         # rewritten identically (nbdev-export does that)
     return (f"{changed} changed on disk after this process imported them; restart the kernel (or the Dask workers) "
             "so that the code that runs is the code the study is identified by.") if changed else ""
 

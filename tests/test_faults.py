@@ -458,3 +458,20 @@ def test_a_study_parameter_typo_stops_the_study_before_any_work(tmp_path):
     with pytest.raises(pm.PapermillExecutionError, match="noise"):
         _study("dataset_ranking", tmp_path, noise="drop", data_dir=None)
     assert not (tmp_path / "dataset_ranking" / "scores_long.csv").exists()
+
+
+def test_a_module_rewritten_identically_is_not_a_change(monkeypatch):
+    "nbdev-export rewrites unchanged modules: a new time stamp alone must not fail the tasks of a running study."
+    import clm_nb.runner as R
+    task = Task({"t": "touch"}, demo_task)
+    identity = task.identity(0)
+    assert R._code_problem(task, identity) == ""
+    path = Path(R.__file__)
+    before = path.stat()
+    try:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))       # touched, same bytes
+        assert R._code_problem(task, identity) == ""
+        monkeypatch.setitem(R._LOADED, "clm_nb.runner", (before.st_mtime_ns, "bytes-at-import-were-other"))
+        assert "changed on disk" in R._code_problem(task, identity)                  # different bytes: refused
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
