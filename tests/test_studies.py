@@ -309,8 +309,8 @@ def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
 
 # --- study parameters checked at the door (issue 19): a bad parameter stops each study in its first code cell ---
 STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl", "imbalance": "replicates",
-                   "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions"}
-NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level"}       # the studies with a `noise` parameter
+                   "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions", "clm_evidence": "n_folds"}
+NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level", "clm_evidence"}   # the studies with a `noise` parameter
 
 
 @pytest.mark.parametrize("study", sorted(STUDIES_CHECKED))
@@ -329,3 +329,29 @@ def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypa
         assert err.value.ename == "ValueError" and f"{name}=" in err.value.evalue, err.value.evalue
         assert not out.exists()                                             # stopped before making its output folder
 
+
+
+CLM_EVIDENCE = ROOT / "nbs" / "studies" / "clm_evidence.ipynb"
+
+
+def test_clm_evidence_embedded_default(tmp_path, monkeypatch):
+    """The evidence study end to end on the embedded default with a tiny ground truth computed here: Table 1 for every
+    candidate, the cross-validated choice, the verdicts against the ground truth, and its outputs."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, CLM_EVIDENCE, techniques=["kmeans", "single"], n_trials=1, n_jobs=1, n_permutations=4,
+               measures=["ch_btwn", "dbcv_btwn", "sc_a"], n_folds=3, n_repeats=2)
+    summary = json.loads((out / "summary.json").read_text())
+    table1 = pd.read_csv(out / "table1_all.csv", index_col=0)
+    assert summary["with_ground_truth"] == 10 and summary["choice"] in table1.index
+    assert {"raw: dbcv_btwn", "standardised: ch_btwn weighted", "raw: max(ch_btwn,dbcv_btwn)"} <= set(table1.index)
+    assert -1 <= summary["held_out_rho"] <= 1 and summary["problems"] == 0
+    verdicts = pd.read_csv(out / "verdicts.csv")
+    assert len(verdicts) == 10 and verdicts.verdict.isin(["trustworthy", "doubtful", "unreliable", "not scored"]).all()
+    assert (out / "confusion.csv").is_file() and (out / "selection.csv").is_file()
+
+
+def test_clm_evidence_needs_a_ground_truth(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    with pytest.raises(pm.PapermillExecutionError) as err:
+        _run(tmp_path, CLM_EVIDENCE, n_trials=0)
+    assert "no ground truth" in err.value.evalue
