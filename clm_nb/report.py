@@ -42,7 +42,7 @@ __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_STANDARDIZE', 'VI
 
 # %% ../nbs/13_report.ipynb #436a27a6
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
-DEFAULT_PRIMARY = "ch_btwn"     # the leaderboard's ranking score and default preprocessing: chosen from the evidence of
+DEFAULT_PRIMARY = "sc_a"        # the leaderboard's ranking score and default preprocessing, chosen from the evidence of
 DEFAULT_STANDARDIZE = False     # nbs/studies/clm_evidence.ipynb (cross-validated rho with the ground truth; see the prose)
 VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))     # (view, measure): would that kind of technique recover the classes?
 SUMMARIES = ("weighted", "share_below", "worst")                # pair_summary's size-aware views of a measure's class pairs

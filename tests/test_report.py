@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clm_nb.datasets import list_datasets
-from clm_nb.report import build_report, leaderboard, profile_tasks
+from clm_nb.report import DEFAULT_PRIMARY, build_report, leaderboard, profile_tasks
 from clm_nb.runner import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_pages_show_their_charts(report, page):
     assert page.url.endswith("/overview.html")
     sizes = _svg_sizes(page)
     assert len(sizes) >= 3 and all(w > 100 and h > 30 for w, h in sizes)
-    assert re.search(r"ch_btwn.*primary", page.inner_text("main"))
+    assert re.search(rf"{DEFAULT_PRIMARY}.*primary", page.inner_text("main"))
     assert "dbcv_btwn (density view)" in page.inner_text("main")
     page.screenshot(path=str(ARTIFACTS / "overview.png"), full_page=True)
     assert page.problems == []
