@@ -485,6 +485,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.runner._die_with_parent': ('runner.html#_die_with_parent', 'clm_nb/runner.py'),
                                'clm_nb.runner._exit_cause': ('runner.html#_exit_cause', 'clm_nb/runner.py'),
                                'clm_nb.runner._failure_text': ('runner.html#_failure_text', 'clm_nb/runner.py'),
+                               'clm_nb.runner._file_state': ('runner.html#_file_state', 'clm_nb/runner.py'),
                                'clm_nb.runner._inspect': ('runner.html#_inspect', 'clm_nb/runner.py'),
                                'clm_nb.runner._library_versions': ('runner.html#_library_versions', 'clm_nb/runner.py'),
                                'clm_nb.runner._load': ('runner.html#_load', 'clm_nb/runner.py'),
