@@ -89,7 +89,7 @@ def _rewrite(root, collection, name, change):
 def test_changed_data_misses_the_cache(small_bundle, tmp_path):
     store = tmp_path / "store"
     for make in (lambda cat: measures_tasks(cat, data_dir=small_bundle, measures=["silhouette"], noise="ignore"),
-                 lambda cat: profile_tasks(cat, data_dir=small_bundle, measures=["ch_btwn", "ch_a"], noise="ignore",
+                 lambda cat: profile_tasks(cat, data_dir=small_bundle, measures=["ch_btwn", "ch_a"], primary="ch_btwn", noise="ignore",
                                            n_permutations=2)):
         before = run(make(list_datasets(small_bundle)), store=store, executor="inline", progress=False)
         n_files = len(stamps(store))
