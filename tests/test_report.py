@@ -155,3 +155,20 @@ def test_pages_show_their_charts(report, page):
     assert "dbcv_btwn (density view)" in page.inner_text("main")
     page.screenshot(path=str(ARTIFACTS / "overview.png"), full_page=True)
     assert page.problems == []
+
+
+def test_assessment_html_renders_offline(page, tmp_path):
+    "`Assessment._repr_html_` (what JupyterLab shows) as a page: the verdict badge, both tables and the hints render."
+    from sklearn.datasets import load_iris
+    import clm_nb
+    X, y = load_iris(return_X_y=True)
+    a = clm_nb.assess(X, y, n_permutations=4)
+    path = tmp_path / "assessment.html"
+    path.write_text(f"<!doctype html><html><head><meta charset='utf-8'></head><body>{a._repr_html_()}</body></html>")
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    text = page.inner_text("body")
+    assert "CLM assessment" in text and a.verdict in text and "Worst class pairs" in text
+    assert page.locator("table").count() == 2 and page.locator("table tbody tr").count() == len(a.scores) + len(a.worst_pairs)
+    page.screenshot(path=str(ARTIFACTS / "assessment.png"), full_page=True)
+    assert page.problems == []
