@@ -17,9 +17,9 @@ from scipy.spatial.distance import cdist
 from scipy.special import expit, logsumexp
 from sklearn.utils import check_random_state
 
-from .core import (LabeledData, MeasureInfo, check_data, check_flag, check_number, get_measure, normalize_scale,
-                         register)
-from .internal import SCALE_FREE, _euclidean_only, dbcv_value
+from .core import (SCALE_FREE, LabeledData, MeasureInfo, check_data, check_euclidean, check_flag, check_number,
+                         get_measure, normalize_scale, register)
+from .internal import dbcv_value
 from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
 # %% auto #0
@@ -457,7 +457,7 @@ _K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
               k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY, max_pair_points=DBCV_MAX_PAIR_POINTS):
     "Validate, then score every class pair: (data, pairs, scores)."
-    _euclidean_only(metric, name)
+    check_euclidean(metric, name)
     if name in MONTE_CARLO:
         n_permutations = _check_permutations(n_permutations, name)
     if name == "dbcv_btwn":

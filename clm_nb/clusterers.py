@@ -20,7 +20,7 @@ from sklearn.metrics import pairwise_distances
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import NearestNeighbors
 
-from .core import _check_X, get_measure
+from .core import check_X, get_measure
 
 # %% auto #0
 __all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'XMeans', 'Geometry', 'Technique',
@@ -214,7 +214,7 @@ def _run(tech: Technique, params: dict | None, seed: int, g: Geometry) -> np.nda
 def cluster(name: str, X, params: dict | None = None, *, random_state=None) -> np.ndarray:
     "Labels of technique `name` on X with `params` (its defaults if None); noise, if any, is labelled -1."
     tech = _technique(name)
-    X = _check_X(X, min_points=2, measure=name)
+    X = check_X(X, min_points=2, measure=name)
     return _run(tech, params, int(np.random.default_rng(random_state).integers(2**31)), Geometry(X))
 
 # %% ../nbs/10_clusterers.ipynb #489f715e
@@ -242,7 +242,7 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
     if info.kind != "external":
         raise ValueError(f"search: measure {measure!r} is {info.kind}; give an external measure such as 'ari' or 'ami'.")
     tech = _technique(name)
-    X = _check_X(X, min_points=2, measure=name)
+    X = check_X(X, min_points=2, measure=name)
     y = np.asarray(y)
     sign = 1.0 if info.direction == "max" else -1.0
     seed = int(np.random.default_rng(random_state).integers(2**31))
@@ -280,7 +280,7 @@ def _pairwise_quantiles(X, qs, rng, max_points: int = 2000) -> np.ndarray:
 def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_eps: int = 20,
                    linkages=("average", "complete", "single", "ward"), random_state=None) -> list:
     "Members `(family, params, labels)` of a paper's partition pool on X (see the table above)."
-    X = _check_X(X, min_points=3, measure="partition_pool")
+    X = check_X(X, min_points=3, measure="partition_pool")
     rng = np.random.default_rng(random_state)
     n = len(X)
     g = Geometry(X)                                              # one merge tree per linkage for every k
@@ -353,7 +353,7 @@ def classifier_proxies(X, y, *, classifiers=CLASSIFIERS, n_trials: int = 10, cv:
     "Paper 000's supervised CLM proxies: best 5-fold CV accuracy per classifier after a TPE search, and their max ('ensemble')."
     import optuna
     from sklearn.model_selection import StratifiedKFold, cross_val_score
-    X = _check_X(X, min_points=2 * cv, measure="classifier_proxies")
+    X = check_X(X, min_points=2 * cv, measure="classifier_proxies")
     y = pd.factorize(np.asarray(y), sort=True)[0]
     if np.bincount(y).min() < cv:
         raise ValueError(f"classifier_proxies: the smallest class has {np.bincount(y).min()} points, fewer than cv={cv} folds.")

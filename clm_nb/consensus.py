@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from .core import check_choice, check_number, check_partitions, noise_mask, register
-from .external import _sum_pairs
+from .core import check_choice, check_number, check_partitions, noise_mask, register, sum_pairs
+from .external import sum_pairs
 
 # %% auto #0
 __all__ = ['DIVERGENCES', 'Ensemble', 'ensemble', 'constraint_violations', 'discotec', 'aari', 'anmi', 'discotec_ranking']
@@ -219,7 +219,7 @@ def anmi(partitions, *, noise: str | None = None, noise_label=-1) -> np.ndarray:
 
 def _ari_table(counts: np.ndarray, rows, cols, a: np.ndarray, b: np.ndarray, n: int) -> float:
     "ARI from the non-zero cells of a contingency table: scikit-learn's formula on exact integer pair counts."
-    both, sa, sb = _sum_pairs(counts, n), _sum_pairs(a, n), _sum_pairs(b, n)
+    both, sa, sb = sum_pairs(counts, n), sum_pairs(a, n), sum_pairs(b, n)
     tp, fn, fp = both, sa - both, sb - both
     tn = n * (n - 1) // 2 - sa - sb + both
     if fn == 0 and fp == 0:

@@ -17,10 +17,11 @@ import pandas as pd
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'noise_mask', 'encode_labels',
-           'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'LabeledData',
-           'check_labels', 'check_data', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
-           'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score']
+__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'noise_mask',
+           'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'check_X',
+           'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions',
+           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
+           'get_measure', 'score', 'sum_pairs']
 
 # %% ../nbs/00_core.ipynb #fee8240d
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -165,7 +166,7 @@ def check_noise_label(noise_label, *, who: str = ""):
     return noise_label
 
 # %% ../nbs/00_core.ipynb #214c5077
-def _check_X(X, *, min_points: int, measure: str) -> np.ndarray:
+def check_X(X, *, min_points: int, measure: str) -> np.ndarray:
     "`X` as a C-contiguous float64 (n, d) array of finite values, or a `ValueError` naming the problem."
     who = f"{measure}: " if measure else ""
     if isinstance(X, pd.DataFrame):
@@ -204,6 +205,13 @@ def _check_X(X, *, min_points: int, measure: str) -> np.ndarray:
     if arr.shape[0] < min_points:
         raise ValueError(f"{who}X has {arr.shape[0]} point(s); at least {min_points} are needed.")
     return np.ascontiguousarray(arr)
+
+# %% ../nbs/00_core.ipynb #4f89711e
+def check_euclidean(metric, name: str) -> None:
+    "A `ValueError` unless `metric` is the string 'euclidean' (a list or an array is refused, not compared)."
+    if not (isinstance(metric, str) and metric == "euclidean"):
+        raise ValueError(f"{name} is defined with Euclidean centroids; metric={metric!r} is not supported. "
+                         "Use metric='euclidean' (or an index that takes pairwise distances, such as silhouette).")
 
 # %% ../nbs/00_core.ipynb #b93977d1
 @dataclass(frozen=True, eq=False)
@@ -281,7 +289,7 @@ def check_data(X, labels=None, *, noise: str | None = None, noise_label: Any = -
         return X
     if labels is None:
         raise ValueError(f"{measure + ': ' if measure else ''}labels are required (one label per row of X).")
-    arr = _check_X(X, min_points=min_points, measure=measure)
+    arr = check_X(X, min_points=min_points, measure=measure)
     codes, classes, keep, n_noise = check_labels(labels, n_samples=arr.shape[0], noise=noise, noise_label=noise_label,
                                                  min_clusters=min_clusters, allow_singletons=allow_singletons, measure=measure)
     if not keep.all():
@@ -442,6 +450,9 @@ PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extr
 DIRECTIONS = ("max", "min")
 OPTIMA = ("extremum", "knee")
 
+# %% ../nbs/00_core.ipynb #0ad316f5
+SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
+
 # %% ../nbs/00_core.ipynb #156015aa
 @dataclass(frozen=True)
 class MeasureInfo:
@@ -522,3 +533,11 @@ def get_measure(name: str) -> MeasureInfo:
 def score(name: str, *args, **kwargs):
     "Call the measure registered as `name`: `score('silhouette', X, labels)`."
     return get_measure(name).func(*args, **kwargs)
+
+# %% ../nbs/00_core.ipynb #3a7b4c06
+def sum_pairs(x, n: int) -> int:
+    "Σ C(x_i, 2) exactly, as a Python int (int64 while n(n-1)/2 < 2^63, Python integers beyond)."
+    x = np.asarray(x, dtype=np.int64)
+    if n < 3_000_000_000:
+        return int(np.sum(x * (x - 1) // 2))
+    return sum(int(v) * (int(v) - 1) // 2 for v in x)

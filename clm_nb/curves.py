@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import check_choice, register
-from .internal import SCALE_FREE
+from .core import SCALE_FREE, check_choice, register
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
 # %% auto #0

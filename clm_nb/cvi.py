@@ -15,8 +15,8 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import BallTree, NearestNeighbors
 
-from .core import LabeledData, check_choice, check_data, check_number, normalize_scale, register
-from .internal import SCALE_FREE, _euclidean_only
+from .core import (SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
+                         normalize_scale, register)
 from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, summarize
 
 # %% auto #0
@@ -54,7 +54,7 @@ def _variable_ratios(data: LabeledData) -> np.ndarray:
 def ratkowsky_lance(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
                     variant: str = "vendramin") -> float:
     "Ratkowsky-Lance index: mean per-variable sqrt(BGSS/TSS) over sqrt(K) (higher is better)."
-    _euclidean_only(metric, "ratkowsky_lance")
+    check_euclidean(metric, "ratkowsky_lance")
     variant = check_choice(variant, "variant", RL_VARIANTS, who="ratkowsky_lance")
     data = check_data(X, labels, noise=noise, measure="ratkowsky_lance")
     r = _variable_ratios(data)
@@ -69,7 +69,7 @@ def ratkowsky_lance(X, labels=None, *, metric: str = "euclidean", noise=None, ra
                     "Data & Knowledge Engineering 92:77-89")
 def wb(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "WB index: K times the within- over the between-cluster sum of squares (lower is better)."
-    _euclidean_only(metric, "wb")
+    check_euclidean(metric, "wb")
     data = check_data(X, labels, noise=noise, measure="wb")
     st = data.stats
     ssw, ssb = st.wss, st.bss

@@ -17,7 +17,8 @@ from scipy.sparse.csgraph import connected_components, maximum_bipartite_matchin
 from scipy.spatial.distance import cdist
 from sklearn import metrics as skm
 
-from .core import _check_X, check_choice, check_flag, check_labels, check_number, check_partitions, register
+from .core import (check_X, check_choice, check_flag, check_labels, check_number, check_partitions, register,
+                         sum_pairs)
 
 # %% auto #0
 __all__ = ['DENSE_CELLS', 'MAX_MATCHING_CELLS', 'MATCHINGS', 'COVARIANCES', 'SIMILARITIES', 'Contingency', 'contingency',
@@ -113,13 +114,6 @@ def contingency(labels_a, labels_b=None, *, noise: str | None = None, noise_labe
     return Contingency.from_codes(ca, cb, ka.shape[0], kb.shape[0], ka, kb, P.n_noise)
 
 # %% ../nbs/04_external.ipynb #fe2fe191
-def _sum_pairs(x: np.ndarray, n: int) -> int:
-    "Σ C(x_i, 2) exactly, as a Python int (int64 while n(n-1)/2 < 2^63, Python integers beyond)."
-    x = np.asarray(x, dtype=np.int64)
-    if n < 3_000_000_000:
-        return int(np.sum(x * (x - 1) // 2))
-    return sum(int(v) * (int(v) - 1) // 2 for v in x)
-
 @dataclass(frozen=True)
 class PairCounts:
     "The point pairs of two labelings (A the reference), as exact Python integers."
@@ -136,8 +130,8 @@ def pair_counts(labels_a, labels_b=None, *, noise=None, noise_label=-1) -> PairC
     "Exact pair counts from the contingency table in Θ(n + nnz): no int64 overflow at any n."
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="pair_counts")
     n = ct.n
-    both = _sum_pairs(ct.cells[2], n)
-    same_a = _sum_pairs(ct.sizes_a, n); same_b = _sum_pairs(ct.sizes_b, n)
+    both = sum_pairs(ct.cells[2], n)
+    same_a = sum_pairs(ct.sizes_a, n); same_b = sum_pairs(ct.sizes_b, n)
     total = n * (n - 1) // 2
     return PairCounts(both, same_a - both, same_b - both, total - same_a - same_b + both)
 
@@ -338,7 +332,7 @@ def _gaussians(model, who: str) -> tuple[np.ndarray, np.ndarray]:
     else:
         raise ValueError(f"{who}: a model must be a fitted sklearn GaussianMixture, (means, covariances) or "
                          f"{{'means': ..., 'covariances': ...}}; got {type(model).__name__}.")
-    means = _check_X(means, min_points=1, measure=f"{who} (model means)")
+    means = check_X(means, min_points=1, measure=f"{who} (model means)")
     cov = np.asarray(cov, dtype=np.float64)
     K, d = means.shape
     if cov.shape not in ((K, d), (K, d, d)):
@@ -490,7 +484,7 @@ def cluster_maps(labels_a=None, labels_b=None, *, similarity: str = "partition",
             continue
         if reps[s] is not None:
             if similarity == "prototype":
-                rep[s] = _check_X(reps[s], min_points=1, measure=f"{who} (prototypes_{side})")
+                rep[s] = check_X(reps[s], min_points=1, measure=f"{who} (prototypes_{side})")
                 K[s] = rep[s].shape[0]
             else:
                 rep[s] = _gaussians(reps[s], f"{who} (models_{side})")
@@ -504,7 +498,7 @@ def cluster_maps(labels_a=None, labels_b=None, *, similarity: str = "partition",
             raise ValueError(f"{who}: X is required to compute the {'centroids' if similarity == 'prototype' else 'Gaussians'} "
                              f"of clustering {side.upper()} (or give {'prototypes' if similarity == 'prototype' else 'models'}_{side}).")
         if Xk is None:
-            Xv = _check_X(X, min_points=1, measure=who)
+            Xv = check_X(X, min_points=1, measure=who)
             if Xv.shape[0] != keep.shape[0]:
                 raise ValueError(f"{who}: X has {Xv.shape[0]} rows but the labels have {keep.shape[0]} entries; "
                                  "give one label per row of X.")

@@ -11,20 +11,13 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import check_choice, check_data, check_number, normalize_scale, register
+from .core import (SCALE_FREE, check_choice, check_data, check_euclidean, check_number, normalize_scale,
+                         register)
 from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_values, summarize
 
 # %% auto #0
-__all__ = ['SCALE_FREE', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni',
-           'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma', 'DBCVParts', 'dbcv_value', 'dbcv']
-
-# %% ../nbs/02_internal.ipynb #30bf94bc
-SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
-
-def _euclidean_only(metric: str, name: str):
-    if not (isinstance(metric, str) and metric == "euclidean"):       # a list or an array is refused too, not compared
-        raise ValueError(f"{name} is defined with Euclidean centroids; metric={metric!r} is not supported. "
-                         "Use metric='euclidean' (or an index that takes pairwise distances, such as silhouette).")
+__all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni', 'i_index',
+           'ball_hall', 'c_index', 'point_biserial', 'gamma', 'DBCVParts', 'dbcv_value', 'dbcv']
 
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
@@ -32,7 +25,7 @@ def _euclidean_only(metric: str, name: str):
           reference="Calinski & Harabasz (1974), A dendrite method for cluster analysis, Communications in Statistics 3(1):1-27")
 def calinski_harabasz(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "Calinski-Harabasz index: between- over within-cluster variance ratio (higher is better)."
-    _euclidean_only(metric, "calinski_harabasz")
+    check_euclidean(metric, "calinski_harabasz")
     data = check_data(X, labels, noise=noise, measure="calinski_harabasz")
     st = data.stats
     bss, wss = st.bss, st.wss
@@ -46,7 +39,7 @@ def calinski_harabasz(X, labels=None, *, metric: str = "euclidean", noise=None, 
           reference="Davies & Bouldin (1979), A cluster separation measure, IEEE TPAMI 1(2):224-227")
 def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "Davies-Bouldin index: mean over clusters of the worst (S_i + S_j) / d(c_i, c_j) (lower is better)."
-    _euclidean_only(metric, "davies_bouldin")
+    check_euclidean(metric, "davies_bouldin")
     data = check_data(X, labels, noise=noise, measure="davies_bouldin")
     st = data.stats
     S = st.within_dist / st.sizes
@@ -75,7 +68,7 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
     max_memory = check_max_memory(max_memory, who="dunn")
     data = check_data(X, labels, noise=noise, measure="dunn")
     centroidal = between in ("centroid", "centroid_average") or within == "centroid"
-    if centroidal: _euclidean_only(metric, f"dunn(between={between!r}, within={within!r})")
+    if centroidal: check_euclidean(metric, f"dunn(between={between!r}, within={within!r})")
     ext = summarize(data, None, ["extremes"], metric=metric, max_memory=max_memory, measure="dunn")
     sizes = data.stats.sizes.astype(float)
     if centroidal:
@@ -118,7 +111,7 @@ def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_
           reference="Xie & Beni (1991), A validity measure for fuzzy clustering, IEEE TPAMI 13(8):841-847 (crisp form)")
 def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "Xie-Beni index (crisp): within-cluster scatter over n times the smallest squared centroid distance (lower is better)."
-    _euclidean_only(metric, "xie_beni")
+    check_euclidean(metric, "xie_beni")
     data = check_data(X, labels, noise=noise, measure="xie_beni")
     st = data.stats
     M = st.centroid_distances[~np.eye(data.K, dtype=bool)]
@@ -134,7 +127,7 @@ def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_st
                     "indices, IEEE TPAMI 24(12):1650-1654 (p = 2)")
 def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, p: float = 2.0) -> float:
     "I index (PBM): ((1/K) * (E_1 / E_K) * D_K) ** p with p = 2 (higher is better)."
-    _euclidean_only(metric, "i_index")
+    check_euclidean(metric, "i_index")
     p = check_number(p, "p", lo=0, lo_open=True, who="i_index")
     data = check_data(X, labels, noise=noise, measure="i_index")
     st = data.stats
@@ -153,7 +146,7 @@ def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
                     "Institute; knee rule as in Desgraupes, Clustering indices (R package clusterCrit)")
 def ball_hall(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
     "Ball-Hall index: mean over clusters of the mean squared distance to the centroid (its optimum over k is the knee)."
-    _euclidean_only(metric, "ball_hall")
+    check_euclidean(metric, "ball_hall")
     data = check_data(X, labels, noise=noise, measure="ball_hall")
     st = data.stats
     return float(np.mean(st.within_ss / st.sizes) * st.scale ** 2)
