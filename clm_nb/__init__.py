@@ -1,20 +1,54 @@
+"""Clustering validation in literate notebooks: which labeled datasets to trust (cluster-label matching) and which validity index to believe.
+
+Modules:
+
+- `clm_nb.all`: Every module's exports in one namespace, for notebooks and interactive work: `from clm_nb.all import *`."""
+
 __version__ = "0.1.0"
 
-# The public API: every module's exports, so that `from clm_nb import calinski_harabasz` works and importing
-# the package fills the measure registry. Modules are listed in notebook order.
-from .core import *
-from .pairs import *
-from .internal import *
-from .cvi import *
-from .external import *
-from .curves import *
-from .dsi import *
-from .consensus import *
-from .between import *   # note: the function `between` shadows the submodule attribute; import from clm_nb.between works
-from .datasets import *
-from .clusterers import *
-from .evaluation import *
-from .runner import *
-from .charts import *
-from .report import *
-from .assess import *
+import importlib as _importlib
+
+from .core import get_measure, measures, register, score
+from .internal import (ball_hall, c_index, calinski_harabasz, davies_bouldin, dbcv, dunn, gamma, i_index,
+                       point_biserial, silhouette, xie_beni)
+from .cvi import cvdd, cvnn, ratkowsky_lance, wb
+from .curves import aucc, auiprc, auprc, sauprc
+from .dsi import dsi
+from .between import ch_a, ch_btwn, ch_t2, ch_t4, db_a, dbcv_btwn, dunn_a, i_a, sc_a, xb_a
+from .external import (ami, ari, centroid_index, centroid_index_relative, criterion_h, csi, fowlkes_mallows,
+                       inverse_purity, jaccard_pairs, nmi, nvd, psi, purity, rand, v_measure)
+from .consensus import aari, anmi, discotec
+from .datasets import list_datasets, load_dataset
+
+# Loaded on first use (PEP 562): `assess` pulls in the verdict machinery, which imports scikit-learn's estimators.
+_LAZY = {"assess": "clm_nb.assess", "Assessment": "clm_nb.assess"}
+
+__all__ = [
+    # registry
+    "measures", "score", "get_measure", "register",
+    # entry points
+    "assess", "Assessment", "load_dataset", "list_datasets",
+    # internal measures
+    "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
+    "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "aucc", "auprc", "auiprc", "sauprc",
+    "dsi",
+    # between-dataset measures (comparable across datasets)
+    "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
+    # external measures
+    "ari", "rand", "ami", "nmi", "v_measure", "fowlkes_mallows", "jaccard_pairs", "purity", "inverse_purity", "nvd",
+    "criterion_h", "psi", "centroid_index", "centroid_index_relative", "csi",
+    # ensemble measures
+    "discotec", "aari", "anmi",
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'clm_nb' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -2,7 +2,7 @@
 
 A measure that claims an invariance with no transformation or dedicated test here fails
 `test_every_claim_is_tested`, so new claims must bring their test. The between-dataset axioms are tested as the
-registry defines them (`clm_nb.INVARIANCES`): data-cardinality on replication, shift through `distance_shift`,
+registry defines them (`clm_nb.core.INVARIANCES`): data-cardinality on replication, shift through `distance_shift`,
 class-cardinality against the mean over two-class sub-datasets, range as bounds, random-label expectation 0 and
 supremum 1."""
 import inspect
@@ -130,7 +130,7 @@ def test_claimed_invariance_holds(name, invariance, case):
     except ValueError:
         assume(False)
     # stay away from rounding-level near-degeneracies, where a limit (0 or inf) flips under a transform
-    st_ = clm_nb.check_data(X, y).stats
+    st_ = clm_nb.core.check_data(X, y).stats
     off = st_.centroid_distances[~np.eye(len(st_.sizes), dtype=bool)]
     assume(off.min() > 1e-6)                             # coincident-centroid limits are tested in test_internal.py
     if name in ORDER_SENSITIVE:

@@ -1,0 +1,24 @@
+"""Every module's exports in one namespace, for notebooks and interactive work: `from clm_nb.all import *`.
+
+The package's top level (`import clm_nb`) is the small public surface; this module is the convenience that
+star-imports everything, in notebook order. It loads altair, jinja2 and the study machinery, so it is slower to
+import than `clm_nb` itself.
+"""
+from .core import *
+from .pairs import *
+from .internal import *
+from .between import *
+from .external import *
+from .cvi import *
+from .curves import *
+from .dsi import *
+from .consensus import *
+from .datasets import *
+from .clusterers import *
+from .evaluation import *
+from .runner import *
+from .tasks import *
+from .verdict import *
+from .charts import *
+from .report import *
+from .assess import *

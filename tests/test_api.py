@@ -1,0 +1,74 @@
+"""The package's public surface (issue 21): small and explicit, every registered measure on it, no function
+shadowing a module, and no heavy library loaded by `import clm_nb`."""
+import importlib
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import clm_nb
+
+ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = {"measures", "score", "get_measure", "register"}
+ENTRY_POINTS = {"assess", "Assessment", "load_dataset", "list_datasets"}
+MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "dsi", "consensus", "datasets",
+           "clusterers", "evaluation", "runner", "tasks", "verdict", "charts", "report", "assess"]
+
+
+def test_all_is_the_measures_the_registry_and_the_entry_points():
+    measures = set(clm_nb.measures().name)
+    assert set(clm_nb.__all__) == measures | REGISTRY | ENTRY_POINTS
+    assert len(clm_nb.__all__) == len(set(clm_nb.__all__))
+    for name in clm_nb.__all__:
+        assert getattr(clm_nb, name) is not None
+    for name in measures:                        # the top-level function is the registered one
+        assert getattr(clm_nb, name) is clm_nb.get_measure(name).func
+
+
+def test_public_names_are_the_surface_and_the_submodules():
+    public = {n for n in dir(clm_nb) if not n.startswith("_")}
+    modules = {n for n in public if isinstance(getattr(clm_nb, n), types.ModuleType)}
+    assert public - modules == set(clm_nb.__all__)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_submodule_is_the_module_not_a_function(module):
+    m = importlib.import_module(f"clm_nb.{module}")
+    assert getattr(clm_nb, module) is m           # e.g. `clm_nb.between` is the module, never the function between()
+
+
+def test_unknown_attribute_names_itself():
+    with pytest.raises(AttributeError, match="no attribute 'run'"):
+        clm_nb.run
+
+
+def test_all_module_star_exports_every_module():
+    import clm_nb.all as everything
+    for module in MODULES:
+        for name in importlib.import_module(f"clm_nb.{module}").__all__:
+            assert hasattr(everything, name), (module, name)
+
+
+def test_assess_is_loaded_on_first_use():
+    code = ("import sys, clm_nb; before = 'clm_nb.assess' in sys.modules; f = clm_nb.assess; "
+            "print(before, 'clm_nb.assess' in sys.modules, callable(f))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "True"]
+
+
+def test_import_loads_no_heavy_library():
+    heavy = ["altair", "vl_convert", "jinja2", "joblib", "sklearn", "optuna", "dask", "distributed", "kmedoids",
+             "pyarrow", "tqdm"]
+    code = f"import sys, json, clm_nb; print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                       check=True).stdout)
+    assert loaded == [], f"`import clm_nb` loads {loaded}: import them inside the function that uses them"
+
+
+def test_notebooks_meet_the_readability_targets():
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "notebook_stats.py"), str(ROOT / "nbs"), "--check"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout
