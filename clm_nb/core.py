@@ -23,13 +23,15 @@ __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIO
            'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
            'get_measure', 'score', 'sum_pairs']
 
-# %% ../nbs/00_core.ipynb #fee8240d
+# %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
 
+# %% ../nbs/00_core.ipynb #e05add9d
 def _as_1d(values, name: str) -> np.ndarray:
     "`values` as a 1-D numpy array (pandas objects and lists accepted), or a `ValueError`."
     if isinstance(values, (pd.Series, pd.Index, pd.Categorical)):
-        values = values.to_numpy(dtype=object) if isinstance(values, pd.Categorical) or values.dtype.kind == "O" else values.to_numpy()
+        as_object = isinstance(values, pd.Categorical) or values.dtype.kind == "O"
+        values = values.to_numpy(dtype=object) if as_object else values.to_numpy()
     elif isinstance(values, pd.DataFrame):
         if values.shape[1] != 1:
             raise ValueError(f"{name} must be 1-D; got a DataFrame with {values.shape[1]} columns. Pass one column.")
@@ -45,9 +47,11 @@ def _as_1d(values, name: str) -> np.ndarray:
                          "Pass a single column, e.g. labels.ravel() if it is (n, 1).")
     return arr
 
+# %% ../nbs/00_core.ipynb #9131618b
 def noise_mask(arr: np.ndarray, noise_label=-1) -> np.ndarray:
-    "Boolean mask of the entries of the 1-D `arr` equal to `noise_label` (the integer -1 never matches the string '-1')."
-    if arr.dtype.kind in "iufb" and isinstance(noise_label, (int, float, np.number)) and not isinstance(noise_label, bool):
+    "Boolean mask of the entries of the 1-D `arr` equal to `noise_label` (the integer -1 never matches '-1')."
+    numeric_label = isinstance(noise_label, (int, float, np.number)) and not isinstance(noise_label, bool)
+    if arr.dtype.kind in "iufb" and numeric_label:
         return arr == noise_label
     if arr.dtype.kind in "US" and isinstance(noise_label, str):
         return arr == noise_label
@@ -55,6 +59,7 @@ def noise_mask(arr: np.ndarray, noise_label=-1) -> np.ndarray:
         return np.fromiter((v == noise_label and type(v) is not bool for v in arr), dtype=bool, count=arr.size)
     return np.zeros(arr.size, dtype=bool)
 
+# %% ../nbs/00_core.ipynb #bf1ce54a
 def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
     "Encode any 1-D hashable `labels` to `(codes, classes)`: int64 codes 0..K-1 and the original value of each code."
     arr = _as_1d(labels, "labels")
@@ -68,7 +73,7 @@ def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
                          "Drop those points, or give them the noise label with noise='ignore'.")
     return codes.astype(np.int64), np.asarray(classes)
 
-# %% ../nbs/00_core.ipynb #bd5e2497
+# %% ../nbs/00_core.ipynb #d58be6d7
 def _prefix(who: str) -> str: return f"{who}: " if who else ""
 
 def _show(value) -> str:
@@ -77,14 +82,26 @@ def _show(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
+# %% ../nbs/00_core.ipynb #e14bae23
 def _interval(lo, hi, lo_open: bool, hi_open: bool) -> str:
     left = "(" if lo_open or lo is None else "["
     right = ")" if hi_open or hi is None else "]"
     return f"{left}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{right}"
 
-def check_number(value, name: str, *, lo=None, hi=None, lo_open: bool = False, hi_open: bool = False,
-                 integer: bool = False, allow_inf: bool = False, allow_none: bool = False, who: str = "") -> float | int | None:
-    "`value` as a Python int/float inside `[lo, hi]` (open ends per `lo_open`/`hi_open`), or a `ValueError` naming `name`."
+# %% ../nbs/00_core.ipynb #08ad1593
+def check_number(value,                    # the option's value: a real number (a 0-d array is accepted)
+                 name: str,                # the option's name, for the message
+                 *,
+                 lo=None,                  # lower end of the allowed interval; None: no lower end
+                 hi=None,                  # upper end of the allowed interval; None: no upper end
+                 lo_open: bool = False,    # exclude `lo` itself
+                 hi_open: bool = False,    # exclude `hi` itself
+                 integer: bool = False,    # require a whole number (an integral float comes back as an int)
+                 allow_inf: bool = False,  # accept ±inf
+                 allow_none: bool = False, # accept None, returned as is
+                 who: str = "",            # the measure's name, prefixed to the message
+                ) -> float | int | None:
+    "`value` as a Python int/float inside `[lo, hi]` (ends open per `lo_open`/`hi_open`), or a `ValueError`."
     if value is None and allow_none:
         return None
     kind = ("an integer" if integer else "a number" if allow_inf else "a finite number")
@@ -95,7 +112,8 @@ def check_number(value, name: str, *, lo=None, hi=None, lo_open: bool = False, h
     if isinstance(v, np.ndarray) and v.ndim == 0:
         v = v[()]
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.integer, np.floating)):
-        fail(f"got {type(value).__name__}" + (" (pass a number, not a flag)" if isinstance(v, (bool, np.bool_)) else ""))
+        flag = isinstance(v, (bool, np.bool_))
+        fail(f"got {type(value).__name__}" + (" (pass a number, not a flag)" if flag else ""))
     if isinstance(v, (int, np.integer)):
         v = int(v)
     else:
@@ -111,9 +129,14 @@ def check_number(value, name: str, *, lo=None, hi=None, lo_open: bool = False, h
         fail(f"it is {'at or ' if hi_open else ''}above the upper end {hi}")
     return v
 
-# %% ../nbs/00_core.ipynb #7b19f4b9
-def check_choice(value, name: str, choices, *, who: str = "") -> object:
-    "The element of `choices` equal to `value` (a bool matches only a bool), or a `ValueError` naming `name` and the options."
+# %% ../nbs/00_core.ipynb #005e90a4
+def check_choice(value,        # the option's value
+                 name: str,    # the option's name, for the message
+                 choices,      # the allowed values (any iterable)
+                 *,
+                 who: str = "",  # the measure's name, prefixed to the message
+                ) -> object:
+    "The element of `choices` equal to `value` (a bool matches only a bool), or a `ValueError` listing the options."
     choices = tuple(choices)
     options = ", ".join(_show(c) for c in choices)
     try:
@@ -140,20 +163,27 @@ def check_choice(value, name: str, choices, *, who: str = "") -> object:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(f"{_prefix(who)}{name}={_show(value)} is not an option; use one of {options}{hint}.")
 
-# %% ../nbs/00_core.ipynb #a712dfa1
-def check_flag(value, name: str, *, who: str = "") -> bool:
+# %% ../nbs/00_core.ipynb #edd62493
+def check_flag(value,          # the option's value
+               name: str,      # the option's name, for the message
+               *,
+               who: str = "",  # the measure's name, prefixed to the message
+              ) -> bool:
     "`value` as a Python bool if it is a `bool` or numpy `bool_`, else a `ValueError` naming `name`."
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ValueError(f"{_prefix(who)}{name}={_show(value)} must be True or False; got {type(value).__name__}.")
 
+# %% ../nbs/00_core.ipynb #d697f1cb
 def check_noise(noise, *, who: str = ""):
     "`noise` if it is one of `NOISE_POLICIES`, else a `ValueError` (\"... is not a noise policy\") listing them."
     try:
         return check_choice(noise, "noise", NOISE_POLICIES, who=who)
     except ValueError:
-        raise ValueError(f"{_prefix(who)}noise={_show(noise)} is not a noise policy; use one of {NOISE_POLICIES}.") from None
+        raise ValueError(f"{_prefix(who)}noise={_show(noise)} is not a noise policy; "
+                         f"use one of {NOISE_POLICIES}.") from None
 
+# %% ../nbs/00_core.ipynb #99670ed7
 def check_noise_label(noise_label, *, who: str = ""):
     "`noise_label` if it can equal a label: hashable and not NaN (NaN equals nothing, so no point would ever be noise)."
     try:
@@ -165,25 +195,30 @@ def check_noise_label(noise_label, *, who: str = ""):
         raise ValueError(f"{_prefix(who)}noise_label=nan never equals a label; use a value such as -1.")
     return noise_label
 
-# %% ../nbs/00_core.ipynb #214c5077
-def check_X(X, *, min_points: int, measure: str) -> np.ndarray:
+# %% ../nbs/00_core.ipynb #0b16c59e
+def check_X(X,                  # the data: (n, d) array-like or DataFrame of finite real numbers
+            *,
+            min_points: int,    # fewest rows accepted
+            measure: str,       # the caller's name, prefixed to the message ('' for none)
+           ) -> np.ndarray:
     "`X` as a C-contiguous float64 (n, d) array of finite values, or a `ValueError` naming the problem."
     who = f"{measure}: " if measure else ""
     if isinstance(X, pd.DataFrame):
-        non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
+        non_numeric = [c for c, t in X.dtypes.items()
+                       if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
         if non_numeric:
             raise ValueError(f"{who}X has non-numeric columns {non_numeric[:5]}; encode or drop them first.")
         if any(pd.api.types.is_complex_dtype(t) for t in X.dtypes):
-            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), or the real and "
-                             "imaginary parts as separate columns.")
+            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), "
+                             "or the real and imaginary parts as separate columns.")
         X = X.to_numpy(dtype=np.float64)
     if sparse.issparse(X):
         raise ValueError(f"{who}X is a sparse matrix; pass a dense array (X.toarray()).")
     try:
         arr = np.asarray(X)
         if arr.dtype.kind == "c":
-            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), or the real and "
-                             "imaginary parts as separate columns (np.column_stack([X.real, X.imag])).")
+            raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), "
+                             "or the real and imaginary parts as separate columns (np.column_stack([X.real, X.imag])).")
         arr = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError) as e:
         if "is complex" in str(e): raise
@@ -200,26 +235,29 @@ def check_X(X, *, min_points: int, measure: str) -> np.ndarray:
         bad = np.argwhere(~finite)
         n_nan = int(np.isnan(arr).sum()); n_inf = int(bad.shape[0] - n_nan)
         r, c = bad[0]
-        raise ValueError(f"{who}X contains {n_nan} NaN and {n_inf} infinite value(s) in {np.unique(bad[:, 0]).size} row(s), "
+        n_rows = np.unique(bad[:, 0]).size
+        raise ValueError(f"{who}X contains {n_nan} NaN and {n_inf} infinite value(s) in {n_rows} row(s), "
                          f"first at row {r}, column {c}. Impute or drop those rows before scoring.")
     if arr.shape[0] < min_points:
         raise ValueError(f"{who}X has {arr.shape[0]} point(s); at least {min_points} are needed.")
     return np.ascontiguousarray(arr)
 
-# %% ../nbs/00_core.ipynb #4f89711e
-def check_euclidean(metric, name: str) -> None:
+# %% ../nbs/00_core.ipynb #3954cfe9
+def check_euclidean(metric,     # the metric the caller asked for
+                    name: str,  # the measure's name (or call), for the message
+                   ) -> None:
     "A `ValueError` unless `metric` is the string 'euclidean' (a list or an array is refused, not compared)."
     if not (isinstance(metric, str) and metric == "euclidean"):
         raise ValueError(f"{name} is defined with Euclidean centroids; metric={metric!r} is not supported. "
                          "Use metric='euclidean' (or an index that takes pairwise distances, such as silhouette).")
 
-# %% ../nbs/00_core.ipynb #b93977d1
+# %% ../nbs/00_core.ipynb #cc68c39b
 @dataclass(frozen=True, eq=False)
 class LabeledData:
     "Validated data and labels: `X` float64 (n, d), `labels` int64 codes 0..K-1, `classes[code]` = original label."
-    X: np.ndarray
-    labels: np.ndarray
-    classes: np.ndarray
+    X: np.ndarray             # (n, d) float64, finite, C-contiguous
+    labels: np.ndarray        # (n,) int64 codes 0..K-1
+    classes: np.ndarray       # (K,) the original label of each code
     keep: np.ndarray          # boolean mask of the rows of the caller's X that were kept
     n_noise: int = 0          # points carrying the noise label (dropped or not, per the policy)
 
@@ -238,9 +276,16 @@ class LabeledData:
     def __repr__(self):
         return f"LabeledData(n={self.n}, d={self.d}, K={self.K}, n_noise={self.n_noise})"
 
-# %% ../nbs/00_core.ipynb #e54099c3
-def check_labels(labels, *, n_samples: int | None = None, noise: str | None = None, noise_label: Any = -1,
-                 min_clusters: int = 2, allow_singletons: bool = False, measure: str = ""):
+# %% ../nbs/00_core.ipynb #a1a73be4
+def check_labels(labels,                         # one label per point, any hashable values
+                 *,
+                 n_samples: int | None = None,   # the number of rows of X, if the labels must match it
+                 noise: str | None = None,       # the noise policy, one of `NOISE_POLICIES`
+                 noise_label: Any = -1,          # the label that marks noise
+                 min_clusters: int = 2,          # fewest clusters accepted (after the noise policy)
+                 allow_singletons: bool = False, # accept a partition with every point in its own cluster
+                 measure: str = "",              # the caller's name, prefixed to the message
+                ):
     "Validate and encode `labels` under the `noise` policy: returns `(codes, classes, keep, n_noise)`."
     who = f"{measure}: " if measure else ""
     noise = check_noise(noise, who=measure)
@@ -257,7 +302,8 @@ def check_labels(labels, *, n_samples: int | None = None, noise: str | None = No
         arr = arr[keep]
     if noise == "singletons" and n_noise:
         codes = np.empty(arr.shape[0], dtype=np.int64)
-        sub_codes, sub_classes = encode_labels(arr[~is_noise]) if n_noise < arr.shape[0] else (np.empty(0, np.int64), np.empty(0))
+        sub_codes, sub_classes = (encode_labels(arr[~is_noise]) if n_noise < arr.shape[0]
+                                  else (np.empty(0, np.int64), np.empty(0)))
         codes[~is_noise] = sub_codes
         codes[is_noise] = sub_classes.shape[0] + np.arange(n_noise)
         classes = np.empty(sub_classes.shape[0] + n_noise, dtype=object)
@@ -268,43 +314,56 @@ def check_labels(labels, *, n_samples: int | None = None, noise: str | None = No
     K = classes.shape[0]
     if K < min_clusters:
         what = "all points share one label" if K == 1 else "no labelled points remain"
+        dropped = noise == "ignore" and n_noise
         raise ValueError(f"{who}{what} (K = {K}); at least {min_clusters} clusters are needed to validate a partition"
-                         + (" (noise points were dropped by noise='ignore')." if noise == "ignore" and n_noise else "."))
+                         + (" (noise points were dropped by noise='ignore')." if dropped else "."))
     if not allow_singletons and K == codes.shape[0]:
         raise ValueError(f"{who}every point is its own cluster (K = n = {K}); the partition has no within-cluster "
                          "structure to validate. Merge labels, or check that the labels are not sample IDs.")
     return codes, classes, keep, n_noise
 
-# %% ../nbs/00_core.ipynb #8a5d81ea
-def check_data(X, labels=None, *, noise: str | None = None, noise_label: Any = -1, min_points: int = 3,
-               min_clusters: int = 2, allow_singletons: bool = False, measure: str = "") -> LabeledData:
+# %% ../nbs/00_core.ipynb #de3fd837
+def check_data(X,                               # the data: (n, d) array-like of finite numbers, or a `LabeledData`
+               labels=None,                     # one label per row, any hashable values (None for a `LabeledData`)
+               *,
+               noise: str | None = None,        # the noise policy, one of `NOISE_POLICIES`
+               noise_label: Any = -1,           # the label that marks noise
+               min_points: int = 3,             # fewest points accepted (after dropping noise)
+               min_clusters: int = 2,           # fewest clusters accepted
+               allow_singletons: bool = False,  # accept every point in its own cluster
+               measure: str = "",               # the caller's name, prefixed to the message
+              ) -> LabeledData:
     "The one validation entry point: `X` (n, d) finite numeric and `labels` (n,) any hashable -> `LabeledData`."
     if isinstance(X, LabeledData):
         if labels is not None:
             raise ValueError(f"{measure + ': ' if measure else ''}X is already a LabeledData; pass labels=None.")
         if X.n < min_points:
-            raise ValueError(f"{measure + ': ' if measure else ''}X has {X.n} point(s); at least {min_points} are needed.")
+            raise ValueError(f"{measure + ': ' if measure else ''}X has {X.n} point(s); "
+                             f"at least {min_points} are needed.")
         if X.K < min_clusters:
-            raise ValueError(f"{measure + ': ' if measure else ''}K = {X.K}; at least {min_clusters} clusters are needed.")
+            raise ValueError(f"{measure + ': ' if measure else ''}K = {X.K}; "
+                             f"at least {min_clusters} clusters are needed.")
         return X
     if labels is None:
         raise ValueError(f"{measure + ': ' if measure else ''}labels are required (one label per row of X).")
     arr = check_X(X, min_points=min_points, measure=measure)
     codes, classes, keep, n_noise = check_labels(labels, n_samples=arr.shape[0], noise=noise, noise_label=noise_label,
-                                                 min_clusters=min_clusters, allow_singletons=allow_singletons, measure=measure)
+                                                 min_clusters=min_clusters, allow_singletons=allow_singletons,
+                                                 measure=measure)
     if not keep.all():
         arr = np.ascontiguousarray(arr[keep])
     if arr.shape[0] < min_points:
         extra = " after dropping noise points" if not keep.all() else ""
-        raise ValueError(f"{measure + ': ' if measure else ''}X has {arr.shape[0]} point(s){extra}; at least {min_points} are needed.")
+        raise ValueError(f"{measure + ': ' if measure else ''}X has {arr.shape[0]} point(s){extra}; "
+                         f"at least {min_points} are needed.")
     return LabeledData(arr, codes, classes, keep, n_noise)
 
-# %% ../nbs/00_core.ipynb #1a07563c
+# %% ../nbs/00_core.ipynb #4b43dfb1
 @dataclass(frozen=True, eq=False)
 class Partitions:
-    "Validated labelings of the same points: `codes[m]` int64 0..K_m-1, `classes[m][code]` = original label of labeling m."
-    codes: tuple
-    classes: tuple
+    "Validated labelings of the same points: `codes[m]` int64 0..K_m-1, `classes[m][code]` = its original label."
+    codes: tuple              # one (n,) int64 code array per labeling
+    classes: tuple            # one (K_m,) array of original labels per labeling
     keep: np.ndarray          # boolean mask of the caller's points that were kept
     n_noise: int = 0          # points marked as noise by at least one labeling
 
@@ -313,8 +372,13 @@ class Partitions:
     @property
     def K(self) -> tuple: return tuple(c.shape[0] for c in self.classes)
 
-def check_partitions(*labelings, noise: str | None = None, noise_label: Any = -1, min_points: int = 2,
-                     measure: str = "") -> Partitions:
+# %% ../nbs/00_core.ipynb #36a9b3e4
+def check_partitions(*labelings,                 # two or more labelings of the same points, any hashable labels
+                     noise: str | None = None,    # the noise policy, one of `NOISE_POLICIES`, applied to each
+                     noise_label: Any = -1,       # the label that marks noise
+                     min_points: int = 2,         # fewest points accepted (after dropping noise)
+                     measure: str = "",           # the caller's name, prefixed to the message
+                    ) -> Partitions:
     "Validate two or more labelings of the same points (any hashable labels) under one `noise` policy -> `Partitions`."
     who = f"{measure}: " if measure else ""
     if len(labelings) < 2:
@@ -345,23 +409,24 @@ def check_partitions(*labelings, noise: str | None = None, noise_label: Any = -1
         codes.append(c); classes.append(k)
     return Partitions(tuple(codes), tuple(classes), keep, int(is_noise.sum()))
 
-# %% ../nbs/00_core.ipynb #6e9f0ee0
-_EPS = np.finfo(np.float64).eps
-
+# %% ../nbs/00_core.ipynb #2c99c08c
 def normalize_scale(X: np.ndarray, center: bool = True) -> tuple[np.ndarray, float, np.ndarray]:
-    "Centre `X` (unless `center=False`) and divide by a power of two near its extent: `(Xn, scale, mean)`, `X = Xn * scale + mean`."
+    "Centre `X` (unless `center=False`), divide by a power of two near its extent: `(Xn, scale, mean)`."
     mean = X.mean(axis=0) if center else np.zeros(X.shape[1])
     Xc = X - mean
     extent = float(np.abs(Xc).max()) if Xc.size else 0.0
     scale = float(2.0 ** np.ceil(np.log2(extent))) if extent > 0 else 1.0
     return Xc / scale, scale, mean
 
+# %% ../nbs/00_core.ipynb #8911ff4c
+_EPS = np.finfo(np.float64).eps
+
 def snap_zero(dist: np.ndarray, *, n_features: int) -> np.ndarray:
     "Set distances (in units of the data's extent) that are below floating-point resolution to exactly 0, in place."
     dist[dist <= 64 * _EPS * np.sqrt(n_features)] = 0.0
     return dist
 
-# %% ../nbs/00_core.ipynb #f3ec55ac
+# %% ../nbs/00_core.ipynb #774a4594
 @dataclass(frozen=True, eq=False)
 class ClusterStats:
     "Sizes, centroids and scatter of a partition, computed once per `LabeledData`. Distances are in units of `scale`."
@@ -403,12 +468,12 @@ class ClusterStats:
         cn = (self.centroids - self.centroid) / self.scale
         return float(np.sum(self.sizes * np.einsum("ij,ij->i", cn, cn)))
 
-# %% ../nbs/00_core.ipynb #46e21e83
+# %% ../nbs/00_core.ipynb #c01a7eba
 def zscore(X) -> np.ndarray:
-    "Columns of `X` (n, d) centred and divided by their standard deviation, ignoring NaN (kept); constant columns become 0."
+    "Columns of `X` (n, d) centred and divided by their standard deviation, ignoring NaN (kept); constant ones: 0."
     if np.iscomplexobj(X):
-        raise ValueError("zscore: X is complex; z-scores are defined for real features only. Pass the real part (X.real) "
-                         "or the modulus (abs(X)) explicitly.")
+        raise ValueError("zscore: X is complex; z-scores are defined for real features only. "
+                         "Pass the real part (X.real) or the modulus (abs(X)) explicitly.")
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
@@ -453,23 +518,23 @@ OPTIMA = ("extremum", "knee")
 # %% ../nbs/00_core.ipynb #0ad316f5
 SCALE_FREE = ("relabel", "permutation", "scale", "translation", "rotation")
 
-# %% ../nbs/00_core.ipynb #156015aa
+# %% ../nbs/00_core.ipynb #05eb9577
 @dataclass(frozen=True)
 class MeasureInfo:
     "Registry entry of one measure: the function and its metadata."
-    name: str
-    func: Callable = field(repr=False)
-    kind: str
-    direction: str
-    lower: float
-    upper: float
-    invariances: tuple
-    complexity: str
-    reference: str
-    min_points: int = 3
-    summary: str = ""
-    pair_summaries: tuple = ()
-    optimum: str = "extremum"
+    name: str                           # the name a study uses, e.g. 'silhouette'
+    func: Callable = field(repr=False)  # the measure function
+    kind: str                           # one of `KINDS`
+    direction: str                      # 'max' if higher is better, 'min' if lower is better
+    lower: float                        # smallest possible value (-inf when unbounded)
+    upper: float                        # largest possible value (inf when unbounded)
+    invariances: tuple                  # keys of `INVARIANCES` the measure claims
+    complexity: str                     # time and memory in n, d, K
+    reference: str                      # where the definition comes from
+    min_points: int = 3                 # fewest points the measure accepts
+    summary: str = ""                   # first line of the function's docstring
+    pair_summaries: tuple = ()          # `PAIR_SUMMARIES` the measure reads from the pair engine
+    optimum: str = "extremum"           # one of `OPTIMA`: how the measure picks the best k
 
     def __call__(self, *args, **kwargs): return self.func(*args, **kwargs)
 
@@ -485,11 +550,21 @@ class MeasureInfo:
 
 _REGISTRY: dict[str, MeasureInfo] = {}
 
-# %% ../nbs/00_core.ipynb #a7782abe
-def register(name: str, *, kind: str, direction: str, lower: float, upper: float, invariances: Iterable[str] = (),
-             complexity: str, reference: str, min_points: int = 3, pair_summaries: Iterable[str] = (),
-             optimum: str = "extremum"):
-    "Decorator: register a measure function under `name` with its metadata (once; re-running the same definition replaces it)."
+# %% ../nbs/00_core.ipynb #9da90194
+def register(name: str,                          # the measure's name in the registry
+             *,
+             kind: str,                          # one of `KINDS`
+             direction: str,                     # 'max' (higher is better) or 'min'
+             lower: float,                       # smallest possible value (-np.inf when unbounded)
+             upper: float,                       # largest possible value (np.inf when unbounded)
+             invariances: Iterable[str] = (),    # keys of `INVARIANCES` the measure claims (each one is tested)
+             complexity: str,                    # time and memory in n points, d dimensions, K clusters
+             reference: str,                     # where the definition comes from
+             min_points: int = 3,                # fewest points the measure accepts
+             pair_summaries: Iterable[str] = (), # `PAIR_SUMMARIES` the measure reads from the pair engine
+             optimum: str = "extremum",          # one of `OPTIMA`: how the measure picks the best k
+            ):
+    "Decorator: register a measure under `name` with its metadata (once; re-running the same definition replaces it)."
     if kind not in KINDS: raise ValueError(f"kind={kind!r}; use one of {KINDS}")
     if direction not in DIRECTIONS: raise ValueError(f"direction={direction!r}; use one of {DIRECTIONS}")
     if optimum not in OPTIMA: raise ValueError(f"optimum={optimum!r}; use one of {OPTIMA}")
@@ -500,8 +575,9 @@ def register(name: str, *, kind: str, direction: str, lower: float, upper: float
     if bad: raise ValueError(f"unknown pair summaries {bad}; use any of {PAIR_SUMMARIES}")
     def deco(func):
         old = _REGISTRY.get(name)
-        if old is not None and old.func.__qualname__ != func.__qualname__:   # same function re-run (e.g. notebook) is fine
-            raise ValueError(f"a measure named {name!r} is already registered ({old.func.__module__}.{old.func.__qualname__})")
+        if old is not None and old.func.__qualname__ != func.__qualname__:   # same function re-run (notebook): fine
+            where = f"{old.func.__module__}.{old.func.__qualname__}"
+            raise ValueError(f"a measure named {name!r} is already registered ({where})")
         summary = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
         info = MeasureInfo(name, func, kind, direction, float(lower), float(upper), tuple(invariances),
                            complexity, reference, min_points, summary, tuple(pair_summaries), optimum)
@@ -510,7 +586,7 @@ def register(name: str, *, kind: str, direction: str, lower: float, upper: float
         return func
     return deco
 
-# %% ../nbs/00_core.ipynb #18797e09
+# %% ../nbs/00_core.ipynb #cf6fc27e
 def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     "The registry as a DataFrame, one row per measure (optionally only the given `kind`s)."
     kinds = (kind,) if isinstance(kind, str) else tuple(kind) if kind is not None else KINDS
@@ -521,6 +597,7 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     rows = [{c: getattr(m, c) for c in cols} for m in _REGISTRY.values() if m.kind in kinds]
     return pd.DataFrame(rows, columns=cols)
 
+# %% ../nbs/00_core.ipynb #691e05c3
 def get_measure(name: str) -> MeasureInfo:
     "The registry entry called `name` (a `ValueError` suggesting close names if there is none)."
     try:
@@ -530,12 +607,18 @@ def get_measure(name: str) -> MeasureInfo:
         hint = f" Did you mean {close}?" if close else f" Registered: {sorted(_REGISTRY)}."
         raise ValueError(f"no measure named {name!r}.{hint}") from None
 
-def score(name: str, *args, **kwargs):
+# %% ../nbs/00_core.ipynb #f25cefbf
+def score(name: str,  # the measure's registered name
+          *args,       # passed on to the measure: usually X, labels
+          **kwargs,    # passed on to the measure: its options
+         ):
     "Call the measure registered as `name`: `score('silhouette', X, labels)`."
     return get_measure(name).func(*args, **kwargs)
 
-# %% ../nbs/00_core.ipynb #3a7b4c06
-def sum_pairs(x, n: int) -> int:
+# %% ../nbs/00_core.ipynb #c1ffe020
+def sum_pairs(x,       # counts: contingency-table cells or cluster sizes, non-negative integers
+              n: int,  # the number of points, which bounds every count: it decides int64 or Python integers
+             ) -> int:
     "Σ C(x_i, 2) exactly, as a Python int (int64 while n(n-1)/2 < 2^63, Python integers beyond)."
     x = np.asarray(x, dtype=np.int64)
     if n < 3_000_000_000:
