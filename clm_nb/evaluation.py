@@ -5,10 +5,17 @@
 # %% ../nbs/11_evaluation.ipynb #cce840a8
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from itertools import combinations
+
 import numpy as np
 import pandas as pd
+from scipy.stats import friedmanchisquare, kendalltau, pearsonr, spearmanr, studentized_range
+from sklearn.cluster import KMeans
 
-from .core import get_measure
+from .core import check_data, check_number, get_measure
+from .external import centroid_index
 
 # %% auto #0
 __all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Selection', 'select_by_cv', 'Stability',
@@ -29,18 +36,15 @@ def rank_agreement(scores: pd.DataFrame, method: str = "spearman") -> pd.DataFra
                             index=scores.index)
     return oriented.corr(method=method)
 
-# %% ../nbs/11_evaluation.ipynb #79444768
-from dataclasses import dataclass
-from itertools import combinations
-
-from scipy.stats import spearmanr
-
+# %% ../nbs/11_evaluation.ipynb #3fbbe499
 def _oriented(col: pd.Series) -> np.ndarray:
+    "The values of `col`, higher-is-better: oriented by the registry when `col.name` is a measure, else as they are."
     try:
         return get_measure(col.name).higher_is_better(col.to_numpy(dtype=float))
     except ValueError:                                          # not a registered measure: higher is better
         return col.to_numpy(dtype=float)
 
+# %% ../nbs/11_evaluation.ipynb #79444768
 def spearman_table(truth: pd.Series, competitors: pd.DataFrame) -> pd.DataFrame:
     "Spearman ρ and p-value between `truth` (per dataset) and every competitor column (direction-aware), best first."
     rows = []
@@ -67,19 +71,24 @@ class Selection:
     counts: pd.Series            # how often each candidate was chosen in a fold, most often first
     folds: pd.DataFrame          # one row per (repeat, fold): chosen, train_rho, test_rho, n_test
 
+# %% ../nbs/11_evaluation.ipynb #55546b3e
 def _rhos(truth: pd.Series, cand: pd.DataFrame) -> pd.Series:
+    "Spearman rho of each column of `cand` with `truth` (rows where both are defined; NaN under 3 such rows)."
     return pd.Series({c: spearmanr(*pd.concat([truth, cand[c]], axis=1).dropna().to_numpy().T)[0]
                       if cand[c].notna().sum() >= 3 else np.nan for c in cand.columns})
 
-def select_by_cv(truth: pd.Series, candidates: pd.DataFrame, *, n_folds: int = 5, n_repeats: int = 20,
-                 random_state=0) -> Selection:
-    """Choose among the columns of `candidates` the one whose ranking of the datasets best matches `truth` (Spearman rho),
-    and estimate how well that choice does on unseen datasets by repeated k-fold cross-validation.
+# %% ../nbs/11_evaluation.ipynb #14311870
+def select_by_cv(truth: pd.Series,          # one ground-truth score per dataset (index: dataset ids)
+                 candidates: pd.DataFrame,  # one column per candidate score, rows indexed like `truth`
+                 *,
+                 n_folds: int = 5,          # folds per repeat (>= 2, each fold needs >= 3 datasets)
+                 n_repeats: int = 20,       # random fold splits (>= 1)
+                 random_state=0,            # seeds the splits
+                ) -> Selection:
+    """Choose among the columns of `candidates` the one whose ranking of the datasets best matches `truth` (Spearman
+    rho), and estimate how well that choice does on unseen datasets by repeated k-fold cross-validation.
 
-    truth: one ground-truth score per dataset (index: dataset ids). candidates: one column per candidate score, rows
-    indexed like `truth` (datasets absent from `truth` are dropped). n_folds: folds per repeat (>= 2, each fold needs
-    >= 3 datasets). n_repeats: random fold splits (>= 1). random_state: seeds the splits."""
-    from clm_nb.core import check_number
+    Datasets absent from `truth` are dropped."""
     n_folds = check_number(n_folds, "n_folds", lo=2, integer=True, who="select_by_cv")
     n_repeats = check_number(n_repeats, "n_repeats", lo=1, integer=True, who="select_by_cv")
     if not isinstance(candidates, pd.DataFrame) or candidates.shape[1] == 0:
@@ -90,7 +99,8 @@ def select_by_cv(truth: pd.Series, candidates: pd.DataFrame, *, n_folds: int = 5
         raise ValueError(f"select_by_cv: {len(ids)} datasets have both a ground truth and candidate scores; "
                          f"{n_folds} folds need at least {3 * n_folds}. Use fewer folds or more datasets.")
     truth = truth.loc[ids]
-    cand = pd.DataFrame({c: _oriented(candidates.loc[ids, c].astype(float).rename(c)) for c in candidates.columns}, index=ids)
+    cand = pd.DataFrame({c: _oriented(candidates.loc[ids, c].astype(float).rename(c)) for c in candidates.columns},
+                        index=ids)
     rng = np.random.default_rng(random_state)
     rows = []
     for r in range(n_repeats):
@@ -115,8 +125,14 @@ class Stability:
     rankings: pd.DataFrame          # one row per draw: each technique's rank (1 = best) on that subset
     mean: float                     # mean P over all pairs
 
-def rank_stability(scores: pd.DataFrame, *, n_draws: int = 100, size: int = 10, random_state=None) -> Stability:
-    "Pairwise rank stability P(A,B) = max(p, 1 − p) of the techniques (columns) over random subsets of the datasets (rows)."
+# %% ../nbs/11_evaluation.ipynb #c05da7b9
+def rank_stability(scores: pd.DataFrame,  # rows: datasets, columns: techniques; higher is better
+                   *,
+                   n_draws: int = 100,    # random subsets drawn
+                   size: int = 10,        # datasets per subset, 1..len(scores)
+                   random_state=None,     # seed or numpy Generator for the draws
+                  ) -> Stability:
+    "Pairwise rank stability P(A,B) = max(p, 1 − p) of the techniques (columns) over random subsets of the datasets."
     S = scores.astype(float)
     if size < 1 or size > len(S):
         raise ValueError(f"rank_stability: size={size} must lie in 1..{len(S)} (the number of datasets).")
@@ -142,9 +158,15 @@ class CLMReport:
     flipped: pd.DataFrame           # pairs (a, b) whose order differs between the two rankings
     weights: pd.Series              # weight of each dataset (sums to 1)
 
-def clm_aware_ranking(results: pd.DataFrame, clm: pd.Series, *, mode: str = "weight", min_clm: float | None = None,
-                      quantile: float | None = None) -> CLMReport:
-    "Rank techniques (columns of `results`) by mean external score, plain and CLM-aware (datasets weighted or filtered)."
+# %% ../nbs/11_evaluation.ipynb #8b47301c
+def clm_aware_ranking(results: pd.DataFrame,          # rows: datasets, columns: techniques; higher is better
+                      clm: pd.Series,                 # one CLM score per dataset, indexed like `results`
+                      *,
+                      mode: str = "weight",           # 'weight' (by max(CLM, 0)) or 'filter'
+                      min_clm: float | None = None,   # filter: keep datasets with CLM >= min_clm
+                      quantile: float | None = None,  # filter: keep the top `quantile` share of datasets by CLM
+                     ) -> CLMReport:
+    "Rank techniques (columns of `results`) by mean external score, plain and CLM-aware (weighted or filtered)."
     if mode not in ("weight", "filter"):
         raise ValueError(f"clm_aware_ranking: mode={mode!r}; use 'weight' or 'filter'.")
     clm = clm.reindex(results.index)
@@ -159,7 +181,8 @@ def clm_aware_ranking(results: pd.DataFrame, clm: pd.Series, *, mode: str = "wei
         cut = min_clm if min_clm is not None else clm.quantile(1 - quantile)
         w = (clm >= cut).astype(float)
     if w.sum() <= 0:
-        raise ValueError("clm_aware_ranking: every dataset got weight 0 (no positive CLM score, or the filter keeps none).")
+        raise ValueError("clm_aware_ranking: every dataset got weight 0 "
+                         "(no positive CLM score, or the filter keeps none).")
     w = w / w.sum()
     R = results.astype(float)
     plain = R.mean(axis=0, skipna=True)
@@ -173,19 +196,26 @@ def clm_aware_ranking(results: pd.DataFrame, clm: pd.Series, *, mode: str = "wei
     return CLMReport(table.sort_values("clm_rank"), pd.DataFrame(flips, columns=["a", "b", "plain", "clm_aware"]), w)
 
 # %% ../nbs/11_evaluation.ipynb #34470e61
-from scipy.stats import kendalltau, pearsonr
-
 def _oriented_pool(scores: pd.DataFrame, external) -> tuple[pd.DataFrame, pd.Series]:
+    "The pool's scores and external score, each oriented higher-is-better, after checking that they match."
     if not isinstance(scores, pd.DataFrame):
-        raise ValueError("give `scores` as a DataFrame: one row per partition, one column per internal measure (registry names).")
+        raise ValueError("give `scores` as a DataFrame: one row per partition, "
+                         "one column per internal measure (registry names).")
     if len(external) != len(scores):
-        raise ValueError(f"`external` has {len(external)} values for {len(scores)} partitions; give one external score per row of `scores`.")
-    ext = external if isinstance(external, pd.Series) else pd.Series(np.asarray(external, float), index=scores.index, name="external")
+        raise ValueError(f"`external` has {len(external)} values for {len(scores)} partitions; "
+                         "give one external score per row of `scores`.")
+    ext = (external if isinstance(external, pd.Series)
+           else pd.Series(np.asarray(external, float), index=scores.index, name="external"))
     ext = pd.Series(_oriented(ext.astype(float)), index=scores.index, name=ext.name)
     return pd.DataFrame({m: _oriented(scores[m].astype(float)) for m in scores.columns}, index=scores.index), ext
 
-def index_correlation(scores: pd.DataFrame, external, *, method: str = "pearson") -> pd.Series:
-    "Correlation (pearson, spearman or kendall) between each internal measure (direction-aware) and the external score over a pool."
+# %% ../nbs/11_evaluation.ipynb #71f08ce1
+def index_correlation(scores: pd.DataFrame,     # rows: partitions, columns: internal measures (registry names)
+                      external,                  # one external score per partition (a Series is oriented by name)
+                      *,
+                      method: str = "pearson",   # 'pearson', 'spearman' or 'kendall'
+                     ) -> pd.Series:
+    "Correlation (pearson, spearman or kendall) of each internal measure (direction-aware) with the external score."
     funcs = {"pearson": pearsonr, "spearman": spearmanr, "kendall": kendalltau}
     if method not in funcs:
         raise ValueError(f"index_correlation: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
@@ -197,35 +227,38 @@ def index_correlation(scores: pd.DataFrame, external, *, method: str = "pearson"
         out[m] = float(funcs[method](both[:, 0], both[:, 1])[0]) if ok else np.nan
     return pd.Series(out, name=method)
 
+# %% ../nbs/11_evaluation.ipynb #976ee79b
 def _best(v: pd.Series) -> pd.Index:
+    "The index labels where `v` reaches its maximum (every tied one); empty if `v` is all NaN."
     return v.index[v == v.max()] if v.notna().any() else v.index[:0]
 
+# %% ../nbs/11_evaluation.ipynb #e27ba827
 def hit_the_best(scores: pd.DataFrame, external) -> pd.Series:
-    "1 if the partition(s) an internal measure scores best include one of the externally best partitions, else 0 (NaN if undefined)."
+    "1 if the partition(s) a measure scores best include one of the externally best partitions, else 0 (NaN if none)."
     S, ext = _oriented_pool(scores, external)
     top = _best(ext)
-    return pd.Series({m: float(len(_best(S[m]).intersection(top)) > 0) if S[m].notna().any() else np.nan for m in S.columns},
-                     name="hit_the_best")
+    return pd.Series({m: float(len(_best(S[m]).intersection(top)) > 0) if S[m].notna().any() else np.nan
+                      for m in S.columns}, name="hit_the_best")
 
+# %% ../nbs/11_evaluation.ipynb #95a67879
 def rank_difference(scores: pd.DataFrame, external) -> pd.Series:
-    "Sum over the pool of |rank by the external score - rank by the measure| (1 = best, ties share the lowest rank); 0 is perfect."
+    "Sum over the pool of |rank by the external score - rank by the measure| (1 = best, ties share the lowest rank)."
     S, ext = _oriented_pool(scores, external)
     r_ext = ext.rank(ascending=False, method="min")
-    return pd.Series({m: float((S[m].rank(ascending=False, method="min") - r_ext).abs().sum()) if S[m].notna().all() else np.nan
-                      for m in S.columns}, name="rank_difference")
+    return pd.Series({m: float((S[m].rank(ascending=False, method="min") - r_ext).abs().sum())
+                      if S[m].notna().all() else np.nan for m in S.columns}, name="rank_difference")
 
+# %% ../nbs/11_evaluation.ipynb #32e4ff39
 def regret(scores: pd.DataFrame, external) -> pd.Series:
-    "Best external score of the pool minus the external score of the partition(s) the measure ranks first (mean over ties)."
+    "Best external score of the pool minus the external score of the partition(s) the measure ranks first."
     S, ext = _oriented_pool(scores, external)
-    return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan for m in S.columns},
-                     name="regret")
+    return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan
+                      for m in S.columns}, name="regret")
 
 # %% ../nbs/11_evaluation.ipynb #d49d14ee
-from scipy.stats import friedmanchisquare, studentized_range
-
 @dataclass
 class FriedmanNemenyi:
-    "Friedman test over datasets (rows) and methods (columns), with Nemenyi's critical difference and pairwise p-values."
+    "Friedman test over datasets (rows) and methods (columns), with Nemenyi's critical difference and p-values."
     statistic: float
     p_value: float
     mean_ranks: pd.Series           # 1 = best, sorted best first
@@ -238,20 +271,28 @@ class FriedmanNemenyi:
     def groups(self) -> list[list[str]]:
         "Maximal runs of methods (in mean-rank order) whose mean ranks differ by at most the critical difference."
         names, r = self.mean_ranks.index.tolist(), self.mean_ranks.to_numpy()
-        runs = [names[i:int(np.searchsorted(r, r[i] + self.critical_difference, side="right"))] for i in range(len(r))]
+        runs = [names[i:int(np.searchsorted(r, r[i] + self.critical_difference, side="right"))]
+                for i in range(len(r))]
         return [g for i, g in enumerate(runs) if len(g) > 1 and not (i > 0 and set(g) <= set(runs[i - 1]))]
 
-def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, higher_is_better: bool = True) -> FriedmanNemenyi:
-    "Friedman's test of equal mean ranks of the methods (columns) over datasets (rows), and the Nemenyi post-hoc comparison."
+# %% ../nbs/11_evaluation.ipynb #1378e9ed
+def friedman_nemenyi(table: pd.DataFrame,              # rows: datasets, columns: methods; their performance
+                     *,
+                     alpha: float = 0.05,              # significance level of the critical difference, in (0, 1)
+                     higher_is_better: bool = True,    # False for errors (rank difference, regret)
+                    ) -> FriedmanNemenyi:
+    "Friedman's test of equal mean ranks of the methods (columns) over datasets (rows), and the Nemenyi post-hoc."
     if not 0 < alpha < 1:
         raise ValueError(f"friedman_nemenyi: alpha={alpha} must lie in (0, 1).")
     T = table.astype(float) if higher_is_better else -table.astype(float)
     full = T.dropna()
     k, N = T.shape[1], len(full)
     if k < 3:
-        raise ValueError(f"friedman_nemenyi: {k} method(s); the Friedman test needs at least 3 columns (for 2, use a paired test such as Wilcoxon's).")
+        raise ValueError(f"friedman_nemenyi: {k} method(s); the Friedman test needs at least 3 columns "
+                         "(for 2, use a paired test such as Wilcoxon's).")
     if N < 2:
-        raise ValueError(f"friedman_nemenyi: {N} dataset(s) with every method defined; give at least 2 rows without missing values.")
+        raise ValueError(f"friedman_nemenyi: {N} dataset(s) with every method defined; "
+                         "give at least 2 rows without missing values.")
     ranks = full.rank(axis=1, ascending=False, method="average")
     stat, p = friedmanchisquare(*[full[c].to_numpy() for c in full.columns])
     mean_ranks = ranks.mean(axis=0).sort_values()
@@ -265,7 +306,11 @@ def friedman_nemenyi(table: pd.DataFrame, *, alpha: float = 0.05, higher_is_bett
 # %% ../nbs/11_evaluation.ipynb #dd345e85
 KNEE_RULES = ("second_difference", "chord")
 
-def knee_point(ks, values, *, rule: str = "second_difference"):
+def knee_point(ks,                               # the k of each point (consecutive for the default rule)
+               values,                           # the curve's value at each k, finite
+               *,
+               rule: str = "second_difference",  # 'second_difference' or 'chord'
+              ):
     "The knee of a curve sampled at consecutive `ks` (see the prose for the two rules); NaN values are not allowed."
     if rule not in KNEE_RULES:
         raise ValueError(f"knee_point: rule={rule!r}; use one of {KNEE_RULES}.")
@@ -278,13 +323,15 @@ def knee_point(ks, values, *, rule: str = "second_difference"):
     k, v = k[order], v[order]
     if rule == "second_difference":
         if not np.all(np.diff(k) == 1):
-            raise ValueError(f"knee_point: rule='second_difference' needs consecutive k; got {k.tolist()} (use rule='chord').")
+            raise ValueError(f"knee_point: rule='second_difference' needs consecutive k; got {k.tolist()} "
+                             "(use rule='chord').")
         return k[1:-1][int(np.argmax(v[2:] - 2 * v[1:-1] + v[:-2]))].item()
     x = (k - k[0]) / (k[-1] - k[0])
     span = np.ptp(v)
     y = (v - v.min()) / span if span > 0 else np.zeros_like(v)
     return k[int(np.argmax(np.abs(y - (y[0] + (y[-1] - y[0]) * x))))].item()
 
+# %% ../nbs/11_evaluation.ipynb #9c7145ec
 def predict_k(curves: pd.DataFrame, *, rule: str = "second_difference") -> pd.Series:
     "Each measure's chosen number of clusters from its values at k = 2..K_max (rows; index or column `k`)."
     C = curves.set_index("k") if "k" in curves.columns else curves
@@ -304,14 +351,15 @@ def predict_k(curves: pd.DataFrame, *, rule: str = "second_difference") -> pd.Se
     return pd.Series(out, name="k_hat", dtype=float)
 
 # %% ../nbs/11_evaluation.ipynb #4e4b2800
-from sklearn.cluster import KMeans
-
-from .core import check_data
-
-def ci_similarity_runs(X, y, *, n_runs: int = 10, timing_repeats: int = 5, noise: str | None = None, random_state=None) -> pd.DataFrame:
+def ci_similarity_runs(X,                       # data, (n, d) array-like of finite numbers
+                       y,                       # reference labels, one per row
+                       *,
+                       n_runs: int = 10,        # k-means runs (random initialisation, one start each)
+                       timing_repeats: int = 5, # timings per CI call; the best is kept
+                       noise: str | None = None,  # how `check_data` treats noise labels (-1)
+                       random_state=None,       # seed or numpy Generator for the k-means seeds
+                      ) -> pd.DataFrame:
     "Per k-means run: CI against the labels by partition and by prototype similarity, and the seconds each call took."
-    from clm_nb.external import centroid_index
-    import time
     data = check_data(X, y, noise=noise, measure="ci_similarity_runs")
     Xk, labels, K = data.X, data.labels, data.K
     truth_centroids = data.stats.centroids
@@ -325,8 +373,8 @@ def ci_similarity_runs(X, y, *, n_runs: int = 10, timing_repeats: int = 5, noise
     for r in range(n_runs):
         km = KMeans(K, init="random", n_init=1, random_state=int(rng.integers(2**31))).fit(Xk)
         ci_part, t_part = best_time(lambda: centroid_index(labels, km.labels_))
-        ci_proto, t_proto = best_time(lambda: centroid_index(prototypes_a=truth_centroids, prototypes_b=km.cluster_centers_,
-                                                             similarity="prototype"))
+        ci_proto, t_proto = best_time(lambda: centroid_index(prototypes_a=truth_centroids,
+                                                             prototypes_b=km.cluster_centers_, similarity="prototype"))
         rows.append({"run": r, "K": K, "n": data.n, "d": data.d, "ci_partition": ci_part, "ci_prototype": ci_proto,
                      "seconds_partition": t_part, "seconds_prototype": t_proto})
     out = pd.DataFrame(rows)
