@@ -21,16 +21,138 @@ from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import NearestNeighbors
 
 from .core import check_X, get_measure
+from .datasets import subsample_dataset
 
 # %% auto #0
-__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'XMeans', 'Geometry', 'Technique',
-           'register_technique', 'techniques', 'cluster', 'SearchResult', 'search', 'partition_pool',
-           'classifier_proxies', 'ground_truth_task', 'classifier_task']
+__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique', 'register_technique', 'Geometry',
+           'cluster', 'techniques', 'XMeans', 'SearchResult', 'search', 'partition_pool', 'classifier_proxies',
+           'ground_truth_task', 'classifier_task']
+
+# %% ../nbs/10_clusterers.ipynb #1dac253f
+@dataclass(frozen=True)
+class Technique:
+    "A registered clustering technique: `fit(params, seed, geometry)` -> labels, else `build(params, seed)` fits X."
+    name: str
+    build: Callable | None     # (params, seed) -> an estimator with fit_predict, or None when `fit` is given
+    space: Callable            # (trial, geometry) -> params
+    default: Callable          # geometry -> params
+    reference: str
+    max_n: int | None = None   # the largest number of points it accepts (None: no limit)
+    fit: Callable | None = None  # (params, seed, geometry) -> labels, using the shared geometry
+
+    def labels(self, params: dict, seed: int, geometry: Geometry) -> np.ndarray:
+        "The labels of this technique with `params` and `seed` on `geometry.X`."
+        if self.fit is not None:
+            return np.asarray(self.fit(params, seed, geometry))
+        return np.asarray(self.build(params, seed).fit_predict(geometry.X))
+
+# %% ../nbs/10_clusterers.ipynb #ab0cd36b
+TECHNIQUES: dict[str, Technique] = {}
+
+def register_technique(name,            # the technique's name, the key of TECHNIQUES
+                       build,           # (params, seed) -> estimator with fit_predict, or None when `fit` is given
+                       space,           # (optuna trial, Geometry) -> params: the search space
+                       default,         # Geometry -> params: the defaults of `cluster`
+                       reference,       # the publication and implementation
+                       max_n=None,      # the largest number of points accepted (None: no limit)
+                       fit=None,        # (params, seed, Geometry) -> labels, used instead of `build`
+                      ):
+    "Register a clustering technique under `name` (see `Technique`)."
+    TECHNIQUES[name] = Technique(name, build, space, default, reference, max_n, fit)
+
+# %% ../nbs/10_clusterers.ipynb #37957ad3
+class Geometry:
+    "One dataset's reusable geometry: k-NN distances, distance matrix and linkage merge trees, each built on first use."
+    KNN_MAX = 50                       # neighbours computed at once: covers DBSCAN's min_samples range
+
+    def __init__(self, X):
+        self.X = X
+        self.n, self.d = X.shape
+        self._knn, self._dist, self._trees = None, None, {}
+
+    def knn_quantiles(self, k: int, qs) -> np.ndarray:
+        "Quantiles `qs` of every point's distance to its k-th nearest neighbour (floored at 1e-12)."
+        k = min(k, self.n - 1)
+        if self._knn is None or self._knn.shape[1] <= k:
+            kk = min(max(k, self.KNN_MAX), self.n - 1)
+            self._knn = NearestNeighbors(n_neighbors=kk + 1).fit(self.X).kneighbors(self.X)[0]
+        return np.maximum(np.quantile(self._knn[:, k], qs), 1e-12)
+
+    def distances(self) -> np.ndarray:
+        "The n x n Euclidean distance matrix (only for techniques that need it whatever happens)."
+        if self._dist is None:
+            self._dist = pairwise_distances(self.X)
+        return self._dist
+
+    def cut(self, linkage: str, k: int) -> np.ndarray:
+        "Labels of the k-cluster level of the `linkage` merge tree (built once per linkage)."
+        if linkage not in self._trees:
+            tree = skc.AgglomerativeClustering(1, linkage=linkage, compute_full_tree=True).fit(self.X)
+            self._trees[linkage] = tree.children_
+        return _cut_tree(self._trees[linkage], self.n, k)
+
+# %% ../nbs/10_clusterers.ipynb #bde487f4
+def _cut_tree(children: np.ndarray, n: int, k: int) -> np.ndarray:
+    "Apply the first n - k merges of a merge tree (scikit-learn's `children_`): the leaves' component labels."
+    m = n - min(max(k, 1), n)
+    nodes = n + np.arange(m)
+    rows = np.concatenate([children[:m, 0], children[:m, 1]])
+    graph = sparse.coo_array((np.ones(2 * m), (rows, np.concatenate([nodes, nodes]))), shape=(n + m, n + m))
+    return pd.factorize(connected_components(graph, directed=False)[1][:n])[0]
+
+# %% ../nbs/10_clusterers.ipynb #41f544cb
+def _k_max(n: int) -> int:
+    "The largest number of clusters searched on n points: max(3, ceil(sqrt(n))), at most 100."
+    return int(min(100, max(3, np.ceil(np.sqrt(n)))))
+
+# %% ../nbs/10_clusterers.ipynb #80ed2c32
+def _k_param(trial, g, name="n_clusters"):
+    "An integer parameter `name` in 2.._k_max(g.n), suggested by the optuna `trial`."
+    return trial.suggest_int(name, 2, _k_max(g.n))
+
+# %% ../nbs/10_clusterers.ipynb #7e4215d2
+def _technique(name: str) -> Technique:
+    "The registered technique `name`; a `ValueError` listing the registered names otherwise."
+    if name not in TECHNIQUES:
+        raise ValueError(f"no clustering technique named {name!r}; registered: {sorted(TECHNIQUES)}.")
+    return TECHNIQUES[name]
+
+# %% ../nbs/10_clusterers.ipynb #41bd3674
+def _run(tech: Technique, params: dict | None, seed: int, g: Geometry) -> np.ndarray:
+    "The labels of `tech` with `params` (its defaults if None) and `seed` on the geometry `g`."
+    if tech.max_n is not None and g.n > tech.max_n:
+        raise ValueError(f"{tech.name}: {g.n} points exceed this technique's limit of {tech.max_n} "
+                         "(it needs an n x n distance matrix); subsample the data or pick another technique.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", FutureWarning)           # scikit-learn's announcements
+        return tech.labels(params or tech.default(g), seed, g)
+
+# %% ../nbs/10_clusterers.ipynb #022e1534
+def cluster(name: str,             # a registered technique (see `techniques()`)
+            X,                     # data, (n, d) array-like of finite numbers
+            params: dict | None = None,  # the technique's parameters; its defaults if None
+            *,
+            random_state=None,     # seed or numpy Generator; the technique's seed is drawn from it
+           ) -> np.ndarray:
+    "Labels of technique `name` on X with `params` (its defaults if None); noise, if any, is labelled -1."
+    tech = _technique(name)
+    X = check_X(X, min_points=2, measure=name)
+    return _run(tech, params, int(np.random.default_rng(random_state).integers(2**31)), Geometry(X))
+
+# %% ../nbs/10_clusterers.ipynb #50012ba4
+def techniques() -> pd.DataFrame:
+    "The registered techniques: name, size limit and reference."
+    return pd.DataFrame([{"name": t.name, "max_n": t.max_n, "reference": t.reference} for t in TECHNIQUES.values()])
 
 # %% ../nbs/10_clusterers.ipynb #8fe8a988
 class XMeans:
     "X-means (Pelleg & Moore 2000): k-means that splits clusters while the spherical-Gaussian BIC improves."
-    def __init__(self, k_min: int = 2, k_max: int = 20, random_state=None):
+    def __init__(self,
+                 k_min: int = 2,      # the number of centres to start from
+                 k_max: int = 20,     # the most centres it may reach
+                 random_state=None,   # seed or numpy Generator for the k-means seeds
+                ):
         self.k_min, self.k_max, self.random_state = k_min, k_max, random_state
 
     @staticmethod
@@ -62,7 +184,8 @@ class XMeans:
                     new.append(pts.mean(0) if len(pts) else centres[j]); continue
                 parent = self._bic(pts, np.zeros(len(pts), int), pts.mean(0)[None])
                 two = skc.KMeans(2, n_init=2, random_state=seed()).fit(pts)
-                if self._bic(pts, two.labels_, two.cluster_centers_) > parent and len(new) + 2 + (centres.shape[0] - j - 1) <= self.k_max:
+                if (self._bic(pts, two.labels_, two.cluster_centers_) > parent
+                        and len(new) + 2 + (centres.shape[0] - j - 1) <= self.k_max):
                     new.extend(two.cluster_centers_)
                 else:
                     new.append(pts.mean(0))
@@ -74,82 +197,25 @@ class XMeans:
         self.labels_ = skc.KMeans(centres.shape[0], init=centres, n_init=1).fit(X).labels_
         return self.labels_
 
-# %% ../nbs/10_clusterers.ipynb #1dac253f
-class Geometry:
-    "One dataset's reusable geometry: k-NN distances, the dense distance matrix and linkage merge trees, each computed on first use."
-    KNN_MAX = 50                       # neighbours computed at once: covers DBSCAN's min_samples range
-
-    def __init__(self, X):
-        self.X = X
-        self.n, self.d = X.shape
-        self._knn, self._dist, self._trees = None, None, {}
-
-    def knn_quantiles(self, k: int, qs) -> np.ndarray:
-        "Quantiles `qs` of every point's distance to its k-th nearest neighbour (floored at 1e-12)."
-        k = min(k, self.n - 1)
-        if self._knn is None or self._knn.shape[1] <= k:
-            kk = min(max(k, self.KNN_MAX), self.n - 1)
-            self._knn = NearestNeighbors(n_neighbors=kk + 1).fit(self.X).kneighbors(self.X)[0]
-        return np.maximum(np.quantile(self._knn[:, k], qs), 1e-12)
-
-    def distances(self) -> np.ndarray:
-        "The n x n Euclidean distance matrix (only for techniques that need it whatever happens)."
-        if self._dist is None:
-            self._dist = pairwise_distances(self.X)
-        return self._dist
-
-    def cut(self, linkage: str, k: int) -> np.ndarray:
-        "Labels of the k-cluster level of the `linkage` merge tree (built once per linkage)."
-        if linkage not in self._trees:
-            self._trees[linkage] = skc.AgglomerativeClustering(1, linkage=linkage, compute_full_tree=True).fit(self.X).children_
-        return _cut_tree(self._trees[linkage], self.n, k)
-
-def _cut_tree(children: np.ndarray, n: int, k: int) -> np.ndarray:
-    "Apply the first n - k merges of a merge tree (scikit-learn's `children_`): the leaves' component labels."
-    m = n - min(max(k, 1), n)
-    nodes = n + np.arange(m)
-    rows = np.concatenate([children[:m, 0], children[:m, 1]])
-    graph = sparse.coo_array((np.ones(2 * m), (rows, np.concatenate([nodes, nodes]))), shape=(n + m, n + m))
-    return pd.factorize(connected_components(graph, directed=False)[1][:n])[0]
-
-@dataclass(frozen=True)
-class Technique:
-    "A registered clustering technique: `fit(params, seed, geometry)` -> labels, or else `build(params, seed).fit_predict(X)`."
-    name: str
-    build: Callable | None
-    space: Callable            # (trial, geometry) -> params
-    default: Callable          # geometry -> params
-    reference: str
-    max_n: int | None = None
-    fit: Callable | None = None
-
-    def labels(self, params: dict, seed: int, geometry: Geometry) -> np.ndarray:
-        if self.fit is not None:
-            return np.asarray(self.fit(params, seed, geometry))
-        return np.asarray(self.build(params, seed).fit_predict(geometry.X))
-
-TECHNIQUES: dict[str, Technique] = {}
-
-def register_technique(name, build, space, default, reference, max_n=None, fit=None):
-    TECHNIQUES[name] = Technique(name, build, space, default, reference, max_n, fit)
-
-def _k_max(n: int) -> int:
-    return int(min(100, max(3, np.ceil(np.sqrt(n)))))
-
-def _k_param(trial, g, name="n_clusters"):
-    return trial.suggest_int(name, 2, _k_max(g.n))
-
+# %% ../nbs/10_clusterers.ipynb #1c7a223b
 _K_DEFAULT = lambda g: {"n_clusters": min(8, g.n - 1)}
-_HDBSCAN_DENSE_MAX = 12_000            # 12,000^2 float64 = 1.15 GB
 
 register_technique("kmeans", lambda p, s: skc.KMeans(p["n_clusters"], n_init=3, random_state=s),
-                   lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT, "MacQueen (1967); scikit-learn KMeans, k-means++")
+                   lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
+                   "MacQueen (1967); scikit-learn KMeans, k-means++")
+
+# %% ../nbs/10_clusterers.ipynb #13122849
 def _kmedoids_fit(p, s, g):
-    import kmedoids
-    return kmedoids.KMedoids(p["n_clusters"], method="fasterpam", metric="precomputed", random_state=s).fit_predict(g.distances())
+    "k-medoids (FasterPAM) labels on the geometry's distance matrix."
+    import kmedoids                       # imported on first use: only k-medoids needs it
+    return kmedoids.KMedoids(p["n_clusters"], method="fasterpam", metric="precomputed",
+                             random_state=s).fit_predict(g.distances())
+
 register_technique("kmedoids", None, lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
-                   "Kaufman & Rousseeuw (1987); Schubert & Rousseeuw, FasterPAM (2021), `kmedoids` package", max_n=20_000,
-                   fit=_kmedoids_fit)
+                   "Kaufman & Rousseeuw (1987); Schubert & Rousseeuw, FasterPAM (2021), `kmedoids` package",
+                   max_n=20_000, fit=_kmedoids_fit)
+
+# %% ../nbs/10_clusterers.ipynb #4d9b22fc
 register_technique("xmeans", lambda p, s: XMeans(2, p["k_max"], random_state=s),
                    lambda t, g: {"k_max": _k_param(t, g, "k_max")}, lambda g: {"k_max": _k_max(g.n)},
                    "Pelleg & Moore, X-means (ICML 2000); BIC-driven implementation on scikit-learn KMeans")
@@ -158,28 +224,42 @@ register_technique("birch", lambda p, s: skc.Birch(threshold=p["threshold"], bra
                    lambda t, g: {"threshold": t.suggest_float("threshold", *g.knn_quantiles(2, [0.05, 0.95]), log=True),
                                  "branching_factor": t.suggest_int("branching_factor", 10, 100),
                                  "n_clusters": _k_param(t, g)},
-                   lambda g: {"threshold": float(g.knn_quantiles(2, [0.5])[0]), "branching_factor": 50, "n_clusters": min(8, g.n - 1)},
+                   lambda g: {"threshold": float(g.knn_quantiles(2, [0.5])[0]), "branching_factor": 50,
+                              "n_clusters": min(8, g.n - 1)},
                    "Zhang, Ramakrishnan & Livny, BIRCH (SIGMOD 1996); scikit-learn Birch")
+
+# %% ../nbs/10_clusterers.ipynb #ba1d4a7a
 def _dbscan_space(t, g):
+    "DBSCAN's search space: min_samples, then eps scaled to that min_samples' neighbour distances."
     ms = t.suggest_int("min_samples", 2, 50)
     lo, hi = g.knn_quantiles(ms, [0.01, 0.99])
     return {"min_samples": ms, "eps": t.suggest_float("eps", lo, max(hi, lo * 1.01), log=True)}
+
 register_technique("dbscan", lambda p, s: skc.DBSCAN(eps=p["eps"], min_samples=p["min_samples"]), _dbscan_space,
                    lambda g: {"eps": float(g.knn_quantiles(5, [0.9])[0]), "min_samples": 5},
                    "Ester, Kriegel, Sander & Xu, DBSCAN (KDD 1996); scikit-learn DBSCAN")
+
+# %% ../nbs/10_clusterers.ipynb #431c9185
+_HDBSCAN_DENSE_MAX = 12_000            # 12,000^2 float64 = 1.15 GB
+
 def _hdbscan_fit(p, s, g):
+    "HDBSCAN labels, on the distance matrix in high dimension, else on the points."
     kw = dict(min_cluster_size=p["min_cluster_size"], min_samples=p["min_samples"])
     if g.d > 20 and g.n <= _HDBSCAN_DENSE_MAX:            # brute force beats the trees in high dimension
         return skc.HDBSCAN(metric="precomputed", copy=True, **kw).fit_predict(g.distances())
     return skc.HDBSCAN(copy=True, **kw).fit_predict(g.X)
+
 register_technique("hdbscan", None,
                    lambda t, g: {"min_cluster_size": t.suggest_int("min_cluster_size", 2, max(3, min(200, g.n // 4))),
                                  "min_samples": t.suggest_int("min_samples", 1, 50)},
                    lambda g: {"min_cluster_size": 5, "min_samples": 5},
                    "Campello, Moulavi & Sander, HDBSCAN (PAKDD 2013); scikit-learn HDBSCAN", fit=_hdbscan_fit)
+
+# %% ../nbs/10_clusterers.ipynb #778df118
 for _link, _max in (("single", None), ("average", 20_000), ("complete", 20_000), ("ward", 20_000)):
     register_technique(_link, None, lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
-                       f"{_link} linkage agglomerative clustering; scikit-learn AgglomerativeClustering (one full tree, cut per k)",
+                       f"{_link} linkage agglomerative clustering; scikit-learn AgglomerativeClustering "
+                       "(one full tree, cut per k)",
                        max_n=_max, fit=(lambda link: lambda p, s, g: g.cut(link, p["n_clusters"]))(_link))
 register_technique("spectral", lambda p, s: skc.SpectralClustering(p["n_clusters"], affinity="nearest_neighbors",
                                                                    n_neighbors=p["n_neighbors"], random_state=s,
@@ -187,60 +267,51 @@ register_technique("spectral", lambda p, s: skc.SpectralClustering(p["n_clusters
                    lambda t, g: {"n_clusters": _k_param(t, g), "n_neighbors": t.suggest_int("n_neighbors", 5, 50)},
                    lambda g: {"n_clusters": min(8, g.n - 1), "n_neighbors": 10},
                    "Ng, Jordan & Weiss (NIPS 2001); scikit-learn SpectralClustering", max_n=20_000)
-register_technique("gmm", lambda p, s: GaussianMixture(p["n_components"], covariance_type=p["covariance_type"], random_state=s),
+register_technique("gmm", lambda p, s: GaussianMixture(p["n_components"], covariance_type=p["covariance_type"],
+                                                       random_state=s),
                    lambda t, g: {"n_components": _k_param(t, g, "n_components"),
-                                 "covariance_type": t.suggest_categorical("covariance_type", ["full", "diag", "spherical", "tied"])},
+                                 "covariance_type": t.suggest_categorical("covariance_type",
+                                                                          ["full", "diag", "spherical", "tied"])},
                    lambda g: {"n_components": min(8, g.n - 1), "covariance_type": "full"},
                    "Dempster, Laird & Rubin (1977); scikit-learn GaussianMixture")
-
-def techniques() -> pd.DataFrame:
-    "The registered techniques: name, size limit and reference."
-    return pd.DataFrame([{"name": t.name, "max_n": t.max_n, "reference": t.reference} for t in TECHNIQUES.values()])
-
-def _technique(name: str) -> Technique:
-    if name not in TECHNIQUES:
-        raise ValueError(f"no clustering technique named {name!r}; registered: {sorted(TECHNIQUES)}.")
-    return TECHNIQUES[name]
-
-def _run(tech: Technique, params: dict | None, seed: int, g: Geometry) -> np.ndarray:
-    if tech.max_n is not None and g.n > tech.max_n:
-        raise ValueError(f"{tech.name}: {g.n} points exceed this technique's limit of {tech.max_n} "
-                         "(it needs an n x n distance matrix); subsample the data or pick another technique.")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", FutureWarning)           # scikit-learn's announcements
-        return tech.labels(params or tech.default(g), seed, g)
-
-def cluster(name: str, X, params: dict | None = None, *, random_state=None) -> np.ndarray:
-    "Labels of technique `name` on X with `params` (its defaults if None); noise, if any, is labelled -1."
-    tech = _technique(name)
-    X = check_X(X, min_points=2, measure=name)
-    return _run(tech, params, int(np.random.default_rng(random_state).integers(2**31)), Geometry(X))
 
 # %% ../nbs/10_clusterers.ipynb #489f715e
 @dataclass
 class SearchResult:
+    "The outcome of `search`: the best trial's parameters, score and labels, and one row per trial."
     technique: str
     best_params: dict
     best_score: float
     best_labels: np.ndarray = field(repr=False)
     trials: pd.DataFrame = field(repr=False)
 
+# %% ../nbs/10_clusterers.ipynb #b92ca275
 def _also(spec) -> tuple:
-    "An extra measure to record: 'ami' or (label, registry name, kwargs) such as ('nmi_geometric', 'nmi', {'average': 'geometric'})."
+    "An extra measure to record: 'ami', or (label, registry name, kwargs) such as ('nmi_geometric', 'nmi', {...})."
     if isinstance(spec, str):
         return spec, get_measure(spec), {}
     label, name, kwargs = spec
     return label, get_measure(name), dict(kwargs)
 
-def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: str | None = None,
-           also=(), random_state=None, timeout: float | None = None) -> SearchResult:
-    "Bayesian (TPE) search of technique `name`'s hyper-parameters maximising `measure(y, labels)`; seeded and recorded."
-    import optuna
+# %% ../nbs/10_clusterers.ipynb #abe75ffe
+def search(name: str,                   # a registered technique
+           X,                           # data, (n, d) array-like of finite numbers
+           y,                           # the reference labels, one per row
+           *,
+           measure: str = "ari",        # the external measure maximised (a minimised one is negated)
+           n_trials: int = 30,          # optuna trials
+           noise: str | None = None,    # how the external measures treat the -1 labels of a clustering
+           also=(),                     # further external measures recorded at every trial (see `_also`)
+           random_state=None,           # seed or numpy Generator: seeds the sampler and every trial
+           timeout: float | None = None,  # seconds after which optuna stops starting trials
+          ) -> SearchResult:
+    "Bayesian (TPE) search of technique `name`'s hyper-parameters maximising `measure(y, labels)`; seeded, recorded."
+    import optuna                        # imported on first use: optuna takes ~1 s to import
     info = get_measure(measure)
     extra = [_also(a) for a in also]
     if info.kind != "external":
-        raise ValueError(f"search: measure {measure!r} is {info.kind}; give an external measure such as 'ari' or 'ami'.")
+        raise ValueError(f"search: measure {measure!r} is {info.kind}; "
+                         "give an external measure such as 'ari' or 'ami'.")
     tech = _technique(name)
     X = check_X(X, min_points=2, measure=name)
     y = np.asarray(y)
@@ -259,7 +330,8 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
         except (ValueError, np.linalg.LinAlgError) as e:
             labels, score, err = None, np.nan, str(e)
             recorded = {lab: np.nan for lab, _, _ in extra}
-        rows.append({"trial": trial.number, **params, "score": score, **recorded, "clusters_found": len(set(labels.tolist()) - {-1}) if labels is not None else np.nan,
+        rows.append({"trial": trial.number, **params, "score": score, **recorded,
+                     "clusters_found": len(set(labels.tolist()) - {-1}) if labels is not None else np.nan,
                      "seconds": time.perf_counter() - t0, "error": err})
         if labels is not None and sign * score > best["score"]:
             best.update(score=sign * score, labels=labels, params=params)
@@ -268,17 +340,27 @@ def search(name: str, X, y, *, measure: str = "ari", n_trials: int = 30, noise: 
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     study.optimize(objective, n_trials=n_trials, timeout=timeout)
     if best["labels"] is None:
-        raise ValueError(f"search: every trial of {name} failed; see the errors: {rows[0]['error'] if rows else 'no trial ran'}")
+        raise ValueError(f"search: every trial of {name} failed; "
+                         f"see the errors: {rows[0]['error'] if rows else 'no trial ran'}")
     return SearchResult(name, best["params"], sign * best["score"], best["labels"], pd.DataFrame(rows))
 
 # %% ../nbs/10_clusterers.ipynb #f6af01f3
 def _pairwise_quantiles(X, qs, rng, max_points: int = 2000) -> np.ndarray:
+    "Quantiles `qs` of the pairwise Euclidean distances of a random subset of at most `max_points` rows of X."
     S = X[rng.choice(len(X), min(max_points, len(X)), replace=False)]
     d = np.sqrt(np.maximum(((S[:, None, :] - S[None, :, :]) ** 2).sum(-1), 0))[np.triu_indices(len(S), 1)]
     return np.quantile(d, qs)
 
-def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_eps: int = 20,
-                   linkages=("average", "complete", "single", "ward"), random_state=None) -> list:
+# %% ../nbs/10_clusterers.ipynb #2cacaa6d
+def partition_pool(X,                          # data, (n, d) array-like of finite numbers
+                   protocol: str = "paper003", # 'paper002', 'paper003', 'paper004' or 'kselect' (table above)
+                   *,
+                   ks=None,                    # the numbers of clusters; the protocol's range if None
+                   seeds: int = 5,             # paper002: k-means seeds per k
+                   n_eps: int = 20,            # paper002: DBSCAN radii
+                   linkages=("average", "complete", "single", "ward"),  # paper002: the linkages
+                   random_state=None,          # seed or numpy Generator for every member's seed
+                  ) -> list:
     "Members `(family, params, labels)` of a paper's partition pool on X (see the table above)."
     X = check_X(X, min_points=3, measure="partition_pool")
     rng = np.random.default_rng(random_state)
@@ -318,7 +400,11 @@ def partition_pool(X, protocol: str = "paper003", *, ks=None, seeds: int = 5, n_
     return members
 
 # %% ../nbs/10_clusterers.ipynb #842d2a72
+CLASSIFIERS = ("svm", "knn", "mlp", "naive_bayes", "random_forest", "logistic_regression", "lda")
+
 def _classifier(name, trial, seed):
+    "Classifier `name` (one of CLASSIFIERS) with the hyper-parameters suggested by the optuna `trial`."
+    # imported on first use: only the classifier proxies need these scikit-learn modules
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
@@ -330,33 +416,43 @@ def _classifier(name, trial, seed):
     from sklearn.svm import SVC
     scaled = lambda m: make_pipeline(StandardScaler(), m)
     if name == "svm":
-        return scaled(SVC(C=trial.suggest_float("C", 1e-2, 1e3, log=True), gamma=trial.suggest_float("gamma", 1e-4, 10, log=True)))
+        return scaled(SVC(C=trial.suggest_float("C", 1e-2, 1e3, log=True),
+                          gamma=trial.suggest_float("gamma", 1e-4, 10, log=True)))
     if name == "knn":
         return scaled(KNeighborsClassifier(trial.suggest_int("n_neighbors", 1, 50)))
     if name == "mlp":
-        return scaled(MLPClassifier((trial.suggest_int("hidden", 8, 128, log=True),), alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
+        return scaled(MLPClassifier((trial.suggest_int("hidden", 8, 128, log=True),),
+                                    alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
                                     max_iter=300, early_stopping=True, random_state=seed))
     if name == "naive_bayes":
         return GaussianNB(var_smoothing=trial.suggest_float("var_smoothing", 1e-12, 1e-3, log=True))
     if name == "random_forest":
         return RandomForestClassifier(trial.suggest_int("n_estimators", 20, 200, log=True),
-                                      max_depth=trial.suggest_int("max_depth", 2, 32, log=True), random_state=seed, n_jobs=1)
+                                      max_depth=trial.suggest_int("max_depth", 2, 32, log=True), random_state=seed,
+                                      n_jobs=1)
     if name == "logistic_regression":
         return scaled(LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True), max_iter=1000))
     if name == "lda":
         return LinearDiscriminantAnalysis(solver="lsqr", shrinkage=trial.suggest_float("shrinkage", 0.0, 1.0))
     raise ValueError(name)
 
-CLASSIFIERS = ("svm", "knn", "mlp", "naive_bayes", "random_forest", "logistic_regression", "lda")
-
-def classifier_proxies(X, y, *, classifiers=CLASSIFIERS, n_trials: int = 10, cv: int = 5, random_state=None) -> dict:
-    "Paper 000's supervised CLM proxies: best 5-fold CV accuracy per classifier after a TPE search, and their max ('ensemble')."
-    import optuna
+# %% ../nbs/10_clusterers.ipynb #b6fe8202
+def classifier_proxies(X,                          # data, (n, d) array-like of finite numbers
+                       y,                          # the labels, one per row
+                       *,
+                       classifiers=CLASSIFIERS,    # which of CLASSIFIERS to run
+                       n_trials: int = 10,         # optuna trials per classifier
+                       cv: int = 5,                # cross-validation folds (stratified, shuffled)
+                       random_state=None,          # seed or numpy Generator for the folds, samplers and models
+                      ) -> dict:
+    "Paper 000's CLM proxies: best CV accuracy per classifier after a TPE search, and their max ('ensemble')."
+    import optuna                                  # imported on first use: optuna takes ~1 s to import
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     X = check_X(X, min_points=2 * cv, measure="classifier_proxies")
     y = pd.factorize(np.asarray(y), sort=True)[0]
     if np.bincount(y).min() < cv:
-        raise ValueError(f"classifier_proxies: the smallest class has {np.bincount(y).min()} points, fewer than cv={cv} folds.")
+        raise ValueError(f"classifier_proxies: the smallest class has {np.bincount(y).min()} points, "
+                         f"fewer than cv={cv} folds.")
     seed = int(np.random.default_rng(random_state).integers(2**31))
     folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -376,18 +472,29 @@ def classifier_proxies(X, y, *, classifiers=CLASSIFIERS, n_trials: int = 10, cv:
 
 # %% ../nbs/10_clusterers.ipynb #8891663b
 PAPER000_TECHNIQUES = ("hdbscan", "dbscan", "kmeans", "kmedoids", "xmeans", "birch", "single", "average", "complete")
-GT_MEASURES = (("ami", "ami", {}), ("ari", "ari", {}), ("v_measure", "v_measure", {}), ("nmi_geometric", "nmi", {"average": "geometric"}))
 
+# %% ../nbs/10_clusterers.ipynb #1f1d0952
+GT_MEASURES = (("ami", "ami", {}), ("ari", "ari", {}), ("v_measure", "v_measure", {}),
+               ("nmi_geometric", "nmi", {"average": "geometric"}))
+
+# %% ../nbs/10_clusterers.ipynb #60ff65bd
 def _at_most(X, y, max_points: int | None, rng):
     "(X, y), or a stratified random subsample of `max_points` points when there are more."
     if max_points is not None and len(y) > max_points:
-        from clm_nb.datasets import subsample_dataset
         return subsample_dataset(X, y, max_points, random_state=rng)
     return X, y
 
-def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | None = None,
-                      max_points: int | None = None, random_state=None) -> dict:
-    "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000's GT)."
+# %% ../nbs/10_clusterers.ipynb #7eb57810
+def ground_truth_task(X,                              # data, (n, d) array-like of finite numbers
+                      y,                              # the reference labels, one per row
+                      technique: str,                 # a registered technique
+                      *,
+                      n_trials: int = 20,             # optuna trials of the one search
+                      noise: str | None = None,       # how the external measures treat -1 labels
+                      max_points: int | None = None,  # search a stratified subsample of this many points if n is larger
+                      random_state=None,              # seed or numpy Generator for the subsample and the search
+                     ) -> dict:
+    "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000)."
     rng = np.random.default_rng(random_state)
     X, y = _at_most(X, y, max_points, rng)
     res = search(technique, X, y, measure="ari", n_trials=n_trials, noise=noise, random_state=rng,
@@ -398,7 +505,14 @@ def ground_truth_task(X, y, technique: str, *, n_trials: int = 20, noise: str | 
     out.update({label: float(np.nanmax(t[label])) for label, _, _ in GT_MEASURES})
     return out
 
-def classifier_task(X, y, *, n_trials: int = 10, max_points: int | None = None, random_state=None) -> dict:
+# %% ../nbs/10_clusterers.ipynb #b7656961
+def classifier_task(X,                              # data, (n, d) array-like of finite numbers
+                    y,                              # the labels, one per row
+                    *,
+                    n_trials: int = 10,             # optuna trials per classifier
+                    max_points: int | None = None,  # run on a stratified subsample of this many points if n is larger
+                    random_state=None,              # seed or numpy Generator for the subsample and the proxies
+                   ) -> dict:
     "Paper 000's classifier proxies of one dataset (on at most `max_points` stratified points), as a runner task."
     rng = np.random.default_rng(random_state)
     X, y = _at_most(X, y, max_points, rng)
