@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_between.py [--data ../shared/datasets] [--collection hjn_labeled96]
                                                  [--measures ch_btwn ch_a ...] [--n-permutations 20]
 
-Runs the measures as the dataset-ranking study does (clm_nb.runner.score_datasets: validation once per dataset, the
+Runs the measures as the dataset-ranking study does (clm_nb.tasks.score_datasets: validation once per dataset, the
 pair engine's cluster sums shared by dunn_a and sc_a), and prints the total per measure, the slowest datasets and
 the wall-clock time. The acceptance target of issue 4: the seven between measures (ch_btwn and the six IVM_A) over
 hjn_labeled96 in <= 60 s on the 2-core machine."""
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from clm_nb.datasets import iter_datasets, list_datasets
-from clm_nb.runner import score_datasets
+from clm_nb.tasks import score_datasets
 
 SEVEN = ["ch_btwn", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a"]
 

@@ -24,9 +24,9 @@ import pytest
 
 from clm_nb.datasets import list_datasets
 from clm_nb.report import profile_tasks
-from clm_nb.runner import (FAULTS, Task, _closure, code_version, demo_task, ground_truth_tasks, load_results,
-                           measures_tasks, read_result, result_path, run, run_errors, spreadsheet_safe, stored_status,
-                           task_seed, value_digest)
+from clm_nb.runner import (FAULTS, Task, _closure, code_version, demo_task, load_results, read_result, result_path, run,
+                           run_errors, spreadsheet_safe, stored_status, task_seed, value_digest)
+from clm_nb.tasks import ground_truth_tasks, measures_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ROOT / "nbs" / "studies"
@@ -129,12 +129,14 @@ def test_code_version_follows_the_clm_nb_modules_a_task_imports():
     from clm_nb.clusterers import ground_truth_task
     from clm_nb.report import profile_task
     assert code_version(ground_truth_task) != code_version(profile_task)
-    assert code_version(demo_task) == code_version(measures_tasks)          # same module
+    assert code_version(demo_task) == code_version(run)                     # same module
+    from clm_nb.tasks import measures_task
+    assert code_version(measures_task) == code_version(measures_tasks)      # same module
 
 
 def test_code_version_sees_the_measures_a_task_reaches_by_name():
     "measures_task calls measures through the registry, which no import statement shows: their modules count too."
-    from clm_nb.runner import measures_task
+    from clm_nb.tasks import measures_task
     reached = {n for n, _ in _closure(measures_task.__module__)}
     assert {"clm_nb.internal", "clm_nb.between", "clm_nb.cvi", "clm_nb.curves", "clm_nb.dsi", "clm_nb.external"} <= reached
 
