@@ -13,20 +13,28 @@ from .pairs import DEFAULT_MAX_MEMORY, summarize
 # %% auto #0
 __all__ = ['ESTIMATORS', 'aucc', 'auprc', 'auiprc', 'sauprc']
 
-# %% ../nbs/06_curves.ipynb #8fb8fc63
-_DOC_ARGS = "max_memory bounds the engine's memory; the result is exact whatever its value (a smaller budget costs passes)."
+# %% ../nbs/06_curves.ipynb #111bbe86
+_DOC_ARGS = ("max_memory bounds the engine's memory; the result is exact whatever its value "
+             "(a smaller budget costs passes).")
 
 @register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
-          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory passes (max_memory in bytes) beyond; memory <= max_memory",
+          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about "
+                     "6.7 n^2/max_memory passes (max_memory in bytes) beyond; memory <= max_memory",
           reference="Jaskowiak, Costa & Campello (2022), The area under the ROC curve as a measure of clustering "
                     "quality, Data Mining and Knowledge Discovery 36(3):1219-1245")
-def aucc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-         max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def aucc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+         labels=None,                           # one label per row, any hashable values
+         *,
+         metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+         noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+         random_state=None,                     # accepted for a common signature; unused (exact, not random)
+         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+        ) -> float:
     "Area under the ROC curve of pairs ranked by similarity, same-cluster pairs positive (higher is better)."
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="aucc")
     return float((s.concordant + 0.5 * s.ties) / (float(s.n_within) * s.n_between))
 
-# %% ../nbs/06_curves.ipynb #e9bb4040
+# %% ../nbs/06_curves.ipynb #67f61d6c
 ESTIMATORS = ("step", "trapezoid")
 
 def _estimator(estimator: str, measure: str = "") -> str:
@@ -36,6 +44,7 @@ def _estimator(estimator: str, measure: str = "") -> str:
         raise ValueError(f"{e} ('step' = average precision, 'trapezoid' = trapezoidal rule over the precision-recall "
                          "points)") from None
 
+# %% ../nbs/06_curves.ipynb #3eb3fe0e
 def _pr(X, labels, needs, *, metric, noise, max_memory, estimator, measure):
     estimator = _estimator(estimator, measure)
     s = summarize(X, labels, needs, metric=metric, noise=noise, max_memory=max_memory, measure=measure)
@@ -43,32 +52,59 @@ def _pr(X, labels, needs, *, metric, noise, max_memory, estimator, measure):
     ap, api = (s.ap if step else s.ap_trapezoid), (s.ap_inverse if step else s.ap_inverse_trapezoid)
     return min(max(float(ap), 0.0), 1.0), min(max(float(api), 0.0), 1.0)      # rounding can pass 1 by an ulp or two
 
+# %% ../nbs/06_curves.ipynb #6a5b297f
 _PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory "
                   "passes (max_memory in bytes) beyond; memory <= max_memory")
+
 _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under precision-recall curves (preprint)"
 
 @register("auprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["pr"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
-def auprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
-          max_memory: int = DEFAULT_MAX_MEMORY) -> float:
-    "Area under the precision-recall curve of pairs ranked by similarity, same-cluster pairs positive (higher is better)."
+def auprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+          labels=None,                           # one label per row, any hashable values
+          *,
+          metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+          noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+          random_state=None,                     # accepted for a common signature; unused (exact, not random)
+          estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
+          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+         ) -> float:
+    """Area under the precision-recall curve of pairs ranked by similarity, same-cluster pairs positive (higher is
+    better)."""
     return float(_pr(X, labels, ["pr"], metric=metric, noise=noise, max_memory=max_memory, estimator=estimator,
                      measure="auprc")[0])
 
+# %% ../nbs/06_curves.ipynb #0f9a838c
 @register("auiprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
-def auiprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
-           max_memory: int = DEFAULT_MAX_MEMORY) -> float:
-    "Area under the inverse precision-recall curve: between-cluster pairs positive, ranked by distance (higher is better)."
+def auiprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+           labels=None,                           # one label per row, any hashable values
+           *,
+           metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+           noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+           random_state=None,                     # accepted for a common signature; unused (exact, not random)
+           estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
+           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+          ) -> float:
+    """Area under the inverse precision-recall curve: between-cluster pairs positive, ranked by distance (higher is
+    better)."""
     return float(_pr(X, labels, ["pr_inverse"], metric=metric, noise=noise, max_memory=max_memory,
                      estimator=estimator, measure="auiprc")[1])
 
+# %% ../nbs/06_curves.ipynb #3fb248b8
 @register("sauprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["pr", "pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
-def sauprc(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, estimator: str = "step",
-           max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def sauprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+           labels=None,                           # one label per row, any hashable values
+           *,
+           metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+           noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+           random_state=None,                     # accepted for a common signature; unused (exact, not random)
+           estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
+           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+          ) -> float:
     "Symmetric area under precision-recall: the mean of AUPRC and AUIPRC, from one computation (higher is better)."
     ap, api = _pr(X, labels, ["pr", "pr_inverse"], metric=metric, noise=noise, max_memory=max_memory,
                   estimator=estimator, measure="sauprc")
