@@ -13,14 +13,22 @@ from .pairs import DEFAULT_MAX_MEMORY, summarize
 # %% auto #0
 __all__ = ['dsi', 'dsi_per_cluster']
 
-# %% ../nbs/07_dsi.ipynb #7a1e968e
+# %% ../nbs/07_dsi.ipynb #3849a34a
 @register("dsi", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ks"],
           complexity="O(n^2 d) time in 2 passes of the pair engine (typically), O(n + K * buckets) memory",
-          reference="Guan & Loew, A distance-based separability measure for internal cluster validation (2020 preprint; "
+          reference="Guan & Loew, A distance-based separability measure for internal cluster validation "
+                    "(2020 preprint; "
                     "Int. J. on Artificial Intelligence Tools, 2022)")
-def dsi(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-        max_memory: int = DEFAULT_MAX_MEMORY) -> float:
-    "Distance-based Separability Index: mean over clusters of KS(intra-cluster, between-cluster distances) (higher is better)."
+def dsi(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+        labels=None,                           # one label per row, any hashable values
+        *,
+        metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+        noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        random_state=None,                     # accepted for a common signature; unused (exact, not random)
+        max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+       ) -> float:
+    """Distance-based Separability Index: mean over clusters of KS(intra-cluster, between-cluster distances) (higher
+    is better)."""
     s = summarize(X, labels, ["ks"], metric=metric, noise=noise, max_memory=max_memory, measure="dsi")
     ks = s.ks[np.isfinite(s.ks)]
     if ks.size == 0:
@@ -28,7 +36,13 @@ def dsi(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=N
                          "DSI needs at least one cluster with two or more points.")
     return float(ks.mean())
 
-def dsi_per_cluster(X, labels=None, *, metric: str = "euclidean", noise=None,
-                    max_memory: int = DEFAULT_MAX_MEMORY) -> np.ndarray:
+# %% ../nbs/07_dsi.ipynb #ad6920be
+def dsi_per_cluster(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+                    labels=None,                           # one label per row, any hashable values
+                    *,
+                    metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+                    noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                    max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+                   ) -> np.ndarray:
     "Each cluster's KS distance (in the order of the sorted labels; nan for singleton clusters)."
     return summarize(X, labels, ["ks"], metric=metric, noise=noise, max_memory=max_memory, measure="dsi").ks
