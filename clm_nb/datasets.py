@@ -35,7 +35,8 @@ DATA_ENV = "CLM_NB_DATA"
 MANIFEST = "manifest.csv"
 
 def _check_bundle_dir(path: Path, origin: str) -> Path:
-    "`path` resolved, if it is a folder holding `manifest.csv`; otherwise a `ValueError` naming it and where it came from."
+    """`path` resolved, if it is a folder holding `manifest.csv`; otherwise a `ValueError` naming it and where it came
+    from."""
     path = Path(path).expanduser()
     if not path.exists():
         raise ValueError(f"{origin} = '{path}' does not exist. Pass the folder that holds {MANIFEST} "
@@ -47,13 +48,16 @@ def _check_bundle_dir(path: Path, origin: str) -> Path:
                          "and <collection>/<name>.npz files (see data/README.md).")
     return path.resolve()
 
+# %% ../nbs/09_datasets.ipynb #f35c6c38
 def resolve_data_dir(data_dir: str | os.PathLike | None | bool = None) -> Path | None:
-    "The bundle folder to read: `data_dir`, else `$CLM_NB_DATA`, else `None` (= embedded default; `data_dir=False` forces it)."
+    """The bundle folder to read: `data_dir`, else `$CLM_NB_DATA`, else `None` (= embedded default; `data_dir=False`
+    forces it)."""
     if data_dir is False:
         return None
     if data_dir is not None:
         if not isinstance(data_dir, (str, os.PathLike)):
-            raise ValueError(f"data_dir={data_dir!r} must be a folder path, None (= $CLM_NB_DATA or the embedded default) "
+            raise ValueError(f"data_dir={data_dir!r} must be a folder path, None (= $CLM_NB_DATA or the embedded "
+                             f"default) "
                              "or False (= the embedded default).")
         return _check_bundle_dir(Path(data_dir), "data_dir")
     env = os.environ.get(DATA_ENV, "").strip()
@@ -63,12 +67,12 @@ def resolve_data_dir(data_dir: str | os.PathLike | None | bool = None) -> Path |
 @dataclass(frozen=True, eq=False)
 class Dataset:
     "One labeled dataset: `X` float64 (n, d), `y` (n,) reference labels with noise as -1, `description` and `meta`."
-    name: str
-    collection: str
-    X: np.ndarray
-    y: np.ndarray
-    description: str = ""
-    meta: dict = field(default_factory=dict)
+    name: str                                  # the dataset's name in its collection
+    collection: str                            # the collection, nested with '/' (e.g. 'gagolews_v1/sipu')
+    X: np.ndarray                              # the data, float64, (n, d)
+    y: np.ndarray                              # the reference labels, (n,); -1 marks noise
+    description: str = ""                      # the source's description
+    meta: dict = field(default_factory=dict)   # source, file, label variant, noise marker, sha256, ...
 
     @property
     def n(self) -> int: return self.X.shape[0]
@@ -102,6 +106,7 @@ def _stat_key(path) -> tuple[int, int, int, int]:
     st = os.stat(path)
     return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
+# %% ../nbs/09_datasets.ipynb #3255bc2b
 @lru_cache(maxsize=4096)
 def _file_digest_cached(path: str, ino: int, size: int, mtime_ns: int, ctime_ns: int) -> str:
     "SHA-256 of the file's bytes; the stat fields are only the cache key."
@@ -111,12 +116,15 @@ def _file_digest_cached(path: str, ino: int, size: int, mtime_ns: int, ctime_ns:
             h.update(chunk)
     return h.hexdigest()
 
+# %% ../nbs/09_datasets.ipynb #94012a5e
 def file_digest(path: str | os.PathLike) -> str:
-    "Hex SHA-256 of the bytes of the file at `path` (cached while the file's inode, size, mtime and ctime are unchanged)."
+    """Hex SHA-256 of the bytes of the file at `path` (cached while the file's inode, size, mtime and ctime are
+    unchanged)."""
     try:
         p = Path(path).resolve()
         if not p.is_file():
-            raise ValueError(f"file_digest: {p} is not a regular file" + ("" if p.exists() else " (it does not exist)") + ".")
+            raise ValueError(f"file_digest: {p} is not a regular file"
+                             + ("" if p.exists() else " (it does not exist)") + ".")
         return _file_digest_cached(str(p), *_stat_key(p))
     except OSError as e:
         raise ValueError(f"file_digest: cannot read {path}: {e}.") from e
@@ -130,8 +138,10 @@ def _object_bytes(a: np.ndarray) -> bytes:
         parts.append(len(text).to_bytes(8, "little") + text)
     return b"".join(parts)
 
+# %% ../nbs/09_datasets.ipynb #d16e3217
 def array_digest(*arrays) -> str:
-    "Hex SHA-256 of the dtype, shape and bytes of each array, in order (object arrays: of each element's type and repr)."
+    """Hex SHA-256 of the dtype, shape and bytes of each array, in order (object arrays: of each element's type and
+    repr)."""
     h = hashlib.sha256(f"clm_nb.array_digest/1 {len(arrays)}\n".encode())
     for a in arrays:
         a = np.asarray(a)
@@ -146,7 +156,8 @@ def array_digest(*arrays) -> str:
 SCENARIOS = ("match", "shuffled", "split", "merged")
 
 def _blob_centers(rng: np.random.Generator, k: int, d: int, min_dist: float) -> np.ndarray:
-    "`k` centres in `d` dimensions, pairwise at least `min_dist` apart (rejection sampling in a box that grows when crowded)."
+    """`k` centres in `d` dimensions, pairwise at least `min_dist` apart (rejection sampling in a box that grows when
+    crowded)."""
     side = 2 * min_dist * k ** (1 / d)
     centers, rejected = [], 0
     while len(centers) < k:
@@ -158,13 +169,15 @@ def _blob_centers(rng: np.random.Generator, k: int, d: int, min_dist: float) -> 
             if rejected % 100 == 0: side *= 1.2
     return np.array(centers)
 
+# %% ../nbs/09_datasets.ipynb #6caebc7b
 def _check_blob_args(scenario, n_samples, n_clusters, n_features, cluster_std, separation, shuffle_fraction):
     "A `ValueError` for any argument of `make_clm_blobs` out of its range."
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario={scenario!r} is unknown; use one of {SCENARIOS}.")
     min_k = 3 if scenario == "merged" else 2
     if n_clusters < min_k:
-        raise ValueError(f"scenario={scenario!r} needs n_clusters >= {min_k} (so at least two labels remain); got {n_clusters}.")
+        raise ValueError(f"scenario={scenario!r} needs n_clusters >= {min_k} (so at least two labels remain); got "
+                         f"{n_clusters}.")
     if n_samples < 2 * n_clusters:
         raise ValueError(f"n_samples={n_samples} is too small: give at least 2 points per cluster ({2 * n_clusters}).")
     if n_features < 1:
@@ -182,8 +195,13 @@ def _shuffle_labels(rng: np.random.Generator, y: np.ndarray, fraction: float, k:
     y[moved] = (y[moved] + rng.integers(1, k, size=moved.size)) % k
     return y
 
-def shuffle_labels(labels, fraction: float, *, random_state=None) -> np.ndarray:
-    "`labels` (any hashable values) with exactly round(fraction·n) points moved to one of the other labels, uniformly."
+# %% ../nbs/09_datasets.ipynb #d75e50e8
+def shuffle_labels(labels,              # one label per point, any hashable values, at least two distinct
+                   fraction: float,     # the share of points moved, in [0, 1]
+                   *,
+                   random_state=None,   # seed or numpy Generator
+                  ) -> np.ndarray:
+    "`labels` with exactly round(fraction·n) points moved to one of the other labels, uniformly."
     if not 0 <= fraction <= 1:
         raise ValueError(f"fraction={fraction} must lie in [0, 1].")
     codes, classes = encode_labels(labels)
@@ -191,6 +209,7 @@ def shuffle_labels(labels, fraction: float, *, random_state=None) -> np.ndarray:
         raise ValueError("shuffle_labels needs at least two distinct labels to move points between.")
     return classes[_shuffle_labels(np.random.default_rng(random_state), codes, fraction, classes.shape[0])]
 
+# %% ../nbs/09_datasets.ipynb #5a855b30
 def _split_cluster(rng: np.random.Generator, X: np.ndarray, y: np.ndarray, cluster: int, new_label: int) -> np.ndarray:
     "`y` with the points of `cluster` on one side of a random hyperplane through its median relabelled `new_label`."
     members = np.flatnonzero(y == cluster)
@@ -199,16 +218,25 @@ def _split_cluster(rng: np.random.Generator, X: np.ndarray, y: np.ndarray, clust
     y[members[proj > np.median(proj)]] = new_label
     return y
 
+# %% ../nbs/09_datasets.ipynb #aebe9e82
 def _merge_clusters(y: np.ndarray, a: int, b: int) -> np.ndarray:
     "`y` with cluster `b` given the label of `a`, then renumbered 0..k-2."
     y = np.where(y == b, a, y)
     return np.unique(y, return_inverse=True)[1].astype(np.int64)
 
 # %% ../nbs/09_datasets.ipynb #40dbffac
-def make_clm_blobs(scenario: str = "match", *, n_samples: int = 600, n_clusters: int = 4, n_features: int = 2,
-                   cluster_std: float = 1.0, separation: float = 6.0, shuffle_fraction: float = 0.2,
-                   random_state=None, return_clusters: bool = False):
-    "Gaussian blobs labelled so that their CLM is known: `scenario` in 'match', 'shuffled', 'split', 'merged'. Returns `(X, y)`."
+def make_clm_blobs(scenario: str = "match",       # 'match', 'shuffled', 'split' or 'merged' (table above)
+                   *,
+                   n_samples: int = 600,           # points, at least 2 per cluster
+                   n_clusters: int = 4,            # Gaussians (>= 2; >= 3 for 'merged')
+                   n_features: int = 2,            # dimensions
+                   cluster_std: float = 1.0,       # standard deviation of every Gaussian
+                   separation: float = 6.0,        # least distance between centres, in units of cluster_std
+                   shuffle_fraction: float = 0.2,  # 'shuffled': the share of points given another cluster's label
+                   random_state=None,              # seed or numpy Generator
+                   return_clusters: bool = False,  # also return the generating cluster of every point
+                  ):
+    "Gaussian blobs labelled so that their CLM is known by construction. Returns `(X, y)` (and the clusters)."
     _check_blob_args(scenario, n_samples, n_clusters, n_features, cluster_std, separation, shuffle_fraction)
     rng = np.random.default_rng(random_state)
     centers = _blob_centers(rng, n_clusters, n_features, separation * cluster_std)
@@ -232,22 +260,37 @@ def _rotation2(angle: float) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s], [s, c]])
 
-def make_two_gaussians(n_samples: int = 10_000, *, n_features: int = 100, std_a=None, std_b=None, angle_a=None,
-                       angle_b=None, proportion=None, distance=None, random_state=None, return_params: bool = False):
-    "Paper 000 §5.1: two bivariate Gaussian classes (8 parameters, drawn when not given) plus n_features − 2 noise dimensions."
+# %% ../nbs/09_datasets.ipynb #e856dee9
+def make_two_gaussians(n_samples: int = 10_000,        # points (>= 4)
+                       *,
+                       n_features: int = 100,          # dimensions (>= 2): the cluster plane and n_features - 2 noise
+                       std_a=None,                     # class A's two standard deviations; drawn in [0.5, 2] if None
+                       std_b=None,                     # class B's two standard deviations; drawn in [0.5, 2] if None
+                       angle_a=None,                   # orientation of class A; drawn in [0, pi) if None
+                       angle_b=None,                   # orientation of class B; drawn in [0, pi) if None
+                       proportion=None,                # share of class A, in (0, 1); drawn in [0.1, 0.9] if None
+                       distance=None,                  # distance between the means (>= 0); drawn in [0, 8] if None
+                       random_state=None,              # seed or numpy Generator
+                       return_params: bool = False,    # also return the eight parameters
+                      ):
+    "Paper 000 §5.1: two bivariate Gaussian classes plus n_features − 2 noise dimensions. Returns `(X, y)`."
     if n_samples < 4 or n_features < 2:
         raise ValueError(f"make_two_gaussians: n_samples={n_samples} must be >= 4 and n_features={n_features} >= 2.")
     rng = np.random.default_rng(random_state)
     draw = lambda v, lo, hi, size=None: np.asarray(v, float) if v is not None else rng.uniform(lo, hi, size)
-    params = {"std_a": draw(std_a, 0.5, 2.0, 2), "std_b": draw(std_b, 0.5, 2.0, 2), "angle_a": float(draw(angle_a, 0, np.pi)),
+    params = {"std_a": draw(std_a, 0.5, 2.0, 2), "std_b": draw(std_b, 0.5, 2.0, 2),
+              "angle_a": float(draw(angle_a, 0, np.pi)),
               "angle_b": float(draw(angle_b, 0, np.pi)), "proportion": float(draw(proportion, 0.1, 0.9)),
               "distance": float(draw(distance, 0.0, 8.0))}
-    if not 0 < params["proportion"] < 1 or (params["std_a"] <= 0).any() or (params["std_b"] <= 0).any() or params["distance"] < 0:
-        raise ValueError("make_two_gaussians: proportion must lie in (0, 1), standard deviations be > 0 and distance >= 0.")
+    if (not 0 < params["proportion"] < 1 or (params["std_a"] <= 0).any() or (params["std_b"] <= 0).any()
+            or params["distance"] < 0):
+        raise ValueError("make_two_gaussians: proportion must lie in (0, 1), standard deviations be > 0 and distance "
+                         ">= 0.")
     n_a = int(round(params["proportion"] * n_samples)); n_a = min(max(n_a, 1), n_samples - 1)
     y = np.r_[np.zeros(n_a, np.int64), np.ones(n_samples - n_a, np.int64)]
     X = np.empty((n_samples, n_features))
-    for label, std, angle, shift in ((0, params["std_a"], params["angle_a"], 0.0), (1, params["std_b"], params["angle_b"], params["distance"])):
+    for label, std, angle, shift in ((0, params["std_a"], params["angle_a"], 0.0),
+                                     (1, params["std_b"], params["angle_b"], params["distance"])):
         idx = y == label
         R = _rotation2(angle)
         X[idx, :2] = (rng.standard_normal((idx.sum(), 2)) * std) @ R.T + [shift, 0.0]
@@ -257,7 +300,14 @@ def make_two_gaussians(n_samples: int = 10_000, *, n_features: int = 100, std_a=
     out = (X[order], y[order])
     return out + (params,) if return_params else out
 
-def subsample_dataset(X, y, n_samples: int, n_features: int | None = None, *, random_state=None):
+# %% ../nbs/09_datasets.ipynb #850a0628
+def subsample_dataset(X,                               # data, (n, d)
+                      y,                               # class labels, one per row
+                      n_samples: int,                  # points kept, 1..n
+                      n_features: int | None = None,   # the first columns kept, 1..d (all if None)
+                      *,
+                      random_state=None,               # seed or numpy Generator
+                     ):
     "N points drawn without replacement preserving the class proportions, and the first `n_features` columns."
     X, y = np.asarray(X), np.asarray(y)
     if not 0 < n_samples <= len(y):
@@ -294,19 +344,28 @@ def _place_clusters(rng, k: int, d: int, sigma_for, hi: float, *, attempts: int,
             break
     return np.array(centres), np.array(sigmas)
 
-def make_imbalanced_blobs(n_clusters: int, imbalance: float = 0.0, *, n_samples: int = 500, random_state=None,
-                          return_params: bool = False):
+# %% ../nbs/09_datasets.ipynb #f9767d9f
+def make_imbalanced_blobs(n_clusters: int,               # clusters, 2..n_samples
+                          imbalance: float = 0.0,        # share of the points in the big cluster, in [0, 1); 0: equal
+                          *,
+                          n_samples: int = 500,          # points
+                          random_state=None,             # seed or numpy Generator
+                          return_params: bool = False,   # also return the centres, sigmas and sizes
+                         ):
     "Paper 003 §4.2.3: 2-D clusters in [0, 500]², variance in [2, 50], one cluster holding `imbalance` of the points."
     if not 2 <= n_clusters <= n_samples or not 0 <= imbalance < 1:
-        raise ValueError(f"make_imbalanced_blobs: n_clusters={n_clusters} must lie in 2..n_samples and imbalance={imbalance} in [0, 1).")
+        raise ValueError(f"make_imbalanced_blobs: n_clusters={n_clusters} must lie in 2..n_samples and "
+                         f"imbalance={imbalance} in [0, 1).")
     rng = np.random.default_rng(random_state)
     if imbalance == 0:
         sizes = np.full(n_clusters, n_samples // n_clusters) + (np.arange(n_clusters) < n_samples % n_clusters)
     else:
         big = int(round(imbalance * n_samples))
         rest = n_samples - big
-        sizes = np.r_[big, np.full(n_clusters - 1, rest // (n_clusters - 1)) + (np.arange(n_clusters - 1) < rest % (n_clusters - 1))]
-    centres, sigmas = _place_clusters(rng, n_clusters, 2, lambda j, s: np.sqrt(rng.uniform(2.0, max(2.0, 50.0 * s))), 500.0,
+        sizes = np.r_[big, np.full(n_clusters - 1, rest // (n_clusters - 1))
+                      + (np.arange(n_clusters - 1) < rest % (n_clusters - 1))]
+    centres, sigmas = _place_clusters(rng, n_clusters, 2, lambda j, s: np.sqrt(rng.uniform(2.0, max(2.0, 50.0 * s))),
+                                      500.0,
                                       attempts=10_000, on_fail="shrink")
     y = np.repeat(np.arange(n_clusters), sizes)
     X = centres[y] + rng.standard_normal((n_samples, 2)) * sigmas[y, None]
@@ -314,8 +373,14 @@ def make_imbalanced_blobs(n_clusters: int, imbalance: float = 0.0, *, n_samples:
     out = (X[order], y[order])
     return out + ({"centres": centres, "sigmas": sigmas, "sizes": sizes},) if return_params else out
 
-def make_handl(n_features: int = 2, n_clusters: int = 4, *, random_state=None, return_params: bool = False):
-    "Handl-style benchmark (paper 003 §4.2.1): k non-overlapping Gaussian clusters with random covariances in d dimensions."
+# %% ../nbs/09_datasets.ipynb #9e5e438a
+def make_handl(n_features: int = 2,           # dimensions (>= 1)
+               n_clusters: int = 4,           # clusters (>= 2)
+               *,
+               random_state=None,             # seed or numpy Generator
+               return_params: bool = False,   # also return the centres, sigmas and sizes
+              ):
+    "Handl-style benchmark (paper 003 §4.2.1): k non-overlapping Gaussian clusters with random covariances."
     if n_features < 1 or n_clusters < 2:
         raise ValueError(f"make_handl: n_features={n_features} must be >= 1 and n_clusters={n_clusters} >= 2.")
     rng = np.random.default_rng(random_state)
@@ -323,7 +388,8 @@ def make_handl(n_features: int = 2, n_clusters: int = 4, *, random_state=None, r
     sizes = rng.integers(lo, hi + 1, n_clusters)
     scales = rng.uniform(0.5, 2.0, size=(n_clusters, n_features))            # standard deviations along principal axes
     sig = scales.max(axis=1)
-    centres, _ = _place_clusters(rng, n_clusters, n_features, lambda j, s: sig[j], 20.0 * n_clusters ** (1 / n_features),
+    centres, _ = _place_clusters(rng, n_clusters, n_features, lambda j, s: sig[j],
+                                 20.0 * n_clusters ** (1 / n_features),
                                  attempts=1_000, on_fail="grow")
     X, y = [], []
     for j in range(n_clusters):
@@ -336,8 +402,13 @@ def make_handl(n_features: int = 2, n_clusters: int = 4, *, random_state=None, r
     return out + ({"centres": centres, "sigmas": sig, "sizes": sizes},) if return_params else out
 
 # %% ../nbs/09_datasets.ipynb #8a9fa2cc
-def imitate_partition(reference, rho: float, *, n_clusters: int | None = None, random_state=None) -> np.ndarray:
-    "Paper 002 §4.2: keep each point's reference cluster with probability `rho`, else move it to another cluster uniformly."
+def imitate_partition(reference,                       # the partition imitated, one label per point
+                      rho: float,                      # the probability of keeping a point's cluster, in [0, 1]
+                      *,
+                      n_clusters: int | None = None,   # clusters to move points among (the reference's if None)
+                      random_state=None,               # seed or numpy Generator
+                     ) -> np.ndarray:
+    "Paper 002 §4.2: keep each point's reference cluster with probability `rho`, else move it to another uniformly."
     ref = np.asarray(reference)
     if not 0 <= rho <= 1:
         raise ValueError(f"imitate_partition: rho={rho} must lie in [0, 1].")
@@ -349,13 +420,28 @@ def imitate_partition(reference, rho: float, *, n_clusters: int | None = None, r
     keep = rng.random(codes.size) < rho
     return np.where(keep, codes, (codes + rng.integers(1, K, codes.size)) % K)
 
-def partition_ensemble(truth, n_members: int, rho_max: float, *, rho_min: float = 0.1, random_state=None) -> np.ndarray:
+# %% ../nbs/09_datasets.ipynb #f596b152
+def partition_ensemble(truth,                   # the reference partition
+                       n_members: int,          # partitions in the ensemble
+                       rho_max: float,          # the largest ρ drawn
+                       *,
+                       rho_min: float = 0.1,    # the smallest ρ drawn
+                       random_state=None,       # seed or numpy Generator
+                      ) -> np.ndarray:
     "Scenario 1 of paper 002: `n_members` imitations of `truth`, each with its own ρ uniform in [rho_min, rho_max]."
     rng = np.random.default_rng(random_state)
-    return np.array([imitate_partition(truth, rng.uniform(rho_min, rho_max), random_state=rng) for _ in range(n_members)])
+    return np.array([imitate_partition(truth, rng.uniform(rho_min, rho_max), random_state=rng)
+                     for _ in range(n_members)])
 
-def hub_ensemble(truth, n_members: int, alpha: float, *, rho_hubs=(0.2, 0.9), rho_range=(0.2, 0.9),
-                 random_state=None) -> np.ndarray:
+# %% ../nbs/09_datasets.ipynb #1d59ec06
+def hub_ensemble(truth,                     # the reference partition
+                 n_members: int,            # partitions in the ensemble
+                 alpha: float,              # the share of members imitating the poor hub, in [0, 1]
+                 *,
+                 rho_hubs=(0.2, 0.9),       # ρ of the poor and of the good hub
+                 rho_range=(0.2, 0.9),      # the range of the members' ρ
+                 random_state=None,         # seed or numpy Generator
+                ) -> np.ndarray:
     "Scenario 2 of paper 002: a share `alpha` of the members imitates the poor hub, the rest the good hub."
     if not 0 <= alpha <= 1:
         raise ValueError(f"hub_ensemble: alpha={alpha} must lie in [0, 1].")
@@ -363,13 +449,15 @@ def hub_ensemble(truth, n_members: int, alpha: float, *, rho_hubs=(0.2, 0.9), rh
     K = np.unique(np.asarray(truth)).size
     hubs = [imitate_partition(truth, r, random_state=rng) for r in rho_hubs]
     n_poor = int(round(alpha * n_members))
-    return np.array([imitate_partition(hubs[0 if t < n_poor else 1], rng.uniform(*rho_range), n_clusters=K, random_state=rng)
+    return np.array([imitate_partition(hubs[0 if t < n_poor else 1], rng.uniform(*rho_range), n_clusters=K,
+                                       random_state=rng)
                      for t in range(n_members)])
 
 # %% ../nbs/09_datasets.ipynb #f828e0c2
 _SKLEARN = {  # name: (loader in sklearn.datasets, note on the expected CLM)
     "iris": ("load_iris", "setosa is a cluster of its own, versicolor and virginica overlap"),
-    "wine": ("load_wine", "the classes separate well after standardize=True but not on the raw features, where proline's scale dominates"),
+    "wine": ("load_wine", "the classes separate well after standardize=True but not on the raw features, where "
+                          "proline's scale dominates"),
     "breast_cancer": ("load_breast_cancer", "two classes that touch; k-means recovers them only partly"),
     "digits": ("load_digits", "ten classes in 64-d pixel space, some of which clusterings merge or split"),
 }
@@ -398,6 +486,7 @@ def _load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
             "class_names": [str(c) for c in bunch.target_names], "feature_names": [str(f) for f in bunch.feature_names]}
     return bunch.data.astype(np.float64), bunch.target.astype(np.int64), bunch.DESCR, meta
 
+# %% ../nbs/09_datasets.ipynb #6e5ac6a7
 def _load_generated(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     "(X, y, description, meta) of a seeded `make_clm_blobs` instance."
     kwargs, clm, why = _GENERATED[name]
@@ -408,17 +497,20 @@ def _load_generated(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     desc = f"Gaussian blobs with known cluster-label matching (CLM: {clm}): {why}. Generated by {meta['source']}."
     return X, y, desc, meta
 
+# %% ../nbs/09_datasets.ipynb #9d6a0b9f
 @lru_cache(maxsize=None)
 def _embedded_raw(name: str) -> tuple[np.ndarray, np.ndarray, str, dict]:
     "Cached (X, y, description, meta) of an embedded dataset; never hand these arrays out without copying."
     return _load_sklearn(name) if name in _SKLEARN else _load_generated(name)
 
+# %% ../nbs/09_datasets.ipynb #1f97fb1b
 @lru_cache(maxsize=None)
 def _embedded_digest(name: str) -> str:
     "The content fingerprint of an embedded dataset: `array_digest` of its raw X and y (before any preprocessing)."
     X, y, _, _ = _embedded_raw(name)
     return array_digest(X, y)
 
+# %% ../nbs/09_datasets.ipynb #3d355d29
 def _embedded_dataset(name: str) -> Dataset:
     "A fresh `Dataset` (copied arrays) for the embedded dataset `name`."
     X, y, desc, meta = _embedded_raw(name)
@@ -435,7 +527,8 @@ _STORED = ("included", "unlabeled")
 _COLLECTION_NOISE = {"gagolews_v1": "0", "barton": "noise"}   # top-level collection -> documented noise marker
 
 def _manifest_problems(m: pd.DataFrame) -> list[str]:
-    "What is wrong with the stored rows of a manifest: an empty collection or name, n or d not a count, a dataset stored twice."
+    """What is wrong with the stored rows of a manifest: an empty collection or name, n or d not a count, a dataset
+    stored twice."""
     stored = m[m["status"].isin(_STORED)]
     problems = []
     for col in ("collection", "name"):
@@ -445,12 +538,15 @@ def _manifest_problems(m: pd.DataFrame) -> list[str]:
         num = pd.to_numeric(stored[col], errors="coerce")
         bad = num.isna() | (num < 0) | (num % 1 != 0)
         shown = lambda v: v.item() if isinstance(v, np.generic) else v
-        problems += [f"row {i + 1} ({stored.at[i, 'collection']}/{stored.at[i, 'name']}): {col}={shown(stored.at[i, col])!r} "
+        problems += [f"row {i + 1} ({stored.at[i, 'collection']}/{stored.at[i, 'name']}): "
+                     f"{col}={shown(stored.at[i, col])!r} "
                      "is not a non-negative integer" for i in stored.index[bad]]
     twice = stored.duplicated(["collection", "name"], keep="first")
-    problems += [f"row {i + 1}: {stored.at[i, 'collection']}/{stored.at[i, 'name']} is stored twice" for i in stored.index[twice]]
+    problems += [f"row {i + 1}: {stored.at[i, 'collection']}/{stored.at[i, 'name']} is stored twice"
+                 for i in stored.index[twice]]
     return problems
 
+# %% ../nbs/09_datasets.ipynb #1fb0341f
 @lru_cache(maxsize=8)
 def _manifest_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
     "The manifest table, checked, with numeric n and d (cached while the file is unchanged)."
@@ -463,25 +559,30 @@ def _manifest_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
     problems = _manifest_problems(m)
     if problems:
         shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
-        raise ValueError(f"{path} has malformed rows (data rows counted from 1 below the header): {shown}. Fix the manifest: "
+        raise ValueError(f"{path} has malformed rows (data rows counted from 1 below the header): {shown}. Fix the "
+                         f"manifest: "
                          "every stored dataset needs a collection, a name and its counts n and d, once.")
     for col in ("n", "d"): m[col] = pd.to_numeric(m[col], errors="coerce")
     return m
 
+# %% ../nbs/09_datasets.ipynb #97e5867d
 def _read_manifest(root: Path) -> pd.DataFrame:
     "All rows of `root/manifest.csv` (stored or not); treat as read-only."
     st = (root / MANIFEST).stat()
     return _manifest_cached(str(root / MANIFEST), st.st_mtime_ns, st.st_size)
 
+# %% ../nbs/09_datasets.ipynb #32e32503
 def _noise_marker(collection: str, noise_label) -> str | None:
-    "The noise marker of one manifest row, as text: its `noise_label`, else the collection's documented marker, else None."
+    """The noise marker of one manifest row, as text: its `noise_label`, else the collection's documented marker, else
+    None."""
     if noise_label is not None and not pd.isna(noise_label) and str(noise_label).strip():
         return str(noise_label).strip()
     return _COLLECTION_NOISE.get(collection.split("/")[0])
 
 # %% ../nbs/09_datasets.ipynb #6c876e47
 def _bundle_file(root: Path, row) -> Path:
-    "The resolved path of a manifest row's `file`: non-empty, relative, inside the bundle root (symlinks followed), a regular file."
+    """The resolved path of a manifest row's `file`: non-empty, relative, inside the bundle root (symlinks followed), a
+    regular file."""
     who = f"{row['collection']}/{row['name']}"
     cell = row["file"]
     if not isinstance(cell, str) or not cell.strip():
@@ -497,7 +598,8 @@ def _bundle_file(root: Path, row) -> Path:
     except (OSError, RuntimeError) as e:                       # e.g. a symlink loop
         raise ValueError(f"{who}: the manifest's file {rel!r} cannot be resolved ({e}).") from e
     if not path.is_relative_to(base):
-        raise ValueError(f"{who}: the manifest's file {rel!r} resolves to {path}, outside the bundle {base}; files must "
+        raise ValueError(f"{who}: the manifest's file {rel!r} resolves to {path}, outside the bundle {base}; files "
+                         f"must "
                          "lie inside the bundle folder (no '..' escapes, no symlinks pointing out of it).")
     if not path.exists():
         raise ValueError(f"{who}: the manifest lists {rel!r}, but {path} does not exist; is the bundle complete?")
@@ -516,6 +618,7 @@ def _label_stats(y: np.ndarray) -> dict:
     ratio = float(counts.max() / counts.min()) if len(counts) else np.nan
     return {"n_classes": len(counts), "n_noise": int(noise.sum()), "imbalance_ratio": ratio}
 
+# %% ../nbs/09_datasets.ipynb #49467bf2
 def _embedded_table() -> pd.DataFrame:
     "The list_datasets table of the embedded default."
     rows = []
@@ -526,6 +629,7 @@ def _embedded_table() -> pd.DataFrame:
                      "source": meta["source"], "file": None, "sha256": _embedded_digest(name)})
     return pd.DataFrame(rows, columns=LIST_COLUMNS)
 
+# %% ../nbs/09_datasets.ipynb #d00b678b
 def _bundle_table(root: Path) -> pd.DataFrame:
     "The list_datasets table of the stored datasets of the bundle at `root` (fingerprints not yet computed)."
     m = _read_manifest(root)
@@ -534,8 +638,10 @@ def _bundle_table(root: Path) -> pd.DataFrame:
     return pd.DataFrame({"collection": m["collection"], "name": m["name"], "n": m["n"], "d": m["d"],
                          "n_classes": m["n_classes"], "n_noise": m["n_noise"], "imbalance_ratio": m["imbalance_ratio"],
                          "label_variants": m["label_variants"], "labeled": m["status"] == "included",
-                         "expected_clm": None, "source": source, "file": m["file"], "sha256": None}, columns=LIST_COLUMNS)
+                         "expected_clm": None, "source": source, "file": m["file"], "sha256": None},
+                        columns=LIST_COLUMNS)
 
+# %% ../nbs/09_datasets.ipynb #619d01b0
 def _row_digest(root: Path, row) -> str | None:
     "`file_digest` of a manifest row's file, or None when the row's file cannot be reached or read."
     try:
@@ -551,12 +657,14 @@ def _check_count(name: str, value) -> int | None:
         raise ValueError(f"{name}={value!r} must be a non-negative integer (or None for no limit).")
     return int(value)
 
+# %% ../nbs/09_datasets.ipynb #0aba8a0c
 def _check_flag(name: str, value) -> bool:
     "`value` if it is True or False; otherwise a `ValueError` naming the argument."
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name}={value!r} must be True or False.")
     return bool(value)
 
+# %% ../nbs/09_datasets.ipynb #7ec70b77
 def _check_text(name: str, value, *, optional: bool = False) -> str | None:
     "`value` if it is a non-empty string (or None when `optional`); otherwise a `ValueError` naming the argument."
     if value is None and optional: return None
@@ -573,13 +681,16 @@ def _as_list(collections) -> list[str] | None:
     except TypeError:
         names = [collections]
     if not names or not all(isinstance(c, str) and c.strip().rstrip("/") for c in names):
-        raise ValueError(f"collections={collections!r} must be a collection name, a list of names, or None (all collections).")
+        raise ValueError(f"collections={collections!r} must be a collection name, a list of names, or None (all "
+                         f"collections).")
     return [c.strip().rstrip("/") for c in names]
 
+# %% ../nbs/09_datasets.ipynb #7f7631b1
 def _under(column: pd.Series, collection: str) -> pd.Series:
     "Rows whose collection equals `collection` or is nested under it ('barton' covers 'barton/artificial')."
     return (column == collection) | column.str.startswith(collection + "/")
 
+# %% ../nbs/09_datasets.ipynb #3e17c6bb
 def _in_collections(column: pd.Series, wanted: list[str]) -> pd.Series:
     "Rows whose collection is under one of `wanted`; a `ValueError` if a name matches nothing."
     available = sorted(column.unique())
@@ -589,6 +700,7 @@ def _in_collections(column: pd.Series, wanted: list[str]) -> pd.Series:
         raise ValueError(f"collections={unknown} match(es) no collection; available: {available}.")
     return pd.concat(masks.values(), axis=1).any(axis=1)
 
+# %% ../nbs/09_datasets.ipynb #c73fb182
 def _filter_table(t: pd.DataFrame, wanted, labeled, min_n, max_n, max_d, max_datasets) -> pd.DataFrame:
     "Apply the (checked) list_datasets filters to a table with LIST_COLUMNS, then sort it."
     keep = pd.Series(True, index=t.index)
@@ -611,7 +723,9 @@ def _typed(t: pd.DataFrame) -> pd.DataFrame:
     for col in ("expected_clm", "source", "file", "sha256"): t[col] = t[col].astype(object)
     return t
 
-def _listing(root: Path | None, collections, labeled, min_n, max_n, max_d, max_datasets, *, digests: bool = True) -> pd.DataFrame:
+# %% ../nbs/09_datasets.ipynb #c59338bc
+def _listing(root: Path | None, collections, labeled, min_n, max_n, max_d, max_datasets, *,
+             digests: bool = True) -> pd.DataFrame:
     "The list_datasets table of `root` (None = embedded) for checked arguments; bundle fingerprints only if `digests`."
     t = _filter_table(_embedded_table() if root is None else _bundle_table(root), _as_list(collections), labeled,
                       min_n, max_n, max_d, max_datasets)
@@ -620,11 +734,19 @@ def _listing(root: Path | None, collections, labeled, min_n, max_n, max_d, max_d
         t["sha256"] = pd.Series(digests, index=t.index, dtype=object)             # None stays None (not NaN)
     return _typed(t)
 
-def list_datasets(data_dir=None, *, collections: str | list[str] | None = None, labeled: bool = True,
-                  min_n: int | None = None, max_n: int | None = None, max_d: int | None = None,
-                  max_datasets: int | None = None) -> pd.DataFrame:
-    "One row per dataset of the bundle (or of the embedded default), filtered and sorted by collection and name, with its `sha256`."
-    counts = {k: _check_count(k, v) for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d, max_datasets=max_datasets).items()}
+# %% ../nbs/09_datasets.ipynb #a5b6b2a9
+def list_datasets(data_dir=None,                                 # bundle folder; None: $CLM_NB_DATA or embedded
+                  *,
+                  collections: str | list[str] | None = None,    # keep these collections and those nested under them
+                  labeled: bool = True,                          # drop the unlabeled datasets
+                  min_n: int | None = None,                      # at least this many points
+                  max_n: int | None = None,                      # at most this many points
+                  max_d: int | None = None,                      # at most this many features
+                  max_datasets: int | None = None,               # keep the first rows after sorting
+                 ) -> pd.DataFrame:
+    "One row per dataset of the bundle (or of the embedded default), filtered and sorted, with its `sha256`."
+    counts = {k: _check_count(k, v)
+              for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d, max_datasets=max_datasets).items()}
     labeled = _check_flag("labeled", labeled)
     _as_list(collections)
     return _listing(resolve_data_dir(data_dir), collections, labeled, **counts)
@@ -635,12 +757,14 @@ def _variants(keys) -> list[str]:
     extra = sorted((k for k in keys if re.fullmatch(r"labels\d+", k)), key=lambda k: int(k[6:]))
     return (["y"] if "y" in keys else []) + extra
 
+# %% ../nbs/09_datasets.ipynb #8880be51
 def _pick_variant(labels: str, available: list[str], who: str) -> str:
     "The npz key of the label variant `labels`, or a `ValueError` listing the available variants."
     if labels in available: return labels
     if labels == "labels0" and "y" in available: return "y"
     raise ValueError(f"{who} has no label variant {labels!r}; available: {available}.")
 
+# %% ../nbs/09_datasets.ipynb #ca70ef04
 def _variant_index(labels) -> int:
     "0 for 'y'/'labels0', k for 'labelsk'; a `ValueError` for anything else (including non-strings)."
     if isinstance(labels, str) and labels == "y": return 0
@@ -657,6 +781,7 @@ def _marker_mask(y: np.ndarray, marker: str | None) -> np.ndarray:
         return y == value
     return y.astype(str) == marker
 
+# %% ../nbs/09_datasets.ipynb #3f834ed4
 def _to_project_noise(y: np.ndarray, is_noise: np.ndarray) -> tuple[np.ndarray, dict]:
     "Labels with the noise points set to -1 and a genuine -1 class renamed to max+1; returns `(y, renamed)`."
     renamed = {}
@@ -691,10 +816,12 @@ def _find_row(m: pd.DataFrame, name: str, collection: str | None) -> pd.Series:
                          + " list_datasets(...) shows what is available.")
     if len(rows) > 1:
         cands = [f"{c}/{n}" for c, n in zip(rows["collection"], rows["name"])]
-        raise ValueError(f"dataset name {name!r} is ambiguous: {cands}. Pass collection= (e.g. collection={rows['collection'].iloc[0]!r}) "
+        raise ValueError(f"dataset name {name!r} is ambiguous: {cands}. Pass collection= (e.g. "
+                         f"collection={rows['collection'].iloc[0]!r}) "
                          "or the full 'collection/name'.")
     return rows.iloc[0]
 
+# %% ../nbs/09_datasets.ipynb #9018699d
 def _split_name(name: str, collection: str | None) -> tuple[str, str | None]:
     "'collection/name' split into (name, collection) unless `collection` is given."
     if "/" in name and collection is None:
@@ -721,6 +848,7 @@ _MAX_TEXT_BYTES = 64 << 20                                     # description / f
 class _Malformed(Exception):
     "A problem found inside one bundle file; `_read_npz` reports it as a ValueError naming the dataset and the file."
 
+# %% ../nbs/09_datasets.ipynb #e10eb039
 def _npy_header(zf: zipfile.ZipFile, member: str) -> tuple[tuple, np.dtype, int]:
     "(shape, dtype, bytes stored after the header) of one .npy member of an open archive, from its header alone."
     info = zf.getinfo(member)
@@ -728,24 +856,33 @@ def _npy_header(zf: zipfile.ZipFile, member: str) -> tuple[tuple, np.dtype, int]
         version = np.lib.format.read_magic(f)
         if version == (1, 0): shape, _, dtype = np.lib.format.read_array_header_1_0(f)
         elif version == (2, 0): shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-        else: raise _Malformed(f"member {member!r} is a .npy of format version {version}; the reader reads versions 1.0 and 2.0")
+        else: raise _Malformed(f"member {member!r} is a .npy of format version {version}; the reader reads versions "
+                               f"1.0 and 2.0")
         return tuple(shape), dtype, info.file_size - f.tell()
 
-def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expected: str, max_bytes: int | None = None) -> None:
-    "A `_Malformed` unless the member's dtype is of `kinds`, its shape is `shape` (None: any) and it stores exactly the bytes it needs."
+# %% ../nbs/09_datasets.ipynb #de6c7a06
+def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expected: str,
+                  max_bytes: int | None = None) -> None:
+    """A `_Malformed` unless the member's dtype is of `kinds`, its shape is `shape` (None: any) and it stores exactly
+    the bytes it needs."""
     got, dtype, stored = header
     if dtype.hasobject or dtype.fields is not None or dtype.kind not in kinds:
-        raise _Malformed(f"array {key!r} has dtype {dtype}; it must hold {_KIND_TEXT[kinds]} (object, complex and structured arrays are refused)")
+        raise _Malformed(f"array {key!r} has dtype {dtype}; it must hold {_KIND_TEXT[kinds]} (object, complex and "
+                         f"structured arrays are refused)")
     if shape is not None and len(got) != len(shape):
-        raise _Malformed(f"array {key!r} has {len(got)} dimension(s) (shape {got}); it must be {len(shape)}-D, {expected}")
+        raise _Malformed(f"array {key!r} has {len(got)} dimension(s) (shape {got}); it must be {len(shape)}-D, "
+                         f"{expected}")
     if shape is not None and got != shape:
-        raise _Malformed(f"array {key!r} has shape {got} in its header, but the manifest says {expected}; the file and its "
+        raise _Malformed(f"array {key!r} has shape {got} in its header, but the manifest says {expected}; the file and "
+                         f"its "
                          "manifest row disagree (fix whichever is wrong)")
     need = math.prod(got) * dtype.itemsize
     if max_bytes is not None and need > max_bytes:
-        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the {max_bytes} allowed")
+        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the "
+                         f"{max_bytes} allowed")
     if stored != need:
-        raise _Malformed(f"array {key!r} stores {stored} bytes of data, but its header (shape {got}, dtype {dtype}) needs {need}: "
+        raise _Malformed(f"array {key!r} stores {stored} bytes of data, but its header (shape {got}, dtype {dtype}) "
+                         f"needs {need}: "
                          "the member is truncated or corrupt")
 
 # %% ../nbs/09_datasets.ipynb #3a91b899
@@ -755,54 +892,65 @@ def _open_npz(path: Path, who: str) -> zipfile.ZipFile:
         empty = path.stat().st_size == 0
         if not empty: return zipfile.ZipFile(path)
     except Exception as e:
-        raise ValueError(f"{who}: {path} is not a readable .npz archive (truncated, or not a zip file: {type(e).__name__}: {e}); "
+        raise ValueError(f"{who}: {path} is not a readable .npz archive (truncated, or not a zip file: "
+                         f"{type(e).__name__}: {e}); "
                          "replace it with a good copy of the dataset's file.") from e
     raise ValueError(f"{who}: {path} is empty (0 bytes); replace it with a good copy of the dataset's file.")
 
+# %% ../nbs/09_datasets.ipynb #1bce5267
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
     "One .npy member of an open archive, read without pickles."
     with zf.open(member) as f:
         return np.lib.format.read_array(f, allow_pickle=False)
 
+# %% ../nbs/09_datasets.ipynb #c05ec01e
 def _text(a: np.ndarray) -> str:
     "A string array as one text (a 0-d description is the usual case)."
     items = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in a.ravel().tolist()]
     return "\n".join(items)
 
+# %% ../nbs/09_datasets.ipynb #c3d2213c
 def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.ndarray, np.ndarray, str, str, list, dict]:
-    "(X, raw labels, description, variant key, variants, extra meta) of one bundle file, every header checked against n and d first."
+    """(X, raw labels, description, variant key, variants, extra meta) of one bundle file, every header checked against
+    n and d first."""
     with _open_npz(path, who) as zf:
         members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
         if "X" not in members:
-            raise ValueError(f"{who}: {path} has no array 'X' (it holds {sorted(members)}); a bundle file needs X (n × d) "
+            raise ValueError(f"{who}: {path} has no array 'X' (it holds {sorted(members)}); a bundle file needs X (n × "
+                             f"d) "
                              "and the labels y.")
         available = _variants(members)
         if not available:
-            raise ValueError(f"{who}: {path} has no reference labels (its file holds no 'y'; it holds {sorted(members)}); "
+            raise ValueError(f"{who}: {path} has no reference labels (its file holds no 'y'; it holds "
+                             f"{sorted(members)}); "
                              "cluster-label matching needs labels. Add y, or mark the row 'unlabeled' in the manifest.")
         key = _pick_variant(labels, available, who)
         checks = {"X": (_X_KINDS, (n, d), f"(n, d) = ({n}, {d})", None),
                   key: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", None)}
         if "description" in members: checks["description"] = (_TEXT_KINDS, None, "", _MAX_TEXT_BYTES)
-        if "feature_names" in members: checks["feature_names"] = (_TEXT_KINDS, (d,), f"d = {d} names (one per column)", _MAX_TEXT_BYTES)
+        if "feature_names" in members:
+            checks["feature_names"] = (_TEXT_KINDS, (d,), f"d = {d} names (one per column)", _MAX_TEXT_BYTES)
         try:
             for k, (kinds, shape, expected, cap) in checks.items():
                 _check_header(_npy_header(zf, members[k]), k, kinds, shape, expected, cap)
             arrays = {k: _read_member(zf, members[k]) for k in checks}
         except _Malformed as e:
             raise ValueError(f"{who}: {path}: {e}.") from None
-        except Exception as e:                                  # BadZipFile (CRC), zlib.error, EOFError, OSError, ValueError...
-            raise ValueError(f"{who}: {path}: its arrays cannot be read ({type(e).__name__}: {e}); the file is corrupt or "
+        except Exception as e:                  # BadZipFile (CRC), zlib.error, EOFError, OSError, ValueError...
+            raise ValueError(f"{who}: {path}: its arrays cannot be read ({type(e).__name__}: {e}); the file is corrupt "
+                             f"or "
                              "truncated, replace it with a good copy.") from e
     desc = _text(arrays["description"]) if "description" in arrays else ""
     extra = {"feature_names": [str(f) for f in arrays["feature_names"].tolist()]} if "feature_names" in arrays else {}
     return np.asarray(arrays["X"], dtype=np.float64), arrays[key], desc, key, available, extra
 
 # %% ../nbs/09_datasets.ipynb #b164a2e6
-_PROVENANCE = ("source_repo", "source_commit", "original_path", "license_attribution", "notes")   # manifest text kept in meta
+# the manifest's text columns kept in meta["provenance"]
+_PROVENANCE = ("source_repo", "source_commit", "original_path", "license_attribution", "notes")
 
 def _bundle_row_dataset(root: Path, row: pd.Series, labels: str) -> Dataset:
-    "Read the dataset of one manifest row of the bundle at `root` (file confined to the bundle, headers checked), noise mapped to -1."
+    """Read the dataset of one manifest row of the bundle at `root` (file confined to the bundle, headers checked),
+    noise mapped to -1."""
     _check_stored(row)
     who = f"{row['collection']}/{row['name']}"
     path = _bundle_file(root, row)
@@ -824,10 +972,12 @@ def _bundle_row_dataset(root: Path, row: pd.Series, labels: str) -> Dataset:
             "provenance": {c: str(row[c]) for c in _PROVENANCE if isinstance(row[c], str) and row[c].strip()}, **extra}
     return Dataset(str(row["name"]), str(row["collection"]), X, y, desc, meta)
 
+# %% ../nbs/09_datasets.ipynb #179317a7
 def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
     "Find `name` (in `collection`) in the manifest of the bundle at `root` and read it."
     return _bundle_row_dataset(root, _find_row(_read_manifest(root), name, collection), labels)
 
+# %% ../nbs/09_datasets.ipynb #8e80940b
 def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset:
     "One embedded dataset (only the 'y' label variant exists)."
     index = pd.DataFrame({"name": list(EMBEDDED_DATASETS), "collection": list(EMBEDDED_DATASETS.values())})
@@ -851,15 +1001,22 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
     return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta)
 
 # %% ../nbs/09_datasets.ipynb #eaf1a272
-def load_dataset(name: str, data_dir=None, *, collection: str | None = None, labels: str = "y",
-                 standardize: bool = False, drop_nan_rows: bool = False) -> Dataset:
+def load_dataset(name: str,                      # the dataset's name, or 'collection/name'
+                 data_dir=None,                  # bundle folder; None: $CLM_NB_DATA or the embedded default
+                 *,
+                 collection: str | None = None,  # the collection (or a prefix) when the name is shared
+                 labels: str = "y",              # the label variant: 'y', 'labels1', ...
+                 standardize: bool = False,      # z-score every column
+                 drop_nan_rows: bool = False,    # drop the rows with NaN, with their labels
+                ) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
     name, collection = _check_text("name", name), _check_text("collection", collection, optional=True)
     _variant_index(labels)
     standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)
     root = resolve_data_dir(data_dir)
     name, collection = _split_name(name, collection)
-    ds = _embedded_by_name(name, collection, labels) if root is None else _bundle_dataset(root, name, collection, labels)
+    ds = (_embedded_by_name(name, collection, labels) if root is None
+          else _bundle_dataset(root, name, collection, labels))
     return _prepare(ds, standardize, drop_nan_rows)
 
 # %% ../nbs/09_datasets.ipynb #86420806
@@ -867,10 +1024,11 @@ ON_ERROR = ("raise", "record")
 
 @dataclass(frozen=True)
 class DatasetError:
-    "A dataset that could not be loaded, yielded by `iter_datasets(on_error='record')` in its place: where it is and why."
-    collection: str
-    name: str
-    error: str
+    """A dataset that could not be loaded, yielded by `iter_datasets(on_error='record')` in its place: where it is and
+    why."""
+    collection: str     # the dataset's collection
+    name: str           # the dataset's name
+    error: str          # why it could not be loaded
 
     def __repr__(self):
         return f"DatasetError('{self.collection}/{self.name}': {self.error})"
@@ -880,6 +1038,7 @@ def _error_text(e: Exception) -> str:
     "The message of a load failure: a ValueError's text, anything else prefixed by its type."
     return str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}"
 
+# %% ../nbs/09_datasets.ipynb #361ae0fc
 def _load_listed(root: Path | None, rows: dict, collection: str, name: str, labels: str, standardize: bool,
                  drop_nan_rows: bool) -> Dataset:
     "Load the listed dataset (collection, name) exactly: from its manifest row in `rows`, or its embedded entry."
@@ -890,10 +1049,12 @@ def _load_listed(root: Path | None, rows: dict, collection: str, name: str, labe
         ds = _bundle_row_dataset(root, rows[(collection, name)], labels)
     return _prepare(ds, standardize, drop_nan_rows)
 
-def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows, on_error) -> Iterator[Dataset | DatasetError]:
+# %% ../nbs/09_datasets.ipynb #556fded6
+def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop_nan_rows,
+               on_error) -> Iterator[Dataset | DatasetError]:
     "Load the datasets of `table` one at a time; with on_error='record', a failure is yielded as a DatasetError."
     rows = {}
-    if root is not None:                                       # the manifest rows as listed (one lookup each, not a scan)
+    if root is not None:                              # the manifest rows as listed (one lookup each, not a scan)
         m = _read_manifest(root)
         rows = {(r["collection"], r["name"]): r for r in m[m["status"].isin(_STORED)].to_dict("records")}
     for collection, name in zip(table["collection"], table["name"]):
@@ -904,13 +1065,23 @@ def _iter_rows(root: Path | None, table: pd.DataFrame, labels, standardize, drop
             item = DatasetError(str(collection), str(name), _error_text(e))
         yield item
 
-def iter_datasets(data_dir=None, *, collections: str | list[str] | None = None, min_n: int | None = None,
-                  max_n: int | None = None, max_d: int | None = None, max_datasets: int | None = None,
-                  labels: str = "y", standardize: bool = False, drop_nan_rows: bool = False,
-                  on_error: str = "raise") -> Iterator[Dataset | DatasetError]:
-    "Yield the labeled datasets that `list_datasets` lists with these filters, loaded with these options (`on_error`: 'raise' or 'record')."
+# %% ../nbs/09_datasets.ipynb #d2c47147
+def iter_datasets(data_dir=None,                                 # bundle folder; None: $CLM_NB_DATA or embedded
+                  *,
+                  collections: str | list[str] | None = None,    # as in `list_datasets`
+                  min_n: int | None = None,                      # as in `list_datasets`
+                  max_n: int | None = None,                      # as in `list_datasets`
+                  max_d: int | None = None,                      # as in `list_datasets`
+                  max_datasets: int | None = None,               # as in `list_datasets`
+                  labels: str = "y",                             # as in `load_dataset`; datasets without it are skipped
+                  standardize: bool = False,                     # as in `load_dataset`
+                  drop_nan_rows: bool = False,                   # as in `load_dataset`
+                  on_error: str = "raise",                       # 'raise', or 'record' a DatasetError and go on
+                 ) -> Iterator[Dataset | DatasetError]:
+    "Yield the labeled datasets that `list_datasets` lists with these filters, loaded with these options."
     if not isinstance(on_error, str) or on_error not in ON_ERROR:
-        raise ValueError(f"on_error={on_error!r} must be one of {ON_ERROR}: 'raise' stops at the first unreadable dataset, "
+        raise ValueError(f"on_error={on_error!r} must be one of {ON_ERROR}: 'raise' stops at the first unreadable "
+                         f"dataset, "
                          "'record' yields a DatasetError in its place and goes on.")
     counts = {k: _check_count(k, v) for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d).items()}
     max_datasets = _check_count("max_datasets", max_datasets)
