@@ -15,17 +15,34 @@ from numba import njit, prange
 from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_number, normalize_scale
 
 # %% auto #0
-__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'SortedData', 'check_metric',
-           'check_max_memory', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
+__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'check_metric', 'check_max_memory',
+           'SortedData', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
 
-# %% ../nbs/01_pairs.ipynb #15d0f69f
+# %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
            "cosine": 4}
 
+def check_metric(metric: str, *, who: str = "") -> str:
+    "`metric` if the engine supports it; anything else (an unknown name, a list, a number) is a `ValueError`."
+    try:
+        return check_choice(metric, "metric", sorted(METRICS), who=who)
+    except ValueError:
+        raise ValueError(f"{who + ': ' if who else ''}metric={metric!r} is not supported by the pair engine; "
+                         f"use one of "
+                         f"{sorted(METRICS)} (for other metrics, transform X first, e.g. standardise it and use "
+                         "'euclidean').") from None
+
+# %% ../nbs/01_pairs.ipynb #3a9d3d38
 TRANSLATION_INVARIANT_METRICS = {"euclidean", "l2", "sqeuclidean", "cityblock", "manhattan", "l1", "chebyshev"}
 
+# %% ../nbs/01_pairs.ipynb #867e362b
 DEFAULT_MAX_MEMORY = 512 * 2**20
 
+def check_max_memory(max_memory, *, who: str = "") -> int:
+    "`max_memory`, the engine's budget in bytes, as a positive int (an integral float such as 1e8 is accepted)."
+    return check_number(max_memory, "max_memory", lo=1, integer=True, who=who)
+
+# %% ../nbs/01_pairs.ipynb #f445faf0
 @dataclass(frozen=True, eq=False)
 class SortedData:
     "Points sorted by cluster: rows `starts[k]:starts[k+1]` are cluster k. Distances are in units of `scale`."
@@ -34,8 +51,8 @@ class SortedData:
     labels: np.ndarray     # (n,) sorted cluster codes 0..K-1
     order: np.ndarray      # (n,) row i of X is row order[i] of the caller's data
     starts: np.ndarray     # (K+1,) segment boundaries
-    scale: float
-    metric: str
+    scale: float           # distances are in units of `scale` (a power of two; 1 for cosine)
+    metric: str            # one of `METRICS`
 
     @property
     def n(self) -> int: return self.X.shape[0]
@@ -50,19 +67,7 @@ class SortedData:
     @property
     def n_within(self) -> int: return int((self.sizes * (self.sizes - 1) // 2).sum())
 
-def check_metric(metric: str, *, who: str = "") -> str:
-    "The engine's metrics; anything else (an unknown name, a list, a number) is refused with the list of what is supported."
-    try:
-        return check_choice(metric, "metric", sorted(METRICS), who=who)
-    except ValueError:
-        raise ValueError(f"{who + ': ' if who else ''}metric={metric!r} is not supported by the pair engine; use one of "
-                         f"{sorted(METRICS)} (for other metrics, transform X first, e.g. standardise it and use "
-                         "'euclidean').") from None
-
-def check_max_memory(max_memory, *, who: str = "") -> int:
-    "`max_memory`, the engine's budget in bytes, as a positive int (an integral float such as 1e8 is accepted)."
-    return check_number(max_memory, "max_memory", lo=1, integer=True, who=who)
-
+# %% ../nbs/01_pairs.ipynb #63398989
 def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
     "Sort validated data by label (stable) and divide by a power of two (exact); cosine works on unit rows."
     check_metric(metric)
@@ -77,7 +82,7 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
     starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
     return SortedData(Xs, np.ascontiguousarray(Xs.T), labels, order, starts, float(scale), metric)
 
-# %% ../nbs/01_pairs.ipynb #5793c870
+# %% ../nbs/01_pairs.ipynb #8b1b98d3
 @njit(cache=True, nogil=True)
 def _row_distances(XT, i, j0, j1, code, out):
     "out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order."
@@ -112,7 +117,7 @@ def _row_distances(XT, i, j0, j1, code, out):
             o[j] = 0.0 if v < 0.0 else (2.0 if v > 2.0 else v)
     return o
 
-# %% ../nbs/01_pairs.ipynb #6abe7c5e
+# %% ../nbs/01_pairs.ipynb #6c769d05
 @njit(cache=True)
 def _bucket(v, lo, hi, inv, nb, top):
     "Bucket of distance v in a range: linear in v, so monotone; -1 outside [lo, hi] (the top range takes all)."
@@ -121,6 +126,7 @@ def _bucket(v, lo, hi, inv, nb, top):
     b = int((v - lo) * inv)
     return nb - 1 if b >= nb else b
 
+# %% ../nbs/01_pairs.ipynb #d8bc6c5c
 @njit(cache=True)
 def _moments_merge(acc, vals):
     "Chan et al. merge of (count, mean, M2) of `vals` into acc[0:3]: stable for any number of pairs."
@@ -142,6 +148,7 @@ def _moments_merge(acc, vals):
     acc[2] += m2 + delta * delta * n0 * m / n1
     acc[0] = n1
 
+# %% ../nbs/01_pairs.ipynb #26d73f05
 @njit(parallel=True, cache=True)
 def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster,
                 want_hist, want_sums, want_moments, want_extremes):
@@ -214,6 +221,7 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_clu
                             BSUM[t, b] += v
     return H, TOT, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
 
+# %% ../nbs/01_pairs.ipynb #9b74c9db
 @njit(parallel=True, cache=True)
 def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster, need, cursor, vals, codes):
     """Write every pair whose bucket is in `need` at cursor[t, b] of its lane: the distance and its cluster-pair
@@ -243,6 +251,7 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_c
                         vals[p] = o[j] if pc == 0 else -o[j]
                     cur[b] = p + 1
 
+# %% ../nbs/01_pairs.ipynb #9e0c6b08
 @njit(cache=True)
 def _insertion_sort(vals, codes, a, z):
     "Sort vals[a:z] by value (by |value| when `codes` is empty: signed values), codes following."
@@ -261,6 +270,7 @@ def _insertion_sort(vals, codes, a, z):
         if not signed:
             codes[y + 1] = c
 
+# %% ../nbs/01_pairs.ipynb #1d852750
 @njit(parallel=True, cache=True)
 def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
     """Sort each segment [seg_lo[g], seg_hi[g]) of vals (codes follow): a bucket sort into as many linear
@@ -305,6 +315,7 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
                         codes[a:z] = tc[:m]
             _insertion_sort(vals, codes, a, z)
 
+# %% ../nbs/01_pairs.ipynb #7077eac2
 @njit(parallel=True, cache=True)
 def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full):
     """sums[i, c] = sum of distances from point i to the points of cluster c (silhouette). Triangle mode computes
@@ -333,7 +344,7 @@ def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full):
                 acc[i, c] += s
     return part.sum(axis=0) if not full else part[0]
 
-# %% ../nbs/01_pairs.ipynb #b4b6277d
+# %% ../nbs/01_pairs.ipynb #0138fe95
 @njit(cache=True)
 def _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr):
     "Fold one group of equal distances (gw within, gb between pairs; cw, cb before it) into the rank statistics."
@@ -359,6 +370,7 @@ def _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr):
     acc[8] = ip
     acc[9] = gb
 
+# %% ../nbs/01_pairs.ipynb #32af80fc
 @njit(cache=True)
 def _take_smallest(c, s, single, v, cum_all, targets, sums, flags):
     "C-index: add a group of c pairs (sum s) to the running sums of the `targets` smallest pair distances."
@@ -379,6 +391,39 @@ def _ks_update(c, cum, NI, NB, ks):
         if dv > ks[c]:
             ks[c] = dv
 
+# %% ../nbs/01_pairs.ipynb #2f710b1d
+@njit(cache=True)
+def _fold_bucket(Hs, g, bsum, bmin, bmax, per_cluster, want_pr, Nw, Nb, NI, NB, cum, acc, ks, targets, sums,
+                 flags):
+    "Fold the unopened bucket g into the running state (cum, acc, ks, sums) as one group: its inner order is moot."
+    K = NI.shape[0]
+    if per_cluster:
+        gw = 0
+        gb2 = 0
+        for c in range(K):
+            gw += Hs[c, g]
+            gb2 += Hs[K + c, g]
+        gb = gb2 // 2
+    else:
+        gw = Hs[0, g]
+        gb = Hs[1, g]
+    if gw + gb == 0:
+        return
+    cw = acc[10]
+    cb = acc[11]
+    _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr)
+    s = bsum[g] if bsum.shape[0] > 0 else 0.0
+    _take_smallest(gw + gb, s, bmin[g] == bmax[g], bmin[g], cw + cb, targets, sums, flags)
+    acc[10] = cw + gw
+    acc[11] = cb + gb
+    if per_cluster:
+        for c in range(K):
+            if Hs[c, g] > 0 or Hs[K + c, g] > 0:
+                cum[c] += Hs[c, g]
+                cum[K + c] += Hs[K + c, g]
+                _ks_update(c, cum, NI, NB, ks)
+
+# %% ../nbs/01_pairs.ipynb #5ea23a9a
 @njit(cache=True)
 def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster, want_pr, Nw, Nb, NI, NB,
            cum, acc, ks, targets, sums, flags):
@@ -438,62 +483,40 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
                     touched[tlist[q]] = False
                 x = y
         else:
-            if per_cluster:
-                gw = 0
-                gb2 = 0
-                for c in range(K):
-                    gw += Hs[c, g]
-                    gb2 += Hs[K + c, g]
-                gb = gb2 // 2
-            else:
-                gw = Hs[0, g]
-                gb = Hs[1, g]
-            if gw + gb == 0:
-                continue
-            cw = acc[10]
-            cb = acc[11]
-            _group(gw, gb, cw, cb, Nw, Nb, acc, want_pr)
-            s = bsum[g] if bsum.shape[0] > 0 else 0.0
-            _take_smallest(gw + gb, s, bmin[g] == bmax[g], bmin[g], cw + cb, targets, sums, flags)
-            acc[10] = cw + gw
-            acc[11] = cb + gb
-            if per_cluster:
-                for c in range(K):
-                    if Hs[c, g] > 0 or Hs[K + c, g] > 0:
-                        cum[c] += Hs[c, g]
-                        cum[K + c] += Hs[K + c, g]
-                        _ks_update(c, cum, NI, NB, ks)
+            _fold_bucket(Hs, g, bsum, bmin, bmax, per_cluster, want_pr, Nw, Nb, NI, NB, cum, acc, ks, targets, sums,
+                         flags)
 
-# %% ../nbs/01_pairs.ipynb #a532327c
+# %% ../nbs/01_pairs.ipynb #3d6f94eb
 NEEDS = PAIR_SUMMARIES                   # the vocabulary lives in core, where measures declare what they read
 
 @dataclass
 class PairSummary:
     "Everything the pair-based measures need, from one streaming computation over all n(n-1)/2 pairs."
-    n_within: int
-    n_between: int
+    n_within: int                        # pairs within a cluster
+    n_between: int                       # pairs across two clusters
     concordant: float = np.nan           # within pair closer than between pair (counted over all such couples)
     ties: float = np.nan                 # within pair exactly as far as between pair
-    discordant: float = np.nan
+    discordant: float = np.nan           # within pair farther than between pair
     ap: float = np.nan                   # area under precision-recall (within pairs positive), step-wise
-    ap_trapezoid: float = np.nan
+    ap_trapezoid: float = np.nan         # the same area by the trapezoid rule
     ap_inverse: float = np.nan           # area under inverse precision-recall (between pairs positive), step-wise
-    ap_inverse_trapezoid: float = np.nan
+    ap_inverse_trapezoid: float = np.nan # the same area by the trapezoid rule
     ks: np.ndarray | None = None         # (K,) KS distance between each cluster's ICD and BCD (nan if undefined)
     smallest_sum: float = np.nan         # sum of the n_within smallest distances over all pairs
     largest_sum: float = np.nan          # sum of the n_within largest distances over all pairs
     within_moments: np.ndarray | None = None    # (count, mean, M2) of within distances
-    between_moments: np.ndarray | None = None
+    between_moments: np.ndarray | None = None   # (count, mean, M2) of between distances
     min_between: np.ndarray | None = None       # (K, K) smallest distance between clusters (inf on diagonal)
     max_between: np.ndarray | None = None       # (K, K) largest distance between clusters (0 on diagonal)
     sum_between: np.ndarray | None = None       # (K, K) sum of the distances between clusters (0 on diagonal)
     diameter: np.ndarray | None = None          # (K,) largest within distance
     within_sum: np.ndarray | None = None        # (K,) sum of the within distances of each cluster
-    cluster_sums: np.ndarray | None = None      # (n, K) summed distance from each point (caller's row order) to each cluster
+    cluster_sums: np.ndarray | None = None      # (n, K) summed distance from each point (caller's order) to clusters
     passes: int = 0                      # passes over the pairs
     collected: int = 0                   # pair distances that had to be held to resolve ties and ranks
     scale: float = 1.0                   # distances above are in units of `scale`
 
+# %% ../nbs/01_pairs.ipynb #7945461a
 @dataclass
 class _Range:
     "Buckets linear in the distance over [lo, hi]: bucket of v = int((v - lo) * inv), capped at nb - 1."
@@ -512,6 +535,7 @@ class _Range:
 def _n_lanes() -> int:
     return int(numba.get_num_threads())
 
+# %% ../nbs/01_pairs.ipynb #3e7ba09e
 def _upper_bound(sd: SortedData) -> float:
     "An upper bound on every pair distance: the bounding box diagonal in the metric (2 for cosine)."
     if sd.n == 0: return 0.0
@@ -527,6 +551,7 @@ def _upper_bound(sd: SortedData) -> float:
         if sd.code == 1: bound = bound ** 2
     return float(bound) * (1 + 1e-9) + 1e-300
 
+# %% ../nbs/01_pairs.ipynb #1e0ac437
 def _merge_moments(parts: np.ndarray) -> np.ndarray:
     "Combine per-lane (count, mean, M2) rows."
     tot = np.zeros(3)
@@ -539,8 +564,9 @@ def _merge_moments(parts: np.ndarray) -> np.ndarray:
         tot[0] = n1
     return tot
 
-class _Resolver:
-    "Runs the passes of one `pair_summary` call and carries the sweep's state from bucket to bucket."
+# %% ../nbs/01_pairs.ipynb #c14fb4fa
+class _ResolverState:
+    "The state of one `pair_summary` call: bucket count, budget, and the sweep's running sums."
     def __init__(self, sd: SortedData, needs: set, max_memory: int):
         self.sd, self.needs, self.max_memory = sd, needs, max_memory
         K, n = sd.K, sd.n
@@ -571,8 +597,17 @@ class _Resolver:
     def stats(self, R: _Range, hist=True, moments=False, extremes=False):
         sd = self.sd
         self.passes += 1
-        return _stats_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist, self.want_sums and hist, moments, extremes)
+        return _stats_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
+                           self.want_sums and hist, moments, extremes)
 
+    def sweep(self, Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes):
+        _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster,
+               bool(self.needs & {"pr", "pr_inverse"}), self.Nw, self.Nb,
+               self.NI, self.NB, self.cum, self.acc, self.ks, self.targets, self.sums, self.flags)
+
+# %% ../nbs/01_pairs.ipynb #9abe6e07
+class _ResolverNeeds(_ResolverState):
+    "Step 2: which buckets of a range must be opened for the summaries asked for."
     def _streams(self, Hs):
         K = self.sd.K
         if self.per_cluster:
@@ -609,11 +644,9 @@ class _Resolver:
         f2 = np.cumsum(Hs[K:], axis=1) / np.where(ok, self.NB, 1)[:, None]
         self.ks_floor = np.where(ok, np.abs(f1 - f2).max(axis=1), 0.0)
 
-    def sweep(self, Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes):
-        _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster,
-               bool(self.needs & {"pr", "pr_inverse"}), self.Nw, self.Nb,
-               self.NI, self.NB, self.cum, self.acc, self.ks, self.targets, self.sums, self.flags)
-
+# %% ../nbs/01_pairs.ipynb #46993272
+class _Resolver(_ResolverNeeds):
+    "Runs the passes of one `pair_summary` call and carries the sweep's state from bucket to bucket."
     def process(self, R: _Range, res, depth: int = 0):
         H, TOT, BMIN, BMAX, BSUM = res[:5]
         Hs, tot, bmin, bmax = H.sum(0), TOT.sum(0), BMIN.min(0), BMAX.max(0)
@@ -661,9 +694,13 @@ class _Resolver:
             del vals, codes
             g = h
 
-def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_MAX_MEMORY) -> PairSummary:
-    """Stream all pair distances of `sd` (as many passes as exactness needs) and return the `PairSummary` parts in
-    `needs` (any of `NEEDS`). Memory stays within about `max_memory` bytes whatever n."""
+# %% ../nbs/01_pairs.ipynb #9aa938e3
+def pair_summary(sd: SortedData,                        # the data sorted by cluster (`sort_by_cluster`)
+                 needs=("ranks",),                      # the summaries to compute, any of `NEEDS`
+                 *,
+                 max_memory: int = DEFAULT_MAX_MEMORY,  # memory budget in bytes: a smaller one means more passes
+                ) -> PairSummary:
+    "Stream all pair distances of `sd` (as many passes as exactness needs) and return the summaries in `needs`."
     needs = set(needs)
     unknown = needs - set(NEEDS)
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
@@ -707,8 +744,9 @@ def pair_summary(sd: SortedData, needs=("ranks",), *, max_memory: int = DEFAULT_
     out.passes, out.collected = r.passes, r.collected
     return out
 
+# %% ../nbs/01_pairs.ipynb #040f3c01
 def silhouette_values(cluster_sums: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    "Silhouette of every point from its summed distances to each cluster (`PairSummary.cluster_sums`); singletons score 0."
+    "Silhouette of every point from its summed distances to each cluster (`cluster_sums`); singletons score 0."
     n, K = cluster_sums.shape
     sizes = np.bincount(labels, minlength=K).astype(np.float64)
     rows = np.arange(n)
@@ -722,11 +760,17 @@ def silhouette_values(cluster_sums: np.ndarray, labels: np.ndarray) -> np.ndarra
     s[size_own == 1] = 0.0
     return s
 
-def summarize(X, labels, needs, *, metric: str = "euclidean", noise=None, max_memory: int = DEFAULT_MAX_MEMORY,
-              measure: str = "") -> PairSummary:
-    """Validate (`check_data`), sort by cluster and run `pair_summary`: the entry point of every pair-based measure.
-    The summary is kept on the `LabeledData`, so a later call on the same validated data whose `needs` are covered
-    (same metric and budget) reuses it without another pass: a study computes the union once per dataset."""
+# %% ../nbs/01_pairs.ipynb #a82478fe
+def summarize(X,                                     # the data (n, d), or a `LabeledData` (then labels=None)
+              labels,                                # one label per row, any hashable values
+              needs,                                 # the summaries to compute, any of `NEEDS`
+              *,
+              metric: str = "euclidean",             # one of the engine's `METRICS`
+              noise=None,                            # the noise policy, one of `NOISE_POLICIES` of core
+              max_memory: int = DEFAULT_MAX_MEMORY,  # memory budget in bytes
+              measure: str = "",                     # the caller's name, prefixed to error messages
+             ) -> PairSummary:
+    "Validate (`check_data`), sort by cluster and run `pair_summary`, reusing a cached summary that covers `needs`."
     metric = check_metric(metric, who=measure)
     max_memory = check_max_memory(max_memory, who=measure)
     data = check_data(X, labels, noise=noise, measure=measure)

@@ -14,7 +14,8 @@ from scipy.stats import ks_2samp
 from sklearn.metrics import auc, average_precision_score, precision_recall_curve, roc_auc_score
 
 import clm_nb
-from clm_nb.pairs import NEEDS, pair_summary, sort_by_cluster, summarize
+from clm_nb.core import check_data
+from clm_nb.pairs import DEFAULT_MAX_MEMORY, NEEDS, pair_summary, sort_by_cluster, summarize
 
 EPS = 1e-12
 
@@ -64,7 +65,7 @@ def _oracle(X, y):
             "point_biserial": float(np.corrcoef(D, (~w).astype(float))[0, 1])}
 
 
-def _engine(X, y, max_memory=clm_nb.DEFAULT_MAX_MEMORY):
+def _engine(X, y, max_memory=DEFAULT_MAX_MEMORY):
     got = {name: clm_nb.score(name, X, y, max_memory=max_memory)
            for name in ["aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi", "c_index", "point_biserial"]}
     got["auprc_trapezoid"] = clm_nb.auprc(X, y, estimator="trapezoid", max_memory=max_memory)
@@ -158,7 +159,7 @@ def test_summary_shares_one_computation():
     assert s.ap == pytest.approx(clm_nb.auprc(X, y), abs=1e-15)
     assert np.nanmean(s.ks) == pytest.approx(clm_nb.dsi(X, y), abs=1e-15)
     with pytest.raises(ValueError, match="unknown needs"):
-        pair_summary(sort_by_cluster(clm_nb.check_data(X, y)), ["roc"])
+        pair_summary(sort_by_cluster(check_data(X, y)), ["roc"])
 
 
 def test_estimator_is_validated():
