@@ -441,7 +441,12 @@ class ClusterStats:
     centroid_distances: np.ndarray  # (K, K) distances between centroids / scale
 
     @classmethod
-    def compute(cls, X: np.ndarray, labels: np.ndarray, K: int) -> "ClusterStats":
+    def compute(cls,
+                X: np.ndarray,       # (n, d) float64 data, finite (as `check_data` returns it)
+                labels: np.ndarray,  # (n,) int64 cluster codes 0..K-1
+                K: int,              # the number of clusters
+               ) -> "ClusterStats":
+        "The statistics of the partition `labels` of `X`, in one O(nd) pass."
         n, d = X.shape
         Xn, scale, mean = normalize_scale(X)
         ind = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(K, n))
