@@ -35,8 +35,7 @@ DATA_ENV = "CLM_NB_DATA"
 MANIFEST = "manifest.csv"
 
 def _check_bundle_dir(path: Path, origin: str) -> Path:
-    """`path` resolved, if it is a folder holding `manifest.csv`; otherwise a `ValueError` naming it and where it came
-    from."""
+    "`path` resolved if it is a folder holding `manifest.csv`; else a `ValueError` naming it and its origin."
     path = Path(path).expanduser()
     if not path.exists():
         raise ValueError(f"{origin} = '{path}' does not exist. Pass the folder that holds {MANIFEST} "
@@ -50,8 +49,7 @@ def _check_bundle_dir(path: Path, origin: str) -> Path:
 
 # %% ../nbs/09_datasets.ipynb #f35c6c38
 def resolve_data_dir(data_dir: str | os.PathLike | None | bool = None) -> Path | None:
-    """The bundle folder to read: `data_dir`, else `$CLM_NB_DATA`, else `None` (= embedded default; `data_dir=False`
-    forces it)."""
+    "The bundle folder to read: `data_dir`, else `$CLM_NB_DATA`, else `None` (the embedded default; forced by False)."
     if data_dir is False:
         return None
     if data_dir is not None:
@@ -118,8 +116,7 @@ def _file_digest_cached(path: str, ino: int, size: int, mtime_ns: int, ctime_ns:
 
 # %% ../nbs/09_datasets.ipynb #94012a5e
 def file_digest(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of the bytes of the file at `path` (cached while the file's inode, size, mtime and ctime are
-    unchanged)."""
+    "Hex SHA-256 of the bytes of the file at `path` (cached while its inode, size, mtime and ctime are unchanged)."
     try:
         p = Path(path).resolve()
         if not p.is_file():
@@ -140,8 +137,7 @@ def _object_bytes(a: np.ndarray) -> bytes:
 
 # %% ../nbs/09_datasets.ipynb #d16e3217
 def array_digest(*arrays) -> str:
-    """Hex SHA-256 of the dtype, shape and bytes of each array, in order (object arrays: of each element's type and
-    repr)."""
+    "Hex SHA-256 of the dtype, shape and bytes of each array in order (object arrays: each element's type and repr)."
     h = hashlib.sha256(f"clm_nb.array_digest/1 {len(arrays)}\n".encode())
     for a in arrays:
         a = np.asarray(a)
@@ -156,8 +152,7 @@ def array_digest(*arrays) -> str:
 SCENARIOS = ("match", "shuffled", "split", "merged")
 
 def _blob_centers(rng: np.random.Generator, k: int, d: int, min_dist: float) -> np.ndarray:
-    """`k` centres in `d` dimensions, pairwise at least `min_dist` apart (rejection sampling in a box that grows when
-    crowded)."""
+    "`k` centres in `d` dimensions, pairwise >= `min_dist` apart (rejection sampling in a box that grows if crowded)."
     side = 2 * min_dist * k ** (1 / d)
     centers, rejected = [], 0
     while len(centers) < k:
@@ -527,8 +522,7 @@ _STORED = ("included", "unlabeled")
 _COLLECTION_NOISE = {"gagolews_v1": "0", "barton": "noise"}   # top-level collection -> documented noise marker
 
 def _manifest_problems(m: pd.DataFrame) -> list[str]:
-    """What is wrong with the stored rows of a manifest: an empty collection or name, n or d not a count, a dataset
-    stored twice."""
+    "What is wrong with a manifest's stored rows: empty collection or name, n or d not a count, a dataset stored twice."
     stored = m[m["status"].isin(_STORED)]
     problems = []
     for col in ("collection", "name"):
@@ -573,16 +567,14 @@ def _read_manifest(root: Path) -> pd.DataFrame:
 
 # %% ../nbs/09_datasets.ipynb #32e32503
 def _noise_marker(collection: str, noise_label) -> str | None:
-    """The noise marker of one manifest row, as text: its `noise_label`, else the collection's documented marker, else
-    None."""
+    "A manifest row's noise marker, as text: its `noise_label`, else the collection's documented marker, else None."
     if noise_label is not None and not pd.isna(noise_label) and str(noise_label).strip():
         return str(noise_label).strip()
     return _COLLECTION_NOISE.get(collection.split("/")[0])
 
 # %% ../nbs/09_datasets.ipynb #6c876e47
 def _bundle_file(root: Path, row) -> Path:
-    """The resolved path of a manifest row's `file`: non-empty, relative, inside the bundle root (symlinks followed), a
-    regular file."""
+    "The resolved path of a row's `file`: non-empty, relative, inside the bundle (symlinks followed), a regular file."
     who = f"{row['collection']}/{row['name']}"
     cell = row["file"]
     if not isinstance(cell, str) or not cell.strip():
@@ -863,8 +855,7 @@ def _npy_header(zf: zipfile.ZipFile, member: str) -> tuple[tuple, np.dtype, int]
 # %% ../nbs/09_datasets.ipynb #de6c7a06
 def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expected: str,
                   max_bytes: int | None = None) -> None:
-    """A `_Malformed` unless the member's dtype is of `kinds`, its shape is `shape` (None: any) and it stores exactly
-    the bytes it needs."""
+    "A `_Malformed` unless the dtype is of `kinds`, the shape is `shape` (None: any) and the stored bytes fit both."
     got, dtype, stored = header
     if dtype.hasobject or dtype.fields is not None or dtype.kind not in kinds:
         raise _Malformed(f"array {key!r} has dtype {dtype}; it must hold {_KIND_TEXT[kinds]} (object, complex and "
@@ -911,8 +902,7 @@ def _text(a: np.ndarray) -> str:
 
 # %% ../nbs/09_datasets.ipynb #c3d2213c
 def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.ndarray, np.ndarray, str, str, list, dict]:
-    """(X, raw labels, description, variant key, variants, extra meta) of one bundle file, every header checked against
-    n and d first."""
+    "(X, raw labels, description, variant key, variants, extra meta) of one bundle file, headers checked against n, d."
     with _open_npz(path, who) as zf:
         members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
         if "X" not in members:
@@ -949,8 +939,7 @@ def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.nda
 _PROVENANCE = ("source_repo", "source_commit", "original_path", "license_attribution", "notes")
 
 def _bundle_row_dataset(root: Path, row: pd.Series, labels: str) -> Dataset:
-    """Read the dataset of one manifest row of the bundle at `root` (file confined to the bundle, headers checked),
-    noise mapped to -1."""
+    "The dataset of one manifest row of the bundle at `root` (file confined, headers checked, noise mapped to -1)."
     _check_stored(row)
     who = f"{row['collection']}/{row['name']}"
     path = _bundle_file(root, row)
@@ -1024,8 +1013,7 @@ ON_ERROR = ("raise", "record")
 
 @dataclass(frozen=True)
 class DatasetError:
-    """A dataset that could not be loaded, yielded by `iter_datasets(on_error='record')` in its place: where it is and
-    why."""
+    "A dataset that could not be loaded, yielded in its place by `iter_datasets(on_error='record')`: where and why."
     collection: str     # the dataset's collection
     name: str           # the dataset's name
     error: str          # why it could not be loaded
