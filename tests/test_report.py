@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from clm_nb.datasets import list_datasets
-from clm_nb.report import DEFAULT_PRIMARY, build_report, leaderboard, profile_tasks
+from clm_nb.report import build_report
 from clm_nb.runner import run
+from clm_nb.verdict import DEFAULT_PRIMARY, leaderboard, profile_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
