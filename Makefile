@@ -1,6 +1,6 @@
 # clm_nb: the two commands a new machine needs (each installs the environment on first use).
 #   make study   run a study notebook (default STUDY=dataset_ranking; also cluster_level, discotec) into results/$(STUDY)/
-#   make test    check notebooks are clean and exported, run the inline notebook tests, then pytest
+#   make test    check notebooks are clean (tools/clean_nbs.py) and exported, run the inline notebook tests, then pytest
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -24,17 +24,19 @@ study: $(VENV)/.installed
 	test -f "nbs/studies/$(STUDY).ipynb" || { echo "no study nbs/studies/$(STUDY).ipynb"; exit 1; }
 	$(BIN)/papermill "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
 		-p out_dir "$(abspath $(OUT))" $(PARAMS)
+	$(BIN)/jupyter trust "$(OUT)/$(STUDY).ipynb"   # signed, so JupyterLab renders its charts (SVG) and HTML tables
 	@echo "study written to $(OUT)/ (executed notebook, tables, charts/)"
 
 test: $(VENV)/.installed check-sync nbtest pytest
 
-# Fails when nbdev-clean or nbdev-export would change a file: notebooks are the source and must be clean,
-# and clm_nb/ must be exactly what they export.
+# Fails when cleaning or nbdev-export would change a file: notebooks are the source and must be clean,
+# and clm_nb/ must be exactly what they export. tools/clean_nbs.py is nbdev-clean plus the kernel metadata
+# JupyterLab writes (kernelspec, language_info), so a notebook does not show as modified when opened.
 check-sync: $(VENV)/.installed
 	@snap=$$(mktemp -d); cp -r nbs clm_nb "$$snap"/; \
-	$(BIN)/nbdev-clean && $(BIN)/nbdev-export || exit 1; \
+	$(BIN)/python tools/clean_nbs.py && $(BIN)/nbdev-export || exit 1; \
 	if ! diff -r -q -x __pycache__ "$$snap/nbs" nbs || ! diff -r -q -x __pycache__ "$$snap/clm_nb" clm_nb; then \
-		echo "FAIL: nbdev-clean/nbdev-export changed the files above: run them, review and commit."; exit 1; fi; \
+		echo "FAIL: tools/clean_nbs.py or nbdev-export changed the files above: run them, review and commit."; exit 1; fi; \
 	echo "notebooks clean, clm_nb/ in sync with nbs/"
 
 nbtest: $(VENV)/.installed
