@@ -22,8 +22,15 @@ __all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin',
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
           complexity="O(nd) time, O(nd) memory",
-          reference="Calinski & Harabasz (1974), A dendrite method for cluster analysis, Communications in Statistics 3(1):1-27")
-def calinski_harabasz(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
+          reference="Calinski & Harabasz (1974), A dendrite method for cluster analysis, "
+                    "Communications in Statistics 3(1):1-27")
+def calinski_harabasz(X,                          # (n, d) data, or a `LabeledData` (then labels=None)
+                      labels=None,                # one cluster label per row, any hashable values
+                      *,
+                      metric: str = "euclidean",  # 'euclidean' only: the index is built on centroids
+                      noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+                      random_state=None,          # ignored: deterministic; kept for a uniform signature
+                     ) -> float:
     "Calinski-Harabasz index: between- over within-cluster variance ratio (higher is better)."
     check_euclidean(metric, "calinski_harabasz")
     data = check_data(X, labels, noise=noise, measure="calinski_harabasz")
@@ -34,10 +41,17 @@ def calinski_harabasz(X, labels=None, *, metric: str = "euclidean", noise=None, 
     return float(bss * (data.n - data.K) / (wss * (data.K - 1)))
 
 # %% ../nbs/02_internal.ipynb #2bd9c217
-@register("davies_bouldin", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
+@register("davies_bouldin", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=SCALE_FREE + ("data-cardinality",),
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Davies & Bouldin (1979), A cluster separation measure, IEEE TPAMI 1(2):224-227")
-def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
+def davies_bouldin(X,                          # (n, d) data, or a `LabeledData` (then labels=None)
+                   labels=None,                # one cluster label per row, any hashable values
+                   *,
+                   metric: str = "euclidean",  # 'euclidean' only: the index is built on centroids
+                   noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+                   random_state=None,          # ignored: deterministic; kept for a uniform signature
+                  ) -> float:
     "Davies-Bouldin index: mean over clusters of the worst (S_i + S_j) / d(c_i, c_j) (lower is better)."
     check_euclidean(metric, "davies_bouldin")
     data = check_data(X, labels, noise=noise, measure="davies_bouldin")
@@ -54,13 +68,23 @@ def davies_bouldin(X, labels=None, *, metric: str = "euclidean", noise=None, ran
 DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
 DUNN_WITHIN = ("diameter", "average", "centroid")
 
-@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
+@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf,
+          invariances=SCALE_FREE + ("data-cardinality",),
           pair_summaries=["extremes"],
           complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
           reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104; "
-                    "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, IEEE Trans. SMC-B 28(3):301-315")
-def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-         between: str = "single", within: str = "diameter", max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+                    "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, "
+                    "IEEE Trans. SMC-B 28(3):301-315")
+def dunn(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+         labels=None,                           # one cluster label per row, any hashable values
+         *,
+         metric: str = "euclidean",             # a metric of the pair engine; the centroid options need 'euclidean'
+         noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+         random_state=None,                     # ignored: deterministic; kept for a uniform signature
+         between: str = "single",               # the separation delta: one of DUNN_BETWEEN (table above)
+         within: str = "diameter",              # the diameter Delta: one of DUNN_WITHIN (table above)
+         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+        ) -> float:
     "Dunn index: minimum between-cluster (single-linkage) distance over maximum cluster diameter (higher is better)."
     between = check_choice(between, "between", DUNN_BETWEEN, who="dunn")
     within = check_choice(within, "within", DUNN_WITHIN, who="dunn")
@@ -83,7 +107,8 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
     elif between == "centroid": delta = st.centroid_distances * st.scale / ext.scale
     else: delta = (own + own.T) / (sizes[:, None] + sizes[None, :])
     if within == "diameter": diam = ext.diameter
-    elif within == "average": diam = np.divide(2 * ext.within_sum, sizes * (sizes - 1), out=np.zeros(data.K), where=sizes > 1)
+    elif within == "average":
+        diam = np.divide(2 * ext.within_sum, sizes * (sizes - 1), out=np.zeros(data.K), where=sizes > 1)
     else: diam = 2 * np.diag(own) / sizes
     separation = float(delta[off].min())
     diameter = float(diam.max())
@@ -93,11 +118,19 @@ def dunn(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=
 
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
-          pair_summaries=["cluster_sums"], complexity="O(n^2 d) time in 1 pass of the pair engine, O(nK) memory per thread",
-          reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of cluster analysis, "
+          pair_summaries=["cluster_sums"],
+          complexity="O(n^2 d) time in 1 pass of the pair engine, O(nK) memory per thread",
+          reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of "
+                    "cluster analysis, "
                     "J. Comput. Appl. Math. 20:53-65")
-def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-               max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def silhouette(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+               labels=None,                           # one cluster label per row, any hashable values
+               *,
+               metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+               noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+               random_state=None,                     # ignored: deterministic; kept for a uniform signature
+               max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+              ) -> float:
     "Mean silhouette width: (b - a) / max(a, b) averaged over points (higher is better)."
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
@@ -106,11 +139,19 @@ def silhouette(X, labels=None, *, metric: str = "euclidean", noise=None, random_
     return float(np.mean(silhouette_values(s.cluster_sums, data.labels)))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
-@register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE + ("data-cardinality",),
+@register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=SCALE_FREE + ("data-cardinality",),
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Xie & Beni (1991), A validity measure for fuzzy clustering, IEEE TPAMI 13(8):841-847 (crisp form)")
-def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
-    "Xie-Beni index (crisp): within-cluster scatter over n times the smallest squared centroid distance (lower is better)."
+def xie_beni(X,                          # (n, d) data, or a `LabeledData` (then labels=None)
+             labels=None,                # one cluster label per row, any hashable values
+             *,
+             metric: str = "euclidean",  # 'euclidean' only: the index is built on centroids
+             noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+             random_state=None,          # ignored: deterministic; kept for a uniform signature
+            ) -> float:
+    ("Xie-Beni index (crisp): within-cluster scatter over n times the smallest squared centroid distance "
+     "(lower is better).")
     check_euclidean(metric, "xie_beni")
     data = check_data(X, labels, noise=noise, measure="xie_beni")
     st = data.stats
@@ -125,7 +166,14 @@ def xie_beni(X, labels=None, *, metric: str = "euclidean", noise=None, random_st
           complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
           reference="Maulik & Bandyopadhyay (2002), Performance evaluation of some clustering algorithms and validity "
                     "indices, IEEE TPAMI 24(12):1650-1654 (p = 2)")
-def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None, p: float = 2.0) -> float:
+def i_index(X,                          # (n, d) data, or a `LabeledData` (then labels=None)
+            labels=None,                # one cluster label per row, any hashable values
+            *,
+            metric: str = "euclidean",  # 'euclidean' only: the index is built on centroids
+            noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+            random_state=None,          # ignored: deterministic; kept for a uniform signature
+            p: float = 2.0,             # the exponent, a finite number > 0 (2 in the paper)
+           ) -> float:
     "I index (PBM): ((1/K) * (E_1 / E_K) * D_K) ** p with p = 2 (higher is better)."
     check_euclidean(metric, "i_index")
     p = check_number(p, "p", lo=0, lo_open=True, who="i_index")
@@ -142,9 +190,16 @@ def i_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
 @register("ball_hall", kind="internal", direction="min", lower=0, upper=np.inf,
           invariances=("relabel", "permutation", "translation", "rotation", "data-cardinality"), optimum="knee",
           complexity="O(nd) time, O(nd) memory",
-          reference="Ball & Hall (1965), ISODATA, a novel method of data analysis and pattern classification, Stanford Research "
+          reference="Ball & Hall (1965), ISODATA, a novel method of data analysis and pattern classification, "
+                    "Stanford Research "
                     "Institute; knee rule as in Desgraupes, Clustering indices (R package clusterCrit)")
-def ball_hall(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None) -> float:
+def ball_hall(X,                          # (n, d) data, or a `LabeledData` (then labels=None)
+              labels=None,                # one cluster label per row, any hashable values
+              *,
+              metric: str = "euclidean",  # 'euclidean' only: the index is built on centroids
+              noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+              random_state=None,          # ignored: deterministic; kept for a uniform signature
+             ) -> float:
     "Ball-Hall index: mean over clusters of the mean squared distance to the centroid (its optimum over k is the knee)."
     check_euclidean(metric, "ball_hall")
     data = check_data(X, labels, noise=noise, measure="ball_hall")
@@ -157,8 +212,14 @@ def ball_hall(X, labels=None, *, metric: str = "euclidean", noise=None, random_s
           complexity="O(n^2 d) time in 2 passes of the pair engine, O(n + buckets) memory",
           reference="Hubert & Levin (1976), A general statistical framework for assessing categorical clustering in "
                     "free recall, Psychological Bulletin 83(6):1072-1080")
-def c_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-            max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def c_index(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+            labels=None,                           # one cluster label per row, any hashable values
+            *,
+            metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+            noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+            random_state=None,                     # ignored: deterministic; kept for a uniform signature
+            max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+           ) -> float:
     "C-index: (S_w - S_min) / (S_max - S_min) over the within-pair distance sum (lower is better)."
     s = summarize(X, labels, ["c_index", "moments"], metric=metric, noise=noise, max_memory=max_memory,
                   measure="c_index")
@@ -173,8 +234,14 @@ def c_index(X, labels=None, *, metric: str = "euclidean", noise=None, random_sta
           complexity="O(n^2 d) time in 1 pass of the pair engine, O(n) memory",
           reference="Milligan (1981), A Monte Carlo study of thirty internal criterion measures for cluster analysis, "
                     "Psychometrika 46(2):187-199")
-def point_biserial(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-                   max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def point_biserial(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+                   labels=None,                           # one cluster label per row, any hashable values
+                   *,
+                   metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                   noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+                   random_state=None,                     # ignored: deterministic; kept for a uniform signature
+                   max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+                  ) -> float:
     "Point-Biserial correlation between pair distance and being a between-cluster pair (higher is better)."
     s = summarize(X, labels, ["moments"], metric=metric, noise=noise, max_memory=max_memory, measure="point_biserial")
     (nw, mw, m2w), (nb, mb, m2b) = s.within_moments, s.between_moments
@@ -185,21 +252,30 @@ def point_biserial(X, labels=None, *, metric: str = "euclidean", noise=None, ran
     return float(np.clip((mb - mw) * np.sqrt(nw * nb) / nt / np.sqrt(var), -1.0, 1.0))
 
 # %% ../nbs/02_internal.ipynb #681dc9ba
-@register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
-          complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), memory bounded by max_memory",
+@register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["ranks"],
+          complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), "
+                     "memory bounded by max_memory",
           reference="Baker & Hubert (1975), Measuring the power of hierarchical cluster analysis, "
                     "J. American Statistical Association 70(349):31-38")
-def gamma(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-          max_memory: int = DEFAULT_MAX_MEMORY) -> float:
+def gamma(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+          labels=None,                           # one cluster label per row, any hashable values
+          *,
+          metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+          noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+          random_state=None,                     # ignored: deterministic; kept for a uniform signature
+          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+         ) -> float:
     "Baker-Hubert Gamma: (concordant - discordant) / (concordant + discordant) over within/between couples."
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="gamma")
     total = s.concordant + s.discordant
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
 
-# %% ../nbs/02_internal.ipynb #11d6573f
+# %% ../nbs/02_internal.ipynb #378528ac
 @njit(inline="always")
 def _dbcv_dist(X, D, idx, a, b):
-    "Distance between sorted points a and b: D[idx[a], idx[b]] when a matrix D is given, else Euclidean on rows a, b of X."
+    """Distance between sorted points a and b: D[idx[a], idx[b]] when a matrix D is given, else Euclidean on rows a, b
+    of X."""
     if D.shape[0] > 0:
         return D[idx[a], idx[b]]
     s = 0.0
@@ -214,6 +290,7 @@ def _dists_to(X, D, idx, a, pts, lo, hi, out):
     for k in range(hi - lo):
         out[k] = _dbcv_dist(X, D, idx, a, pts[lo + k])
 
+# %% ../nbs/02_internal.ipynb #1b9d0098
 @njit(inline="always")
 def _ipow(r, p):
     "r ** p for a positive integer p, by repeated squaring (2 log2 p products, no exp/log)."
@@ -229,11 +306,12 @@ def _ipow(r, p):
         p >>= 1
     return out
 
-# %% ../nbs/02_internal.ipynb #a958d61a
+# %% ../nbs/02_internal.ipynb #2f4dcd22
 @njit(cache=True)
 def _core_lane(X, D, idx, starts, dim, t, lanes, core, buf):
     """All-points core distance of the rows t, t+lanes, ... of every cluster (cluster c = rows starts[c]:starts[c+1]):
-    core = dmin * ((n_c - 1) / S) ** (1/dim), S = sum over the other points of (dmin / dist) ** dim. `buf` holds one row."""
+    core = dmin * ((n_c - 1) / S) ** (1/dim), S = sum over the other points of (dmin / dist) ** dim.
+    `buf` holds one row."""
     K = starts.shape[0] - 1
     cut = np.exp(-50.0 / dim)                 # (dmin / dist) below this: the term is < e^-50, dropped
     for c in range(K):
@@ -264,7 +342,7 @@ def _core_parallel(X, D, idx, starts, dim, lanes, core, longest):
     for t in prange(lanes):
         _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty(longest))
 
-# %% ../nbs/02_internal.ipynb #d2bb52cd
+# %% ../nbs/02_internal.ipynb #68bed360
 @njit(inline="always")
 def _leximax(a, b, c):
     "(largest, middle, smallest) of three numbers, by comparisons only (exact)."
@@ -272,6 +350,7 @@ def _leximax(a, b, c):
     lo = min(a, b)
     return max(hi, c), max(lo, min(hi, c)), min(lo, c)
 
+# %% ../nbs/02_internal.ipynb #249f4d83
 @njit(cache=True)
 def _index_first(a1, b1, a2, b2):
     "Of two edges with equal keys: the one with the smaller lower end, then the smaller upper end."
@@ -281,6 +360,7 @@ def _index_first(a1, b1, a2, b2):
         return l1 < l2
     return a1 + b1 - l1 < a2 + b2 - l2
 
+# %% ../nbs/02_internal.ipynb #23659261
 @njit(cache=True)
 def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
     """Prim's minimum spanning tree of the mutual-reachability graph of the points s..e-1, distances on the fly.
@@ -288,7 +368,8 @@ def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
     distance), then the middle one, then the smallest, then the end points; a strict order, so the tree is unique.
     Leaves src[v] (v's parent, -1 at the root s), bw[v] (the weight of that edge) and deg[v]. Every point not yet in
     the tree has a slot in the work arrays, kept compact (the last slot fills a freed one): its best key, core distance
-    and distance to the newest tree point in `fwork` (5, >= e - s), its index and best parent in `iwork` (2, >= e - s)."""
+    and distance to the newest tree point in `fwork` (5, >= e - s), its index and best parent in `iwork`
+    (2, >= e - s)."""
     nrem = e - s - 1
     kw, km, kl, kcore, buf = fwork[0], fwork[1], fwork[2], fwork[3], fwork[4]
     pts, par = iwork[0], iwork[1]
@@ -318,7 +399,7 @@ def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
             b0 = kw[q]
             b1 = km[q]
             b2 = kl[q]
-            if w < b0 or (w == b0 and (m < b1 or (m == b1 and l < b2))):      # a better edge from the tree to this point
+            if w < b0 or (w == b0 and (m < b1 or (m == b1 and l < b2))):  # a better edge from the tree to this point
                 kw[q] = w
                 km[q] = m
                 kl[q] = l
@@ -359,7 +440,7 @@ def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
         nrem = z
         u = v
 
-# %% ../nbs/02_internal.ipynb #d0a4be36
+# %% ../nbs/02_internal.ipynb #c816124c
 @njit(cache=True)
 def _mst_cluster(X, D, idx, core, s, e, src, bw, deg, internal, fwork, iwork):
     """MST of the cluster of points s..e-1; marks its internal nodes (degree > 1; every node when there is none) in
@@ -387,6 +468,7 @@ def _mst_cluster(X, D, idx, core, s, e, src, bw, deg, internal, fwork, iwork):
                 dsc = bw[v]
     return dsc
 
+# %% ../nbs/02_internal.ipynb #287c0a52
 @njit(cache=True)
 def _mst_lane(X, D, idx, core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest):
     "The clusters order[t], order[t+lanes], ... (largest first, so that the lanes share the work)."
@@ -401,7 +483,7 @@ def _mst_parallel(X, D, idx, core, starts, order, lanes, src, bw, deg, internal,
     for t in prange(lanes):
         _mst_lane(X, D, idx, core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest)
 
-# %% ../nbs/02_internal.ipynb #221523d7
+# %% ../nbs/02_internal.ipynb #78487ba4
 _SEP_CHUNK = 256
 
 @njit(cache=True)
@@ -428,14 +510,13 @@ def _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep, buf):
                         sep[c] = w
                 r = z
 
+# %% ../nbs/02_internal.ipynb #709d2ad6
 @njit(parallel=True, cache=True)
 def _separation_parallel(X, D, idx, core, inodes, icl, istarts, lanes, sep):
     for t in prange(lanes):
         _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep[t], np.empty(_SEP_CHUNK))
 
-# %% ../nbs/02_internal.ipynb #09c30039
-_DBCV_PARALLEL_WORK = 4_000_000      # sum of n_i^2 above which the kernels run on several lanes
-
+# %% ../nbs/02_internal.ipynb #195cf6e9
 @dataclass(frozen=True, eq=False)
 class DBCVParts:
     "The pieces of one DBCV computation, per cluster (code order): for the notebook, the tests and per-cluster reports."
@@ -448,7 +529,9 @@ class DBCVParts:
     internal: np.ndarray           # (m,) internal node of its cluster's MST (after the fallback)
     n_total: int                   # |O|
 
-# %% ../nbs/02_internal.ipynb #8f7081f1
+# %% ../nbs/02_internal.ipynb #42bac8ac
+_DBCV_PARALLEL_WORK = 4_000_000      # sum of n_i^2 above which the kernels run on several lanes
+
 def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVParts:
     """DBCV of points sorted by cluster (cluster c = sorted rows starts[c]:starts[c+1]); distances from `D` (sorted
     point a is row idx[a]) when D is not empty, else Euclidean on the rows of X. The one implementation behind
@@ -490,14 +573,15 @@ def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVPa
     return DBCVParts(value, sizes, dsc, sep, V, core, internal, int(n_total))
 
 # %% ../nbs/02_internal.ipynb #185fd72a
-def dbcv_value(X, groups, *, distances=None, dim=None, n_total=None) -> float:
+def dbcv_value(X,               # float64 (m, d) C-contiguous (only its shape is read when `distances` is given)
+               groups,          # int64 (m,) codes 0..K-1, every code present, K >= 2
+               *,
+               distances=None,  # optional (m, m) Euclidean distance matrix of X's rows: O(m^2), no d
+               dim=None,        # the d of the core-distance exponent (default X.shape[1])
+               n_total=None,    # |O|, what the weights |C_i| / |O| divide by (default m)
+              ) -> float:
     """DBCV of the partition `groups` of the rows of `X`, without validation: the fast building block of `dbcv`.
 
-    X: float64 (m, d) C-contiguous array (only its shape is read when `distances` is given).
-    groups: int64 (m,) codes 0..K-1, every code present, K >= 2.
-    distances: optional (m, m) Euclidean distance matrix of X's rows; then the call is O(m^2) with no d factor.
-    dim: the d of the core-distance exponent (default X.shape[1]).
-    n_total: |O|, the number of objects the weights |C_i| / |O| divide by (default m; larger when noise was dropped).
     Within a group, exact ties of the MST are broken by row order (see `dbcv` for an order-free result)."""
     m = groups.shape[0]
     assert X.ndim == 2 and X.shape[0] == m and groups.ndim == 1, "X is (m, d), groups (m,)"
@@ -518,7 +602,7 @@ def dbcv_value(X, groups, *, distances=None, dim=None, n_total=None) -> float:
     return _dbcv_parts(Xs, D, order.astype(np.int64), starts, dim, m if n_total is None else int(n_total),
                        numba.get_num_threads()).value
 
-# %% ../nbs/02_internal.ipynb #dfe0e2a5
+# %% ../nbs/02_internal.ipynb #c8891194
 @njit(cache=True)
 def _content_keys(X, r):
     "key[i] = X[i] . r, summed in feature order: a function of row i's values only, never of its position."
@@ -531,6 +615,7 @@ def _content_keys(X, r):
         out[i] = s
     return out
 
+# %% ../nbs/02_internal.ipynb #5e89b7a8
 def _canonical_rows(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Row order by (label, content): labels first, then a fixed random projection of the row, then (for rows whose
     projections tie) the coordinates lexicographically. It depends on the rows' values, not their positions, so
@@ -551,21 +636,22 @@ def _canonical_rows(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 # %% ../nbs/02_internal.ipynb #ae85f0c7
 @register("dbcv", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
-          complexity="O(sum_k n_k^2 d) time (core distances, then Prim per cluster with distances on the fly) plus at most "
+          complexity="O(sum_k n_k^2 d) time (core distances, then Prim per cluster with distances on the fly) "
+                     "plus at most "
                      "O(sum_{k<l} m_k m_l d) for the separation between internal nodes (pruned by core distances); "
                      "O(n (d + L)) memory for L lanes, never n x n",
           reference="Moulavi, Jaskowiak, Campello, Zimek & Sander (2014), Density-Based Clustering Validation, "
                     "Proc. SIAM Int. Conf. on Data Mining (SDM), pp. 839-847")
-def dbcv(X, labels=None, *, metric: str = "euclidean", noise=None, random_state=None,
-         max_memory: int = DEFAULT_MAX_MEMORY) -> float:
-    """DBCV: size-weighted mean over clusters of (density separation - density sparseness) / max of the two (higher is better).
-
-    X: (n, d) data, or a `LabeledData` from `check_data` (then labels=None).
-    labels: (n,) cluster labels, any hashable values.
-    metric: "euclidean" only (the core distance is a d-dimensional density estimate).
-    noise: noise policy of `check_data`; with "ignore" the noise points leave the clusters but still count in |O|.
-    random_state: ignored (DBCV is deterministic); accepted so every internal measure is called alike.
-    max_memory: bytes for the lanes' buffers (64 bytes per point of the largest cluster and lane); at least one lane runs."""
+def dbcv(X,                                     # (n, d) data, or a `LabeledData` from `check_data` (then labels=None)
+         labels=None,                           # (n,) cluster labels, any hashable values
+         *,
+         metric: str = "euclidean",             # 'euclidean' only (the core distance is a d-dimensional density)
+         noise=None,                            # `check_data`'s policy; with 'ignore' noise still counts in |O|
+         random_state=None,                     # ignored (DBCV is deterministic); kept for a uniform signature
+         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes for lane buffers, 64 per lane and point of the largest cluster
+        ) -> float:
+    ("DBCV: size-weighted mean over clusters of (density separation - density sparseness) / max of the two "
+     "(higher is better).")
     metric = check_choice(metric, "metric", ("euclidean",), who="dbcv")
     max_memory = check_max_memory(max_memory, who="dbcv")
     data = check_data(X, labels, noise=noise, measure="dbcv")

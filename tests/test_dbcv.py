@@ -19,8 +19,9 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.metrics import pairwise_distances
 
 import clm_nb
-from clm_nb import dbcv, dbcv_value
-from clm_nb.internal import _dbcv_parts, _prim
+from clm_nb import dbcv
+from clm_nb.core import check_data
+from clm_nb.internal import _dbcv_parts, _prim, dbcv_value
 
 
 # ----------------------------------------------------------------------------------------------- the oracle
@@ -206,7 +207,7 @@ def test_noise_ignore_counts_noise_in_the_total():
     keep = yn >= 0
     assert dbcv(X, yn, noise="ignore") == pytest.approx(dbcv(X[keep], yn[keep]) * keep.sum() / 300, abs=1e-12)
     assert dbcv(X, yn, noise="ignore") == pytest.approx(oracle(X[keep], yn[keep], n_total=300), abs=1e-12)
-    data = clm_nb.check_data(X, yn, noise="ignore")                       # a validated LabeledData keeps |O|
+    data = check_data(X, yn, noise="ignore")                       # a validated LabeledData keeps |O|
     assert data.n_noise == 30 and dbcv(data) == dbcv(X, yn, noise="ignore")
 
 

@@ -8,6 +8,7 @@ from sklearn.datasets import load_iris
 
 import clm_nb
 from clm_nb import calinski_harabasz, davies_bouldin, dunn, i_index, silhouette, xie_beni
+from clm_nb.core import check_data
 
 IRIS_X, IRIS_Y = load_iris(return_X_y=True)
 
@@ -155,7 +156,7 @@ def test_noise_policy_changes_partition():
 
 
 def test_shared_labeled_data_gives_same_values():
-    data = clm_nb.check_data(IRIS_X, IRIS_Y)
+    data = check_data(IRIS_X, IRIS_Y)
     for name in GOLDEN:
         assert clm_nb.score(name, data) == clm_nb.score(name, IRIS_X, IRIS_Y)
 
