@@ -9,6 +9,7 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import calinski_harabasz_score
 
 import clm_nb
+from clm_nb.core import check_data
 from clm_nb.between import (K_CH_A, K_DB_A, K_DUNN_A, K_I_A, MonteCarloScore, between, check_axioms,
                             class_pair_scores, class_pairs, relabellings)
 
@@ -23,7 +24,7 @@ def blobs(n=300, k=3, d=3, std=2.0, seed=0, box=(-10, 10)):
 # ---------------------------------------------------------------- oracles, one class pair at a time, plain numpy
 def _pair_data(X, y):
     "Every class pair in the order and canonical point order the measures use, in the caller's units."
-    data = clm_nb.check_data(X, y)
+    data = check_data(X, y)
     return [(p, data.X[p.rows], p.in_a) for p in class_pairs(data)]
 
 
