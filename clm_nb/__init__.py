@@ -1,8 +1,4 @@
-"""Clustering validation in literate notebooks: which labeled datasets to trust (cluster-label matching) and which validity index to believe.
-
-Modules:
-
-- `clm_nb.all`: Every module's exports in one namespace, for notebooks and interactive work: `from clm_nb.all import *`."""
+"""Clustering validation in literate notebooks: which labeled datasets to trust (cluster-label matching) and which validity index to believe."""
 
 __version__ = "0.1.0"
 

@@ -1,9 +1,9 @@
-"""Every module's exports in one namespace, for notebooks and interactive work: `from clm_nb.all import *`.
+# Every module's exports in one namespace, for notebooks and interactive work: `from clm_nb.all import *`.
+#
+# The package's top level (`import clm_nb`) is the small public surface; this module is the convenience that
+# star-imports everything, in notebook order. It loads altair, jinja2 and the study machinery, so it is slower to
+# import than `clm_nb` itself.
 
-The package's top level (`import clm_nb`) is the small public surface; this module is the convenience that
-star-imports everything, in notebook order. It loads altair, jinja2 and the study machinery, so it is slower to
-import than `clm_nb` itself.
-"""
 from .core import *
 from .pairs import *
 from .internal import *

@@ -775,15 +775,3 @@ def read_csv(path, **kwargs) -> pd.DataFrame:
     if not pd.api.types.is_numeric_dtype(t.index):
         t.index = t.index.map(restore)
     return t
-
-# %% ../nbs/12_runner.ipynb #cc94e492
-_MOVED_TO_TASKS = ("select_measures", "score_datasets", "score_partitions", "score_pool", "ground_truth_tasks",
-                   "best_ground_truth", "dataset_digest", "load_checked", "measures_task", "measures_tasks",
-                   "time_measure", "score_factors")
-
-def __getattr__(name: str):
-    "The names that moved to `clm_nb.tasks`, for old imports (transitional)."
-    if name in _MOVED_TO_TASKS:
-        from clm_nb import tasks   # on first use: tasks imports this module
-        return getattr(tasks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

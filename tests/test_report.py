@@ -173,3 +173,16 @@ def test_assessment_html_renders_offline(page, tmp_path):
     assert page.locator("table").count() == 2 and page.locator("table tbody tr").count() == len(a.scores) + len(a.worst_pairs)
     page.screenshot(path=str(ARTIFACTS / "assessment.png"), full_page=True)
     assert page.problems == []
+
+
+def test_page_styles_reach_the_browser_unescaped(report, page):
+    "The stylesheet is inlined verbatim: quotes in font names and the sort arrows' escapes survive templating."
+    index, _ = report
+    html = Path(index).read_text()
+    style = html[html.index("<style>"):html.index("</style>")]
+    assert "&#34;" not in style and '"Segoe UI"' in style and r'content:" \25B2"' in style
+    page.goto(Path(index).resolve().as_uri())
+    assert "Segoe UI" in page.evaluate("getComputedStyle(document.body).fontFamily")
+    page.click("th button")
+    arrow = page.evaluate("getComputedStyle(document.querySelector('th[aria-sort] button'), '::after').content")
+    assert arrow.strip('"').strip() in ("\u25b2", "\u25bc"), arrow
