@@ -1,6 +1,13 @@
-"""Clustering validation in literate notebooks: which labeled datasets to trust (cluster-label matching) and which validity index to believe."""
+"""Clustering validation in literate notebooks: which labeled datasets to trust and which validity index to believe."""
 
 __version__ = "0.1.0"
+
+# The top level is deliberately small, in the style of `sklearn.metrics.cluster`: the measures (one function each,
+# all registered with their metadata), the registry (`measures`, `score`, `get_measure`, `register`) and the entry
+# points a user calls first (`assess`, `load_dataset`, `list_datasets`). Everything else lives in its submodule
+# (`clm_nb.report.build_report`, `clm_nb.runner.run`, ...); `from clm_nb.all import *` imports it all. Importing
+# the package loads only the measure modules, which fills the registry; plotting, templating and the study
+# machinery (altair, jinja2, scikit-learn's estimators, Dask) load when first used.
 
 import importlib as _importlib
 
@@ -9,7 +16,7 @@ from .internal import (ball_hall, c_index, calinski_harabasz, davies_bouldin, db
                        point_biserial, silhouette, xie_beni)
 from .cvi import cvdd, cvnn, ratkowsky_lance, wb
 from .curves import aucc, auiprc, auprc, sauprc
-from .dsi import dsi
+from .separability import dsi
 from .between import ch_a, ch_btwn, ch_t2, ch_t4, db_a, dbcv_btwn, dunn_a, i_a, sc_a, xb_a
 from .external import (ami, ari, centroid_index, centroid_index_relative, criterion_h, csi, fowlkes_mallows,
                        inverse_purity, jaccard_pairs, nmi, nvd, psi, purity, rand, v_measure)
@@ -17,7 +24,7 @@ from .consensus import aari, anmi, discotec
 from .datasets import list_datasets, load_dataset
 
 # Loaded on first use (PEP 562): `assess` pulls in the verdict machinery, which imports scikit-learn's estimators.
-_LAZY = {"assess": "clm_nb.assess", "Assessment": "clm_nb.assess"}
+_LAZY = {"assess": "clm_nb.assessment", "Assessment": "clm_nb.assessment"}
 
 __all__ = [
     # registry

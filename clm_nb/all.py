@@ -11,7 +11,7 @@ from .between import *
 from .external import *
 from .cvi import *
 from .curves import *
-from .dsi import *
+from .separability import *
 from .consensus import *
 from .datasets import *
 from .clusterers import *
@@ -21,4 +21,4 @@ from .tasks import *
 from .verdict import *
 from .charts import *
 from .report import *
-from .assess import *
+from .assessment import *

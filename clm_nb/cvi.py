@@ -10,7 +10,6 @@ from typing import Sequence
 
 import numpy as np
 from scipy import sparse
-from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist
 
 from .core import (SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
@@ -275,6 +274,7 @@ def _minimax_moments(Y: np.ndarray) -> tuple[float, float]:
     "(mean, std) over the m x m matrix of minimax path distances within the points `Y` (zero diagonal in, ddof=1)."
     m = Y.shape[0]
     if m < 2: return 0.0, 0.0
+    from scipy.cluster.hierarchy import linkage   # imported on first use: scipy.cluster is slow to import
     Z = linkage(pdist(Y), method="single")
     counts = np.r_[np.ones(m), Z[:, 3]]
     entries = 2 * counts[Z[:, 0].astype(int)] * counts[Z[:, 1].astype(int)]    # both triangles
@@ -324,6 +324,7 @@ def cvdd(X,                          # (n, p) data of finite numbers, or a `Labe
         stop = start + n - 1 - i
         drd[start:stop] += _relative_density_distance(den[i], den[i + 1:])
         start = stop
+    from scipy.cluster.hierarchy import linkage   # imported on first use: scipy.cluster is slow to import
     Z = linkage(drd, method="single")
     del drd
     sep = float(_cvdd_separation(Z, data.labels, data.K, g).sum())

@@ -12,7 +12,6 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 from scipy.spatial.distance import cdist
 
@@ -395,6 +394,7 @@ def match_clusters(ct: Contingency,            # the contingency table of the tw
             # cell index, -1 where the clusters share no point
             block = np.full((r_ids.size, c_ids.size), -1)
             block[r_loc, c_loc] = np.arange(sel.size)
+            from scipy.optimize import linear_sum_assignment   # imported on first use: scipy.optimize is slow to import
             ri, ci = linear_sum_assignment(np.where(block >= 0, w[sel][block], 0.0), maximize=True)
             hit = block[ri, ci]
             picked.append(sel[hit[hit >= 0]])

@@ -14,8 +14,8 @@ import clm_nb
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
 ENTRY_POINTS = {"assess", "Assessment", "load_dataset", "list_datasets"}
-MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "dsi", "consensus", "datasets",
-           "clusterers", "evaluation", "runner", "tasks", "verdict", "charts", "report", "assess"]
+MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "separability", "consensus", "datasets",
+           "clusterers", "evaluation", "runner", "tasks", "verdict", "charts", "report", "assessment"]
 
 
 def test_all_is_the_measures_the_registry_and_the_entry_points():
@@ -53,15 +53,15 @@ def test_all_module_star_exports_every_module():
 
 
 def test_assess_is_loaded_on_first_use():
-    code = ("import sys, clm_nb; before = 'clm_nb.assess' in sys.modules; f = clm_nb.assess; "
-            "print(before, 'clm_nb.assess' in sys.modules, callable(f))")
+    code = ("import sys, clm_nb; before = 'clm_nb.assessment' in sys.modules; f = clm_nb.assess; "
+            "print(before, 'clm_nb.assessment' in sys.modules, callable(f))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True", "True"]
 
 
 def test_import_loads_no_heavy_library():
     heavy = ["altair", "vl_convert", "jinja2", "joblib", "sklearn", "optuna", "dask", "distributed", "kmedoids",
-             "pyarrow", "tqdm"]
+             "tqdm"]                                # (pyarrow is not listed: pandas itself imports it when installed)
     code = f"import sys, json, clm_nb; print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                        check=True).stdout)

@@ -138,7 +138,7 @@ def test_code_version_sees_the_measures_a_task_reaches_by_name():
     "measures_task calls measures through the registry, which no import statement shows: their modules count too."
     from clm_nb.tasks import measures_task
     reached = {n for n, _ in _closure(measures_task.__module__)}
-    assert {"clm_nb.internal", "clm_nb.between", "clm_nb.cvi", "clm_nb.curves", "clm_nb.dsi", "clm_nb.external"} <= reached
+    assert {"clm_nb.internal", "clm_nb.between", "clm_nb.cvi", "clm_nb.curves", "clm_nb.separability", "clm_nb.external"} <= reached
 
 
 def test_parameters_without_a_stable_identity_are_refused():
