@@ -43,20 +43,20 @@ def _assessment_html(a: Assessment) -> str:
 @dataclass
 class Assessment:
     "The CLM assessment of one labelled dataset (see `assess`): scores, summaries, verdict, worst pairs, hints."
-    verdict: str
-    reason: str
+    verdict: str                        # 'trustworthy', 'doubtful' or 'unreliable'
+    reason: str                         # the view and the values that carried the verdict
     primary: str                  # the leaderboard's ranking score
     score: float                  # its value on these data
     score_se: float               # its Monte-Carlo standard error (0 for deterministic scores)
     scores: pd.DataFrame          # one row per measure: view, value, se, weighted, share_below, worst, problem
     worst_pairs: pd.DataFrame     # the lowest class pairs of each view: measure, class_a, class_b, n_a, n_b, value, se
-    hints: list = field(default_factory=list)
+    hints: list = field(default_factory=list)  # what to look at next
     n: int = 0                    # points scored (noise left out under noise='ignore')
-    d: int = 0
-    K: int = 0
+    d: int = 0                          # features
+    K: int = 0                          # classes
     n_noise: int = 0              # points carrying the noise label -1
-    noise: str | None = None
-    standardize: bool = False
+    noise: str | None = None            # the noise policy used
+    standardize: bool = False           # whether the features were z-scored
 
     def to_dict(self) -> dict:
         "Everything as plain Python values (for JSON)."

@@ -713,7 +713,7 @@ def sc_a(X,                                     # (n, d) data, finite numbers
 @dataclass(frozen=True)
 class PairBreakdown:
     "A pairwise between-dataset measure and the class-pair scores it is the mean of (one computation gives both)."
-    measure: str
+    measure: str                        # the registered measure's name
     score: float | MonteCarloScore      # a MonteCarloScore (value, se) for the Monte-Carlo measures, else a float
     pairs: pd.DataFrame                 # class_a, class_b (original labels), n_a, n_b, value, se
 
@@ -782,7 +782,7 @@ class PairSummary:
     mean: float          # T3: the equal-weight mean over class pairs (the measure itself)
     weighted: float      # the mean weighted by n_a * n_b
     share_below: float   # share of the labelled points in at least one class pair scoring below `threshold`
-    threshold: float
+    threshold: float                    # the low-score threshold `share_below` used
     worst: float         # the lowest class-pair score
 
 # %% ../nbs/03_between.ipynb #8c5c1a70

@@ -32,11 +32,11 @@ __all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'T
 @dataclass(frozen=True)
 class Technique:
     "A registered clustering technique: `fit(params, seed, geometry)` -> labels, else `build(params, seed)` fits X."
-    name: str
+    name: str                           # the registry name (key of TECHNIQUES)
     build: Callable | None     # (params, seed) -> an estimator with fit_predict, or None when `fit` is given
     space: Callable            # (trial, geometry) -> params
     default: Callable          # geometry -> params
-    reference: str
+    reference: str                      # where the technique comes from
     max_n: int | None = None   # the largest number of points it accepts (None: no limit)
     fit: Callable | None = None  # (params, seed, geometry) -> labels, using the shared geometry
 
@@ -279,11 +279,11 @@ register_technique("gmm", lambda p, s: GaussianMixture(p["n_components"], covari
 @dataclass
 class SearchResult:
     "The outcome of `search`: the best trial's parameters, score and labels, and one row per trial."
-    technique: str
-    best_params: dict
-    best_score: float
-    best_labels: np.ndarray = field(repr=False)
-    trials: pd.DataFrame = field(repr=False)
+    technique: str                      # the technique searched
+    best_params: dict                   # hyper-parameters of the best trial
+    best_score: float                   # its external score against the labels
+    best_labels: np.ndarray = field(repr=False)  # its partition
+    trials: pd.DataFrame = field(repr=False)  # one row per trial: params, scores
 
 # %% ../nbs/10_clusterers.ipynb #b92ca275
 def _also(spec) -> tuple:

@@ -259,14 +259,14 @@ def regret(scores: pd.DataFrame, external) -> pd.Series:
 @dataclass
 class FriedmanNemenyi:
     "Friedman test over datasets (rows) and methods (columns), with Nemenyi's critical difference and p-values."
-    statistic: float
-    p_value: float
+    statistic: float                    # Friedman's chi-square statistic
+    p_value: float                      # its p-value (H0: equal mean ranks)
     mean_ranks: pd.Series           # 1 = best, sorted best first
-    critical_difference: float
+    critical_difference: float          # Nemenyi's CD at `alpha`
     pairwise_p: pd.DataFrame        # Nemenyi p-values (diagonal 1)
-    n_datasets: int
-    n_dropped: int
-    alpha: float
+    n_datasets: int                     # datasets (rows) with every method defined
+    n_dropped: int                      # rows dropped for a missing value
+    alpha: float                        # the significance level
 
     def groups(self) -> list[list[str]]:
         "Maximal runs of methods (in mean-rank order) whose mean ranks differ by at most the critical difference."

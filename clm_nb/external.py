@@ -34,12 +34,12 @@ class Contingency:
     CSR, int64)."""
     # recognised by this marker, not the class object: re-running a notebook redefines the class
     _is_contingency = True
-    table: sparse.csr_array
+    table: sparse.csr_array             # (K_a, K_b) counts, sparse
     codes_a: np.ndarray       # (n,) cluster of each point in A, 0..K_a-1
     codes_b: np.ndarray       # (n,) cluster of each point in B, 0..K_b-1
     classes_a: np.ndarray     # original label of each row
     classes_b: np.ndarray     # original label of each column
-    n_noise: int = 0
+    n_noise: int = 0                    # points dropped by the noise policy
 
     @classmethod
     def from_codes(cls,               # the class
@@ -562,13 +562,13 @@ def bhattacharyya(means_a,                     # (K_a, d) means of A
 class ClusterMaps:
     """Everything the CI family reads: per direction, the candidate cells (row-major) and their similarity (higher =
     closer)."""
-    K_a: int
-    K_b: int
-    names_a: np.ndarray
-    names_b: np.ndarray
+    K_a: int                            # clusters (or prototypes) of A
+    K_b: int                            # clusters (or prototypes) of B
+    names_a: np.ndarray                 # original label of each of A's clusters
+    names_b: np.ndarray                 # original label of each of B's clusters
     ab: tuple          # (rows, cols, score) for A -> B
     ba: tuple          # (rows, cols, score) for B -> A
-    table: Contingency | None
+    table: Contingency | None           # the contingency table, when labels were given
 
 # %% ../nbs/04_external.ipynb #308a06e1
 def _dense_cells(S: np.ndarray) -> tuple:
@@ -739,14 +739,14 @@ def orphans(cells: tuple, K_to: int) -> np.ndarray:
 class CentroidIndex:
     """Centroid index with both directions: `value` = max(CI₁(A→B), CI₁(B→A)) = the number of clusters allocated
     differently."""
-    value: int
+    value: int                          # max(ci_ab, ci_ba): clusters allocated differently
     ci_ab: int                # orphans of B when every cluster of A maps to its most similar cluster of B
     ci_ba: int                # orphans of A when B maps to A
-    k_a: int
-    k_b: int
+    k_a: int                            # clusters of A
+    k_b: int                            # clusters of B
     orphans_a: tuple          # labels (or prototype/component indices) of A's orphans
-    orphans_b: tuple
-    similarity: str
+    orphans_b: tuple                    # labels (or indices) of B's orphans
+    similarity: str                     # 'partition', 'prototype' or 'model'
 
     @property
     def relative(self) -> float:

@@ -222,7 +222,10 @@ def _result_frame(task: Task, out, seed: int, seconds: float, error: str) -> pd.
 IDENTITY_META = b"clm_nb.task"       # parquet schema metadata: the task identity text
 FAILED_META = b"clm_nb.failed"       # b"1" when the stored result is a failure
 
-def write_result(path, frame: pd.DataFrame, identity: dict) -> None:
+def write_result(path,                   # the task's parquet file (see `result_path`)
+                 frame: pd.DataFrame,    # the task's rows, with an `error` column when it failed
+                 identity: dict,         # the task's identity, stored in the file's metadata and checked on read
+                ) -> None:
     """Write one task's rows atomically (temporary file, then rename) with its identity in the parquet metadata and
     a checksum on every page, so that damage anywhere in the file is detected when it is read."""
     table = pa.Table.from_pandas(frame, preserve_index=False)

@@ -393,14 +393,14 @@ def agreement(scores: pd.DataFrame, primary: str) -> pd.Series:
 @dataclass
 class Leaderboard:
     "Everything a CLM report shows: the table, every measure's class-pair scores, and how they were made."
-    table: pd.DataFrame
+    table: pd.DataFrame                 # one row per dataset: facts, scores, verdict
     pairs: pd.DataFrame                       # collection, dataset, measure, class_a, class_b, n_a, n_b, value, se
-    measures: list
-    primary: str
-    rule: VerdictRule
+    measures: list                      # the measures profiled
+    primary: str                        # the ranking score (a measure or a combination)
+    rule: VerdictRule                   # the rule that gave the verdicts
     data_dir: str | None                      # the bundle the datasets were read from; None: the embedded default
     stability: pd.DataFrame | None = None     # rank-stability draws of the ranking study (columns set, P)
-    meta: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)  # provenance: seed, noise, versions
 
     @property
     def verdict_counts(self) -> dict:

@@ -72,3 +72,31 @@ def test_notebooks_meet_the_readability_targets():
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "notebook_stats.py"), str(ROOT / "nbs"), "--check"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout
+
+
+def test_public_callables_document_every_parameter():
+    "Every public function or class with more than two parameters documents each one (docments comments)."
+    import inspect
+    from fastcore.docments import docments
+    undocumented, checked = {}, 0
+    for module in MODULES:
+        mod = importlib.import_module(f"clm_nb.{module}")
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not callable(obj) or getattr(obj, "__module__", None) != mod.__name__:
+                continue
+            try:
+                sig = inspect.signature(obj)
+            except (TypeError, ValueError):
+                continue
+            params = [p for p, v in sig.parameters.items() if p not in ("self", "cls")
+                      and v.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+            if len(params) <= 2:
+                continue
+            checked += 1
+            docs = docments(obj, full=False)
+            missing = [p for p in params if not docs.get(p)]
+            if missing:
+                undocumented[f"{module}.{name}"] = missing
+    assert checked > 100
+    assert not undocumented, undocumented
