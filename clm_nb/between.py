@@ -14,7 +14,6 @@ from typing import Callable, Iterator
 import numpy as np
 import pandas as pd
 from numba import njit
-from scipy.spatial.distance import cdist
 from scipy.special import expit, logsumexp
 
 from .core import (SCALE_FREE, LabeledData, MeasureInfo, check_data, check_euclidean, check_flag, check_number,
@@ -434,6 +433,7 @@ def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int,
         return PairScore(0.0)
     pos = pair_sample(pair, max_points, seed)
     Y, in_a = np.ascontiguousarray(pair.Y[pos]), pair.in_a[pos]
+    from scipy.spatial.distance import cdist  # imported on first use: scipy.spatial is slow to import
     D = cdist(Y, Y)                                              # m x m, m <= max_points: read by every labelling
     k = int(in_a.sum())
     actual = dbcv_value(Y, np.where(in_a, 0, 1), distances=D, dim=dim)

@@ -10,7 +10,6 @@ from typing import Sequence
 
 import numpy as np
 from scipy import sparse
-from scipy.spatial.distance import pdist
 
 from .core import (SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
                          normalize_scale, register)
@@ -275,6 +274,7 @@ def _minimax_moments(Y: np.ndarray) -> tuple[float, float]:
     m = Y.shape[0]
     if m < 2: return 0.0, 0.0
     from scipy.cluster.hierarchy import linkage   # imported on first use: scipy.cluster is slow to import
+    from scipy.spatial.distance import pdist  # imported on first use: scipy.spatial is slow to import
     Z = linkage(pdist(Y), method="single")
     counts = np.r_[np.ones(m), Z[:, 3]]
     entries = 2 * counts[Z[:, 0].astype(int)] * counts[Z[:, 1].astype(int)]    # both triangles
@@ -315,6 +315,7 @@ def cvdd(X,                          # (n, p) data of finite numbers, or a `Labe
     # imported on first use: sklearn takes ~1 s to import
     from sklearn.neighbors import NearestNeighbors
     den = NearestNeighbors(n_neighbors=k, algorithm="kd_tree").fit(Xn).kneighbors()[0].mean(axis=1)
+    from scipy.spatial.distance import pdist  # imported on first use: scipy.spatial is slow to import
     drd = pdist(Xn)                                          # condensed: pairs (i, j > i), row after row
     den = _density_floor(den, drd, k)
     top = den.max()

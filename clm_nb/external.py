@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
-from scipy.spatial.distance import cdist
 
 from .core import (check_X, check_choice, check_flag, check_labels, check_number, check_partitions, register,
                          sum_pairs)
@@ -702,6 +701,7 @@ def cluster_maps(labels_a=None,                    # labels of A, a `Contingency
         if rep[0].shape[1] != rep[1].shape[1]:
             raise ValueError(f"{who}: the prototypes of A have {rep[0].shape[1]} dimensions "
                              f"and those of B {rep[1].shape[1]}.")
+        from scipy.spatial.distance import cdist  # imported on first use: scipy.spatial is slow to import
         D = cdist(rep[0], rep[1])
     else:
         D = bhattacharyya(*rep[0], *rep[1], who=who)
