@@ -656,8 +656,7 @@ def cluster_maps(labels_a=None,                    # labels of A, a `Contingency
     labels = (labels_a, labels_b)
     _check_sources(labels, reps, given, similarity, need_table, who)
     codes, classes, keep, n_noise = _validated_labels(labels, noise, noise_label, who)
-    # each side's representation
-    K, names, rep = [0, 0], [None, None], [None, None]
+    K, names, rep = [0, 0], [None, None], [None, None]   # each side's representation
     Xk = None
     for s, side in enumerate("ab"):
         if similarity == "partition":
