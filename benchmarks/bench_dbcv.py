@@ -46,11 +46,11 @@ def run_case(case: str, n: int) -> dict:
             g = np.repeat([0, 1], 500).astype(np.int64)
             X[g == 1] += 1
             D = cdist(X, X)
-            clm_nb.dbcv_value(X, g, distances=D)
+            clm_nb.internal.dbcv_value(X, g, distances=D)
             times = []
             for _ in range(20):
                 t0 = time.perf_counter()
-                clm_nb.dbcv_value(X, g, distances=D)
+                clm_nb.internal.dbcv_value(X, g, distances=D)
                 times.append(time.perf_counter() - t0)
             out[f"ms_d{d}"] = 1e3 * min(times)
         return out

@@ -27,7 +27,7 @@ def main():
     for n in args.sizes:
         y = rng.integers(0, args.k, n)
         X = rng.normal(size=(args.k, args.d))[y] * 3 + rng.normal(size=(n, args.d))
-        data = clm_nb.check_data(X, y)
+        data = clm_nb.core.check_data(X, y)
         for name in NAMES:
             kw = {"max_memory": args.max_memory_mb * 2**20} if name in ("dunn", "silhouette") else {}
             tracemalloc.start()
