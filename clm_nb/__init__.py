@@ -45,13 +45,21 @@ __all__ = [
 ]
 
 
+# The submodules `import clm_nb` does not load, imported on first attribute access (`clm_nb.report.build_report`
+# works after a plain `import clm_nb`, as in scikit-learn).
+_SUBMODULES = ("clusterers", "evaluation", "runner", "tasks", "verdict", "charts", "report", "assessment", "all")
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         value = getattr(_importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'clm_nb' has no attribute {name!r}")
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"clm_nb.{name}")
+    raise AttributeError(f"module 'clm_nb' has no attribute {name!r}; the top level holds the measures, the registry "
+                         "and assess/load_dataset/list_datasets, everything else is in its submodule (see clm_nb.all)")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

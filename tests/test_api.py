@@ -100,3 +100,28 @@ def test_public_callables_document_every_parameter():
                 undocumented[f"{module}.{name}"] = missing
     assert checked > 100
     assert not undocumented, undocumented
+
+
+def test_submodules_load_on_first_attribute_access():
+    "After a plain `import clm_nb`, `clm_nb.report.build_report` works (as the docs write it), loaded on first use."
+    code = ("import sys, clm_nb; before = 'clm_nb.report' in sys.modules; f = clm_nb.report.build_report; "
+            "g = clm_nb.clusterers.ground_truth_task; print(before, callable(f), callable(g))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "True"]
+
+
+def test_references_in_docs_and_benchmarks_resolve():
+    "Every `clm_nb.a.b` named in README, docs/, CHANGELOG and benchmarks/ exists (after a plain `import clm_nb`)."
+    import re
+    files = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "benchmarks").glob("*.py"))]
+    missing = []
+    for f in files:
+        for ref in sorted(set(re.findall(r"\bclm_nb(?:\.[A-Za-z_]\w*)+", f.read_text()))):
+            obj = clm_nb
+            try:
+                for part in ref.split(".")[1:]:
+                    obj = getattr(obj, part)
+            except AttributeError:
+                missing.append(f"{f.name}: {ref}")
+    assert not missing, missing
