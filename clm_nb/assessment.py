@@ -188,6 +188,9 @@ def assess(X,                                        # (n, d) numeric data (arra
         raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
     standardize = check_flag(standardize, "standardize", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
+    n_permutations = check_number(n_permutations, "n_permutations", lo=2, integer=True, who="assess")
+    if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
+        check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     names = check_board_measures(measures, primary)
     need = [m for _, m in rule.views if m not in names]
     if need:
