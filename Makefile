@@ -1,5 +1,5 @@
 # clm_nb: the two commands a new machine needs (each installs the environment on first use).
-#   make study   run a study notebook (default STUDY=dataset_ranking; also cluster_level, discotec) into results/$(STUDY)/
+#   make study   run a study notebook (default STUDY=dataset_ranking; the eight are in docs/studies.md) into results/$(STUDY)/
 #   make test    check notebooks are clean (tools/clean_nbs.py) and exported, run the inline notebook tests, then pytest
 SHELL := /bin/bash
 PYTHON ?= python3
