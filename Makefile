@@ -15,6 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# the project's kernel: its display name equals its name, so nbdev-clean (which sets display_name to the
+	# kernel's name) and JupyterLab (which writes the running kernel's spec) agree on the notebooks' metadata
+	$(BIN)/python -m ipykernel install --sys-prefix --name clm_nb --display-name clm_nb >/dev/null
 	touch $@
 
 install: $(VENV)/.installed

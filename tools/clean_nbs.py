@@ -8,8 +8,9 @@ sets itself: it adds `language_info: {"name": ""}` when the key is missing, and 
 the kernel's `kernelspec` (ipykernel's display name is "Python 3 (ipykernel)") and the kernel's `language_info`
 (name, version, mimetype, codemirror_mode, ...). nbdev-clean drops `language_info` unless pyproject's
 `allowed_metadata_keys` keeps it, and always sets `kernelspec.display_name` to the kernelspec's name ("python3"),
-which no nbdev setting changes. So this script runs nbdev-clean and then writes both keys as the project's kernel
-reports them. An existing `language_info.version` is kept, so the result does not depend on the Python that runs
+which no nbdev setting changes. The notebooks therefore run on the project's kernel `clm_nb` (installed into the
+venv by `make install`), whose display name equals its name, so plain nbdev-clean leaves it unchanged; this script
+runs nbdev-clean and then writes both keys as that kernel reports them. An existing `language_info.version` is kept, so the result does not depend on the Python that runs
 the script (`make test` gives the same files on every machine); only a kernel on another Python version still
 marks a notebook modified (by the version alone).
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def kernel_metadata(name: str = "python3") -> tuple[dict, dict]:
+def kernel_metadata(name: str = "clm_nb") -> tuple[dict, dict]:
     "The `kernelspec` and `language_info` JupyterLab writes into a notebook once kernel `name` has started."
     return copy.deepcopy(_kernel_metadata(name))
 
@@ -34,9 +35,9 @@ def _kernel_metadata(name):
 
 
 def set_kernel_metadata(nb: dict, name: str | None = None, keep_version: bool = True) -> dict:
-    "Set `nb`'s `kernelspec` and `language_info` to those of the kernel it names (python3 by default), in place."
+    "Set `nb`'s `kernelspec` and `language_info` to those of the project's kernel (`clm_nb`), in place."
     meta = nb.setdefault("metadata", {})
-    kernelspec, language_info = kernel_metadata(name or meta.get("kernelspec", {}).get("name") or "python3")
+    kernelspec, language_info = kernel_metadata(name or "clm_nb")
     old = meta.get("language_info") or {}
     if keep_version and old.get("version"): language_info["version"] = old["version"]
     meta["kernelspec"], meta["language_info"] = kernelspec, language_info
