@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
+import re
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +22,7 @@ __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIO
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'check_X',
            'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions',
            'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score', 'sum_pairs']
+           'get_measure', 'score', 'sum_pairs', 'render_math']
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -537,7 +538,7 @@ class MeasureInfo:
     complexity: str                     # time and memory in n, d, K
     reference: str                      # where the definition comes from
     min_points: int = 3                 # fewest points the measure accepts
-    summary: str = ""                   # first line of the function's docstring
+    summary: str = ""                   # first paragraph of the function's docstring, on one line
     pair_summaries: tuple = ()          # `PAIR_SUMMARIES` the measure reads from the pair engine
     optimum: str = "extremum"           # one of `OPTIMA`: how the measure picks the best k
 
@@ -583,7 +584,7 @@ def register(name: str,                          # the measure's name in the reg
         if old is not None and old.func.__qualname__ != func.__qualname__:   # same function re-run (notebook): fine
             where = f"{old.func.__module__}.{old.func.__qualname__}"
             raise ValueError(f"a measure named {name!r} is already registered ({where})")
-        summary = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
+        summary = " ".join(re.split(r"\n\s*\n", (func.__doc__ or "").strip())[0].split())   # first paragraph
         info = MeasureInfo(name, func, kind, direction, float(lower), float(upper), tuple(invariances),
                            complexity, reference, min_points, summary, tuple(pair_summaries), optimum)
         _REGISTRY[name] = info
@@ -629,3 +630,30 @@ def sum_pairs(x,       # counts: contingency-table cells or cluster sizes, non-n
     if n < 3_000_000_000:
         return int(np.sum(x * (x - 1) // 2))
     return sum(int(v) * (int(v) - 1) // 2 for v in x)
+
+# %% ../nbs/00_core.ipynb #466ca53f
+_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)   # $$display$$ first, then $inline$
+
+# %% ../nbs/00_core.ipynb #5809f9ef
+def _formula(tex: str, display: bool) -> str:
+    "MathML of one LaTeX formula, or its escaped source in `<code>` when latex2mathml cannot convert it."
+    import html
+    from latex2mathml.converter import convert           # imported here: `import clm_nb` stays light
+    try:
+        out = convert(tex.strip(), display="block" if display else "inline")
+    except Exception:                                     # latex2mathml raises many types; any of them: fall back
+        out = ""
+    if not out or re.search(r">\\[A-Za-z]", out):        # unknown commands come out as the raw \name
+        return f'<code class="tex">{html.escape(tex.strip())}</code>'
+    return out
+
+# %% ../nbs/00_core.ipynb #de353e4a
+def render_math(text) -> str:
+    "HTML of `text`: plain parts escaped, `$...$` / `$$...$$` LaTeX as MathML (`\\$` is a literal dollar)."
+    import html
+    text, out, pos = "" if text is None else str(text), [], 0
+    plain = lambda s: html.escape(s, quote=False).replace("\\$", "$")
+    for m in _MATH.finditer(text):
+        out += [plain(text[pos:m.start()]), _formula(m.group(1) or m.group(2), m.group(1) is not None)]
+        pos = m.end()
+    return "".join(out) + plain(text[pos:])
