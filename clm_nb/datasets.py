@@ -25,10 +25,11 @@ from .core import LabeledData, check_data, encode_labels, noise_mask, zscore
 from .external import ari
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'ON_ERROR', 'resolve_data_dir', 'Dataset',
-           'file_digest', 'array_digest', 'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset',
-           'make_imbalanced_blobs', 'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble',
-           'list_datasets', 'load_dataset', 'DatasetError', 'iter_datasets']
+__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'ON_ERROR', 'MANIFEST_COLUMNS',
+           'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest', 'shuffle_labels', 'make_clm_blobs',
+           'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs', 'make_handl', 'imitate_partition',
+           'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset', 'DatasetError', 'iter_datasets',
+           'read_labeled_file', 'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -1083,3 +1084,215 @@ def iter_datasets(data_dir=None,                                 # bundle folder
     if max_datasets is not None:
         table = table.head(max_datasets)
     return _iter_rows(root, table, labels, standardize, drop_nan_rows, on_error)
+
+# %% ../nbs/09_datasets.ipynb #3c51ca4c
+_READERS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet", ".npz": "npz",
+            ".npy": "npy"}
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+def _file_kind(path: Path) -> str:
+    "'csv', 'tsv', 'parquet', 'npz' or 'npy' from the file name; a `ValueError` listing the suffixes read otherwise."
+    suffixes = [s.lower() for s in path.suffixes]
+    if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSED and _READERS.get(suffixes[-2]) in ("csv", "tsv"):
+        return _READERS[suffixes[-2]]
+    if suffixes and suffixes[-1] in _READERS:
+        return _READERS[suffixes[-1]]
+    raise ValueError(f"{path}: unsupported file type {''.join(path.suffixes[-2:]) or '(no suffix)'!r}; read are "
+                     f"{', '.join(_READERS)} (CSV and TSV also compressed: {', '.join(_COMPRESSED)}).")
+
+# %% ../nbs/09_datasets.ipynb #7b73941d
+def _label_array(y, who: str) -> np.ndarray:
+    "Labels as int64 (all integers), float64 (other numbers) or unicode text; a `ValueError` for missing labels."
+    s = pd.Series(np.asarray(y, dtype=object) if np.asarray(y).dtype.kind not in "biuf" else np.asarray(y))
+    missing = s.isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"{who}: {int(missing.sum())} label(s) are missing (first at row {int(missing.argmax())}); "
+                         "drop those rows or give them a label.")
+    if s.dtype.kind in "biu":
+        return s.to_numpy().astype(np.int64)
+    if s.dtype.kind == "f":
+        v = s.to_numpy(dtype=np.float64)
+        return v.astype(np.int64) if np.all(np.isfinite(v) & (v == np.round(v))) else v
+    return s.astype(str).to_numpy().astype(str)
+
+# %% ../nbs/09_datasets.ipynb #64f3f05a
+def _split_table(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    "(X float64, labels, feature names) of a table: `label_col` is the labels, `drop_cols` are left out."
+    cols = [str(c) for c in df.columns]
+    df = df.set_axis(cols, axis=1)
+    if label_col is None:
+        raise ValueError(f"{who}: name the label column (label_col); the columns are {cols}.")
+    for c in [label_col, *drop_cols]:
+        if c not in cols:
+            close = difflib.get_close_matches(str(c), cols, n=3)
+            raise ValueError(f"{who}: no column {c!r}" + (f"; did you mean {close}?" if close else "")
+                             + f" The columns are {cols}.")
+    feats = df.drop(columns=[label_col, *drop_cols])
+    bad = [c for c in feats.columns if feats[c].dtype.kind not in "biuf"]
+    if bad:
+        raise ValueError(f"{who}: non-numeric feature column(s) {bad}; drop them (drop_cols, clm-nb --drop-col) or "
+                         "encode them as numbers first.")
+    if feats.shape[1] == 0:
+        raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
+    return feats.to_numpy(dtype=np.float64), _label_array(df[label_col].to_numpy(), who), list(feats.columns)
+
+# %% ../nbs/09_datasets.ipynb #7dcaebd8
+def _read_table(path: Path, kind: str) -> pd.DataFrame:
+    "The table in a CSV, TSV or parquet file; a `ValueError` naming the file when it cannot be read."
+    try:
+        if kind == "parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path, sep="," if kind == "csv" else "\t")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file.") from None
+    except Exception as e:                    # OSError, pandas' EmptyDataError/ParserError, UnicodeDecodeError, arrow
+        raise ValueError(f"{path}: cannot be read as {kind} ({type(e).__name__}: {str(e).splitlines()[0]}).") from e
+
+# %% ../nbs/09_datasets.ipynb #a3abbd07
+def _load_npy(path: Path, what: str) -> np.ndarray:
+    "One array of an .npy file, without pickles; a `ValueError` naming the file when it cannot be read."
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file{what}.") from None
+    except Exception as e:
+        raise ValueError(f"{path}: cannot be read as .npy{what} ({type(e).__name__}: {e}).") from e
+
+# %% ../nbs/09_datasets.ipynb #146cf7d8
+def _read_arrays(path: Path, kind: str, label_col, labels) -> tuple[np.ndarray, np.ndarray]:
+    "(X, labels) of an .npz (keys X and `label_col` or 'y') or of an .npy with its labels file `labels`."
+    if kind == "npy":
+        if labels is None:
+            raise ValueError(f"{path}: an .npy file holds only the data; give the labels file too (labels=..., "
+                             "clm-nb --labels labels.npy).")
+        return _load_npy(path, ""), _load_npy(Path(labels), f" (the labels of {path.name})")
+    key = label_col or "y"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("X", key) if k in z.files}
+            files = sorted(z.files)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file.") from None
+    except Exception as e:                  # not a zip, a pickled member, a corrupt member...
+        raise ValueError(f"{path}: cannot be read as .npz ({type(e).__name__}: {e}).") from e
+    if len(arrays) < 2:
+        raise ValueError(f"{path}: an .npz needs the arrays 'X' and {key!r} (the labels; label_col names another "
+                         f"key); it holds {files}.")
+    return arrays["X"], arrays[key]
+
+# %% ../nbs/09_datasets.ipynb #c6951582
+def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .parquet, .npz or .npy file
+                      label_col=None,       # the label column of a table; the labels' key of an .npz (None: 'y')
+                      *,
+                      labels=None,          # .npy only: the .npy file of the labels
+                      drop_cols=(),         # table columns left out of the features (e.g. ids, text)
+                      noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
+                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    "Read a labeled dataset from a file: `(X float64 (n, d), labels (n,), feature names)`, labels as given."
+    path = Path(path).expanduser()
+    kind = _file_kind(path)
+    drop_cols = [drop_cols] if isinstance(drop_cols, str) else list(drop_cols or ())
+    if kind in ("npz", "npy"):
+        X, y = _read_arrays(path, kind, label_col, labels)
+        if X.ndim != 2 or X.dtype.kind not in "biuf":
+            raise ValueError(f"{path}: X must be a 2-D array of numbers; it has shape {X.shape} and dtype {X.dtype}.")
+        y = y.reshape(-1) if y.ndim == 2 and 1 in y.shape else y           # a column (or row) vector of labels
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"{path}: {X.shape[0]} rows of data but labels of shape {y.shape}; give one label per "
+                             "row.")
+        X, y, names = X.astype(np.float64), _label_array(y, str(path)), [f"x{j}" for j in range(X.shape[1])]
+    else:
+        X, y, names = _split_table(_read_table(path, kind), label_col, drop_cols, str(path))
+    if noise_label is not None:
+        y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
+    return X, y, names
+
+# %% ../nbs/09_datasets.ipynb #31bee7b5
+MANIFEST_COLUMNS = ("collection", "name", "file", "status", "n", "d", "n_classes", "n_noise", "noise_label",
+                    "imbalance_ratio", "label_dtype", "label_variants", "n_nan", "size_bytes", "source_repo",
+                    "source_commit", "original_path", "license_attribution", "notes")
+
+def _check_bundle_name(value, what: str) -> str:
+    "`value` if it is a safe dataset or collection name (collections may nest with '/'); a `ValueError` otherwise."
+    parts = value.split("/") if isinstance(value, str) and what == "collection" else [value]
+    if not all(isinstance(p, str) and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", p) and p != ".." for p in parts):
+        raise ValueError(f"{what}={value!r} is not a usable name: use letters, digits, '_', '-' and '.' (not first)"
+                         + (", nested with '/'" if what == "collection" else "") + "; it becomes a file path.")
+    return value
+
+# %% ../nbs/09_datasets.ipynb #d0d7d618
+def _manifest_row(X: np.ndarray, y: np.ndarray, collection: str, name: str, noise_label, size: int,
+                  source: str | None) -> dict:
+    "The manifest.csv row (MANIFEST_COLUMNS, as text) of a dataset added with `add_to_bundle`."
+    noise = _marker_mask(y, None if noise_label is None else str(noise_label))
+    counts = pd.Series(y[~noise]).value_counts()
+    row = {c: "" for c in MANIFEST_COLUMNS}
+    row.update(collection=collection, name=name, file=f"{collection}/{name}.npz", status="included", n=X.shape[0],
+               d=X.shape[1], n_classes=len(counts), n_noise=int(noise.sum()),
+               noise_label="" if noise_label is None else str(noise_label),
+               imbalance_ratio=round(float(counts.max() / counts.min()), 3) if len(counts) else "",
+               label_dtype=y.dtype.str if y.dtype.kind == "U" else str(y.dtype),
+               label_variants=1, n_nan=int(np.isnan(X).sum()), size_bytes=size, original_path=source or "",
+               notes="added with clm_nb.datasets.add_to_bundle")
+    return {k: str(v) for k, v in row.items()}
+
+# %% ../nbs/09_datasets.ipynb #516e59d2
+def _bundle_manifest(root: Path) -> pd.DataFrame:
+    "The manifest of the bundle folder `root` as text, or an empty one for a new or empty folder."
+    if (root / MANIFEST).is_file():
+        m = pd.read_csv(root / MANIFEST, dtype=str, keep_default_na=False)
+        missing = [c for c in _REQUIRED_COLUMNS if c not in m.columns]
+        if missing:
+            raise ValueError(f"{root / MANIFEST} lacks the column(s) {missing}; it is not a bundle manifest.")
+        return m
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise ValueError(f"data_dir={str(root)!r} " + ("is a file" if not root.is_dir() else "holds files but no "
+                         f"{MANIFEST}") + "; give a bundle folder, or a new or empty folder to start one.")
+    return pd.DataFrame(columns=list(MANIFEST_COLUMNS), dtype=str)
+
+# %% ../nbs/09_datasets.ipynb #9b6a259c
+def _replace_file(path: Path, write) -> None:
+    "Write `path` atomically: `write(tmp)` writes a temporary file next to it, which then replaces `path`."
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+# %% ../nbs/09_datasets.ipynb #da597cc7
+def add_to_bundle(X,                         # (n, d) numeric data
+                  y,                         # one label per row: integers or strings (stored as given)
+                  data_dir,                  # the bundle folder (created, with its manifest, if new or empty)
+                  collection: str,           # the collection, e.g. 'mine' (nested with '/': 'mine/2024')
+                  name: str,                 # the dataset's name in its collection
+                  *,
+                  noise_label=None,          # the label that marks noise in `y` (None: no noise label)
+                  feature_names=None,        # one name per column of X, stored in the .npz (None: none)
+                  description: str = "",     # a text stored with the data (where it comes from, licence, ...)
+                  source: str | None = None,  # the original file, for the manifest's original_path
+                  replace: bool = False,     # overwrite a dataset of the same collection and name
+                 ) -> Path:
+    "Write `X`, `y` into the bundle at `data_dir` as `<collection>/<name>.npz` with its `manifest.csv` row."
+    collection, name = _check_bundle_name(collection, "collection"), _check_bundle_name(name, "name")
+    replace = _check_flag("replace", replace)
+    X, y = np.asarray(X), _label_array(y, f"{collection}/{name}")
+    if X.ndim != 2 or X.dtype.kind not in "biuf" or X.shape[0] != y.shape[0] or X.shape[0] == 0:
+        raise ValueError(f"add_to_bundle: X must be a non-empty 2-D numeric array with one row per label; got X of "
+                         f"shape {X.shape} ({X.dtype}) and {y.shape[0]} labels.")
+    root = Path(data_dir).expanduser()
+    m = _bundle_manifest(root)
+    same = (m["collection"] == collection) & (m["name"] == name)
+    if same.any() and not replace:
+        raise ValueError(f"{collection}/{name} is already in {root / MANIFEST}; choose another name, or replace it "
+                         "(replace=True, clm-nb bundle add --replace).")
+    arrays = {"X": X.astype(np.float64), "y": y}
+    if feature_names is not None: arrays["feature_names"] = np.asarray([str(f) for f in feature_names])
+    if description: arrays["description"] = np.asarray(str(description))
+    path = root / collection / f"{name}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _replace_file(path, lambda p: np.savez_compressed(p, **arrays))
+    row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source)
+    m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
+    _replace_file(root / MANIFEST, lambda p: m.to_csv(p, index=False))
+    return path
