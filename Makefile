@@ -1,6 +1,7 @@
 # clm_nb: the two commands a new machine needs (each installs the environment on first use).
 #   make study   run a study notebook (default STUDY=dataset_ranking; the eight are in docs/studies.md) into results/$(STUDY)/
 #   make test    check notebooks are clean (tools/clean_nbs.py) and exported, run the inline notebook tests, then pytest
+#   make docs    the documentation site into _docs/ (notebooks, measure reference, API, executed studies, leaderboard)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,8 +9,9 @@ BIN := $(VENV)/bin
 STUDY ?= dataset_ranking
 OUT ?= results/$(STUDY)
 PARAMS ?=
+DOCS_STUDIES ?= quick
 
-.PHONY: study test check-sync nbtest pytest install clean
+.PHONY: study test docs check-sync nbtest pytest install clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +34,12 @@ study: $(VENV)/.installed
 
 test: $(VENV)/.installed check-sync nbtest pytest
 
+# DOCS_STUDIES=quick runs each study with the small parameters of docs/studies_quick.json (cached in _docs_build/);
+# DOCS_STUDIES=results shows the full runs of `make study` from results/ where they exist; none leaves them out.
+docs: $(VENV)/.installed
+	$(BIN)/python tools/build_docs.py --out _docs --studies $(DOCS_STUDIES)
+	$(BIN)/python tools/check_links.py _docs
+
 # Fails when cleaning or nbdev-export would change a file: notebooks are the source and must be clean,
 # and clm_nb/ must be exactly what they export. tools/clean_nbs.py is nbdev-clean plus the kernel metadata
 # JupyterLab writes (kernelspec, language_info), so a notebook does not show as modified when opened.
@@ -49,4 +57,4 @@ pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf results .pytest_cache .hypothesis
+	rm -rf results .pytest_cache .hypothesis _docs _docs_build

@@ -40,7 +40,11 @@ class Technique:
     max_n: int | None = None   # the largest number of points it accepts (None: no limit)
     fit: Callable | None = None  # (params, seed, geometry) -> labels, using the shared geometry
 
-    def labels(self, params: dict, seed: int, geometry: Geometry) -> np.ndarray:
+    def labels(self,
+               params: dict,         # hyper-parameters, a point of the technique's search space
+               seed: int,            # random seed of the run
+               geometry: Geometry,   # the data with its k-NN distances, distance matrix and merge trees, built once
+              ) -> np.ndarray:
         "The labels of this technique with `params` and `seed` on `geometry.X`."
         if self.fit is not None:
             return np.asarray(self.fit(params, seed, geometry))

@@ -102,6 +102,30 @@ def test_public_callables_document_every_parameter():
     assert not undocumented, undocumented
 
 
+def test_public_methods_document_every_parameter():
+    "The same for the public methods of public classes (the API reference lists them too)."
+    import inspect
+    from fastcore.docments import docments
+    undocumented, checked = {}, 0
+    for module in MODULES:
+        mod = importlib.import_module(f"clm_nb.{module}")
+        classes = [getattr(mod, n) for n in mod.__all__ if inspect.isclass(getattr(mod, n))]
+        for cls in (c for c in classes if c.__module__ == mod.__name__):
+            for name, meth in vars(cls).items():
+                meth = meth.__func__ if isinstance(meth, (classmethod, staticmethod)) else meth
+                if name.startswith("_") or not inspect.isfunction(meth):
+                    continue
+                params = [p for p in inspect.signature(meth).parameters if p not in ("self", "cls")]
+                if len(params) <= 2:
+                    continue
+                checked += 1
+                missing = [p for p in params if not docments(meth, full=False).get(p)]
+                if missing:
+                    undocumented[f"{module}.{cls.__name__}.{name}"] = missing
+    assert checked >= 1
+    assert not undocumented, undocumented
+
+
 def test_submodules_load_on_first_attribute_access():
     "After a plain `import clm_nb`, `clm_nb.report.build_report` works (as the docs write it), loaded on first use."
     code = ("import sys, clm_nb; before = 'clm_nb.report' in sys.modules; f = clm_nb.report.build_report; "

@@ -1,0 +1,52 @@
+"""API reference: clm_nb's docstrings and docments comments, made readable by autodoc.
+
+clm_nb writes docstrings as plain text with Markdown's inline marks (`code`, $math$) and documents parameters
+nbdev's way, as a comment after each parameter (fastcore's docments). autodoc reads docstrings as reStructuredText,
+where `|x|`, `*` or `name_` mean something else, and it does not see the comments. This hook, run on every
+docstring autodoc collects:
+1. turns `code` spans into RST literals and $...$ into the :math: role, and escapes RST's special characters
+   everywhere else, so the text reads as written;
+2. appends a `:param name: comment` field for each commented parameter (and `:returns:`), which Sphinx renders as
+   the Parameters list next to the type hints.
+"""
+import re
+
+_SPAN = re.compile(r"(`[^`]+`|\$[^$\n]+\$)")
+
+
+def md_line_to_rst(line: str) -> str:
+    "One docstring line: code spans -> ``literal``, $x$ -> :math:`x`, RST specials escaped elsewhere."
+    out = []
+    for i, part in enumerate(_SPAN.split(line)):
+        if i % 2:                                                 # a code span or a formula
+            body = part[1:-1]
+            out.append(f"\\ ``{body}``\\ " if part[0] == "`" else f"\\ :math:`{body}`\\ ")
+        else:
+            out.append(re.sub(r"([\\*|`_<>\[\]])", r"\\\1", part))
+    return "".join(out)
+
+
+def docments_fields(obj) -> list[str]:
+    "`:param name: comment` lines from the docments comments of `obj`'s signature."
+    from fastcore.docments import docments
+    try:
+        docs = docments(obj, full=False)
+    except Exception:                                             # builtins, numba dispatchers without source
+        return []
+    fields = [f":param {p}: {md_line_to_rst(d)}" for p, d in docs.items() if p != "return" and d]
+    if docs.get("return"):
+        fields.append(f":returns: {md_line_to_rst(docs['return'])}")
+    return fields
+
+
+def process(app, what, name, obj, options, lines):
+    lines[:] = [md_line_to_rst(line) for line in lines]
+    if what in ("function", "method", "class"):
+        fields = docments_fields(obj)
+        if fields:
+            lines.extend(["", *fields])
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", process)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,314 @@
+"""Build the documentation site: `make docs` -> _docs/ (static HTML, opens from file:// or any host, no network).
+
+    python tools/build_docs.py [--out _docs] [--studies quick|results|none] [--jobs 2]
+
+What it does, in order:
+1. Collects the sources into `_docs_build/src/`: the pages of `docs/*.md`; every notebook of `nbs/`, renamed after the
+   module it exports (`nbs/02_internal.ipynb` -> `internal.html`) with nbdev's `#|` directives stripped, `#| hide`
+   cells removed and an anchor `<a id="name">` before each exported definition (so `between.html#ch_btwn` is the
+   derivation of `ch_btwn`); the measure reference generated from the registry (`measures.html#<name>`); one API page
+   per module (`api/<module>.html`, autodoc, parameter docs from the docments comments).
+2. The studies' executed notebooks (`studies/<name>.html`): `--studies quick` (default) runs each study with the
+   small parameters of `docs/studies_quick.json` (papermill; cached in `_docs_build/studies/` by a key of the study
+   notebook, its parameters and the package's code); `--studies results` takes `results/<name>/<name>.ipynb` from
+   `make study` where it exists (full runs) and runs the rest quick; `--studies none` leaves them out.
+3. Runs Sphinx (MyST-NB renders the notebooks with their stored outputs; math becomes MathML at build time).
+4. Builds the leaderboard report of the embedded default datasets into `<out>/leaderboard/`, linking back to the site.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NBS, DOCS = ROOT / "nbs", ROOT / "docs"
+BUILD = ROOT / "_docs_build"
+PAGES = ["guide.md", "cli.md", "studies.md", "benchmarks.md"]      # docs/*.md, in the order of the site's menu
+
+
+def notebook_modules() -> dict[str, str]:
+    "Map each numbered notebook's stem (`02_internal`) to the module it exports (`internal`)."
+    out = {}
+    for path in sorted(NBS.glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            m = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(cell["source"]), re.M)
+            if m:
+                out[path.stem] = m.group(1)
+                break
+    return out
+
+
+def rewrite_links(text: str, modules: dict[str, str], studies: set[str], prefix: str = "") -> str:
+    """Turn mentions of notebooks (`nbs/02_internal.ipynb`, `studies/x.ipynb`, in links or code spans) into links to
+    their pages; `studies` names the executed studies the site has (a study left out stays a code span)."""
+
+    def target(ref: str) -> str | None:
+        ref = re.sub(r"^(\.\./)*(nbs/)?", "", ref)
+        stem = ref.removesuffix(".ipynb")
+        if stem in modules:
+            return f"{prefix}{modules[stem]}.ipynb"
+        if stem.startswith("studies/") and stem[8:] in studies:
+            return f"{prefix}{stem}.ipynb"
+        if stem == "index":
+            return f"{prefix}notebooks.ipynb"
+        return None
+
+    def code_span(m):
+        t = target(m.group(1))
+        return f"[`{m.group(1)}`]({t})" if t else m.group(0)
+
+    def link(m):
+        t = target(m.group(2))
+        return f"[{m.group(1)}]({t}{m.group(3) or ''})" if t else m.group(0)
+
+    text = re.sub(r"(?<!\[)`((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+(?:\.ipynb)?)`(?!\])",
+                  lambda m: code_span(m) if (".ipynb" in m.group(1) or re.match(r"(nbs/)?\d\d_", m.group(1))) else m.group(0),
+                  text)
+    return re.sub(r"\[([^\]]+)\]\(((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+\.ipynb)(#[^)]*)?\)", link, text)
+
+
+def exported_names(source: str) -> list[str]:
+    "Public functions, classes and CAPS constants an export cell defines (the anchors of its page)."
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name) and t.id.isupper()]
+    return [n for n in names if not n.startswith("_")]
+
+
+def prepare_notebook(nb: dict, modules: dict[str, str], studies: set[str], prefix: str = "") -> dict:
+    "Strip nbdev's directives, drop hidden cells, anchor each exported definition, link notebook mentions."
+    cells = []
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            cell["source"] = rewrite_links(src, modules, studies, prefix)
+            cells.append(cell)
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        directives = re.findall(r"^#\|\s*(\w+)", src, re.M)
+        if "hide" in directives or "default_exp" in directives and not src.split("\n", 1)[1:]:
+            continue
+        code = "\n".join(line for line in src.splitlines() if not line.startswith("#|")).strip("\n")
+        if not code:
+            continue
+        if {"export", "exports"} & set(directives):
+            anchors = "".join(f'<a id="{n}"></a>' for n in exported_names(code))
+            if anchors:
+                cells.append({"cell_type": "markdown", "metadata": {}, "source": anchors})
+        cell["source"] = code
+        cells.append(cell)
+    nb["cells"] = cells
+    return nb
+
+
+def write_notebooks(src: Path, modules: dict[str, str], studies: set[str]) -> None:
+    "The notebooks of nbs/, prepared, as `<module>.ipynb` (and the map of notebooks as `notebooks.ipynb`)."
+    for stem, module in modules.items():
+        nb = json.loads((NBS / f"{stem}.ipynb").read_text())
+        (src / f"{module}.ipynb").write_text(json.dumps(prepare_notebook(nb, modules, studies)))
+    nb = json.loads((NBS / "index.ipynb").read_text())
+    (src / "notebooks.ipynb").write_text(json.dumps(prepare_notebook(nb, modules, studies)))
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def measure_reference() -> str:
+    "The measure reference page, generated from the registry (one section per measure, id = its registry name)."
+    import clm_nb
+    m = clm_nb.measures()
+    lines = ["# Measure reference", "",
+             f"Every measure of the registry ({len(m)}), generated from `clm_nb.measures()` when the site is built: what "
+             "it computes, which direction is better, its range, the transformations it is invariant to, its cost, its "
+             "reference, and links to the notebook section that derives it and to its API entry. "
+             "Which one to use for which question: see the [guide](guide.md).", "",
+             "| measure | kind | better | range | optimum |", "|---|---|---|---|---|"]
+    for r in m.itertuples():
+        better = "higher" if r.direction == "max" else "lower"
+        lines.append(f'| <a href="#{r.name}">{r.name}</a> | {r.kind} | {better} | '
+                     f"[{r.lower:g}, {r.upper:g}] | {r.optimum} |")
+    for kind in clm_nb.core.KINDS:
+        sub = m[m.kind == kind]
+        if not len(sub):
+            continue
+        lines += ["", f"## {kind.capitalize()} measures", ""]
+        for r in sub.itertuples():
+            info = clm_nb.get_measure(r.name)
+            func = info.func
+            module = func.__module__.removeprefix("clm_nb.")
+            qual = f"{func.__module__}.{func.__name__}"
+            lines += [f'<a id="{r.name}"></a>', "", f"### {r.name}", "", r.summary or "", "",
+                      f"kind\n: {r.kind}", "",
+                      f"better\n: {'higher' if r.direction == 'max' else 'lower'} (optimum over partitions: {r.optimum})",
+                      "", f"range\n: [{r.lower:g}, {r.upper:g}]", "",
+                      f"invariant to\n: {', '.join(r.invariances) or 'none claimed'}", "",
+                      f"complexity\n: {r.complexity or 'not stated'}", "",
+                      f"reference\n: {r.reference or 'this project'}", "",
+                      # raw links: MyST checks only its own targets, these ids are written by prepare_notebook
+                      # and by autodoc (the link checker of tests/test_docs.py checks them in the built site)
+                      f'derivation\n: <a href="{module}.html#{func.__name__}">the {module} notebook</a> · API: '
+                      f'<a href="api/{module}.html#{qual}"><code>{qual}</code></a>', ""]
+    return "\n".join(lines)
+
+
+def api_pages(src: Path) -> list[str]:
+    "One API page per module (autodoc of its `__all__`), and the API index."
+    import importlib
+    (src / "api").mkdir(exist_ok=True)
+    mods = []
+    for module in sorted(set(notebook_modules().values())):
+        mod = importlib.import_module(f"clm_nb.{module}")
+        doc = (mod.__doc__ or "").strip().splitlines()
+        (src / "api" / f"{module}.md").write_text(
+            f"# clm_nb.{module}\n\n{doc[0] if doc else ''}\n\nThe notebook with the derivations: "
+            f"[{module}](../{module}.ipynb).\n\n```{{eval-rst}}\n.. automodule:: clm_nb.{module}\n   :members:\n```\n")
+        mods.append(module)
+    (src / "api" / "index.md").write_text(
+        "# API reference\n\nEvery public function and class, by module, with its parameters (from the code's docments "
+        "comments). The top level `clm_nb` re-exports the measures, `measures`, `score`, `get_measure`, `register`, "
+        "`assess`, `Assessment`, `load_dataset` and `list_datasets`.\n\n```{toctree}\n:maxdepth: 1\n\n"
+        + "\n".join(mods) + "\n```\n")
+    return mods
+
+
+def code_key() -> str:
+    "A digest of the package's code: executed studies are reused only while it is unchanged."
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "clm_nb").rglob("*")):
+        if p.is_file() and p.suffix in {".py", ".j2", ".css", ".js"}:
+            h.update(p.relative_to(ROOT).as_posix().encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def run_study(name: str, params: dict, key: str) -> tuple[str, Path, str]:
+    "Execute one study with papermill (cached by study notebook + parameters + code); returns (name, notebook, how)."
+    study = NBS / "studies" / f"{name}.ipynb"
+    digest = hashlib.sha256(study.read_bytes() + json.dumps(params, sort_keys=True).encode() + key.encode()).hexdigest()
+    out_dir = BUILD / "studies" / name
+    executed, stamp = out_dir / f"{name}.ipynb", out_dir / "key.txt"
+    if executed.exists() and stamp.exists() and stamp.read_text() == digest:
+        return name, executed, "cached"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    t = time.perf_counter()
+    cmd = [sys.executable, "-m", "papermill", str(study), str(executed), "-p", "out_dir", str(out_dir / "out"),
+           "--cwd", str(ROOT), "--no-progress-bar"]
+    for k, v in params.items():
+        cmd += ["-y", json.dumps({k: v})]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode:
+        raise SystemExit(f"study {name} failed while building the docs:\n{res.stderr[-3000:]}")
+    stamp.write_text(digest)
+    return name, executed, f"executed in {time.perf_counter() - t:.0f} s"
+
+
+def studies(src: Path, how: str, jobs: int) -> list[str]:
+    "Put the executed studies into the site's sources; returns their names."
+    if how == "none":
+        return []
+    quick = json.loads((DOCS / "studies_quick.json").read_text())
+    names = sorted(p.stem for p in (NBS / "studies").glob("*.ipynb"))
+    missing = set(names) - set(quick)
+    if missing:
+        raise SystemExit(f"docs/studies_quick.json has no parameters for {sorted(missing)}: add them")
+    (src / "studies").mkdir(exist_ok=True)
+    found = {n: ROOT / "results" / n / f"{n}.ipynb" for n in names} if how == "results" else {}
+    found = {n: p for n, p in found.items() if p.exists()}
+    key = code_key()
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        done = list(pool.map(lambda n: run_study(n, quick[n], key), [n for n in names if n not in found]))
+    for n, p in found.items():
+        done.append((n, p, f"from {p.relative_to(ROOT)}"))
+    modules, have = notebook_modules(), {n for n, _, _ in done}
+    for name, path, what in sorted(done):
+        print(f"  study {name}: {what}", flush=True)
+        nb = prepare_notebook(json.loads(path.read_text()), modules, have, prefix="../")
+        params = quick.get(name, {}) if "results" not in what else None
+        note = ("This page shows the study executed by `make docs` with small parameters "
+                f"(`{json.dumps(params)}`), so that it builds in minutes; `make study STUDY={name}` runs it at full "
+                "size (see [Studies](../studies.md))." if params is not None else
+                f"This page shows the study as executed by `make study STUDY={name}` ({what}).")
+        nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": f":::{{note}}\n{note}\n:::"})
+        (src / "studies" / f"{name}.ipynb").write_text(json.dumps(nb))
+    return [n for n, _, _ in sorted(done)]
+
+
+def index_page(study_names: list[str]) -> str:
+    "The home page: docs/index.md and the site's menu (toctrees)."
+    text = rewrite_links((DOCS / "index.md").read_text(), notebook_modules(), set(study_names))
+    use = [p.removesuffix(".md") for p in PAGES if (DOCS / p).exists()]
+    use.insert(min(2, len(use)), "measures")
+    notebooks = "\n".join(["notebooks", *notebook_modules().values()])
+    return (text + "\n\n```{toctree}\n:caption: Use\n:maxdepth: 1\n\n" + "\n".join(use) + "\n```\n"
+            f"\n```{{toctree}}\n:caption: Notebooks (the source)\n:maxdepth: 1\n\n{notebooks}\n```\n"
+            + (f"\n```{{toctree}}\n:caption: Executed studies\n:maxdepth: 1\n\n"
+               + "\n".join(f"studies/{n}" for n in study_names) + "\n```\n" if study_names else "")
+            + "\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi/index\n```\n")
+
+
+def leaderboard(out: Path) -> bool:
+    "Copy the leaderboard study's report (embedded default, run with the studies) into `<out>/leaderboard/`."
+    site = BUILD / "studies" / "leaderboard" / "out"
+    if not (site / "index.html").exists():
+        return False
+    shutil.copytree(site, out / "leaderboard", ignore=shutil.ignore_patterns("*.csv", "*.json", "store", "charts"))
+    return True
+
+
+def build(out: Path, studies_how: str = "quick", jobs: int = 2) -> Path:
+    t0 = time.perf_counter()
+    src = BUILD / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    print(f"studies ({studies_how}) ...", flush=True)
+    study_names = studies(src, studies_how, jobs)
+    modules, have = notebook_modules(), set(study_names)
+    for page in PAGES:
+        if (DOCS / page).exists():
+            (src / page).write_text(rewrite_links((DOCS / page).read_text(), modules, have))
+    write_notebooks(src, modules, have)
+    (src / "measures.md").write_text(measure_reference())
+    api_pages(src)
+    (src / "index.md").write_text(index_page(study_names))
+    print(f"sphinx ({time.perf_counter() - t0:.0f} s) ...", flush=True)
+    shutil.rmtree(out, ignore_errors=True)
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(DOCS), "-j", str(jobs),
+                          "-d", str(BUILD / "doctrees"), str(src), str(out)], cwd=ROOT)
+    if res.returncode:
+        raise SystemExit("sphinx-build failed (messages above)")
+    if not leaderboard(out):
+        print("no leaderboard in the site (it comes with the studies: --studies quick or results)")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"site written to {out}/ in {time.perf_counter() - t0:.0f} s: "
+          f"{sum(1 for _ in out.rglob('*.html'))} pages, {size / 2**20:.1f} MiB; open {out / 'index.html'}")
+    return out
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "_docs", help="output folder (default _docs/)")
+    ap.add_argument("--studies", choices=["quick", "results", "none"], default="quick",
+                    help="executed studies: quick runs (default), full runs from results/, or none")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel Sphinx workers and study runs (default 2)")
+    a = ap.parse_args()
+    build(a.out.resolve(), a.studies, a.jobs)
