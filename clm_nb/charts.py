@@ -20,8 +20,9 @@ from .verdict import VERDICTS, VerdictRule
 
 # %% auto #0
 __all__ = ['use_offline_renderer', 'save_chart', 'rank_heatmap', 'measure_ranking_chart', 'agreement_heatmap',
-           'critical_difference_chart', 'chart_svg', 'view_points_2d', 'view_chart', 'pair_chart', 'distribution_chart',
-           'collection_chart', 'verdict_chart', 'ground_truth_chart', 'stability_chart', 'views_chart']
+           'critical_difference_chart', 'shared_axis_titles', 'chart_svg', 'view_points_2d', 'view_chart', 'pair_chart',
+           'distribution_chart', 'collection_chart', 'verdict_chart', 'ground_truth_chart', 'stability_chart',
+           'views_chart']
 
 # %% ../nbs/15_charts.ipynb #f6f7f4c3
 def use_offline_renderer(renderer: str = "svg") -> None:
@@ -122,6 +123,64 @@ def critical_difference_chart(result, title: str | None = None) -> alt.VConcatCh
     top = (points).properties(width=420, height=18 * k, title=title)
     return alt.vconcat(top, (cd_bar + cd_text).properties(width=420, height=20),
                        bars.properties(width=420, height=16 * max(len(g), 1))).resolve_scale(x="shared")
+
+# %% ../nbs/15_charts.ipynb #184957d7
+def _encoded_charts(chart) -> list:
+    "Every `alt.Chart` and `alt.LayerChart` inside `chart` (itself included), through layers, facets, repeats, concats."
+    found = [chart] if isinstance(chart, (alt.Chart, alt.LayerChart)) else []
+    subs = [s for part in ("layer", "hconcat", "vconcat", "concat")
+            for s in (chart[part] if part in chart._kwds and chart[part] is not alt.Undefined else [])]
+    if not isinstance(chart, alt.Chart) and chart._kwds.get("spec", alt.Undefined) is not alt.Undefined:
+        subs.append(chart["spec"])                      # the panel of a facet or repeat chart
+    return found + [c for s in subs if isinstance(s, alt.SchemaBase) for c in _encoded_charts(s)]
+
+# %% ../nbs/15_charts.ipynb #986d98c4
+def _channel(chart, channel: str):
+    "The `channel` (\"x\" or \"y\") of `chart`'s own encoding, as given (object, dict or shorthand), or `alt.Undefined`."
+    enc = chart._kwds.get("encoding", alt.Undefined)
+    return alt.Undefined if enc is alt.Undefined else enc._kwds.get(channel, alt.Undefined)
+
+# %% ../nbs/15_charts.ipynb #c3b86c75
+def _title_of(ch):
+    "The explicit title of a channel given as an object or a dict; `alt.Undefined` for a shorthand or no title."
+    if isinstance(ch, dict): return ch.get("title", alt.Undefined)
+    return ch._kwds.get("title", alt.Undefined) if isinstance(ch, alt.SchemaBase) else alt.Undefined
+
+# %% ../nbs/15_charts.ipynb #ef92a15f
+def _untitled(ch, channel: str):
+    "A copy of channel `ch` (object, dict or shorthand) with its title removed."
+    if isinstance(ch, dict): return {**ch, "title": None}
+    ch = (alt.X if channel == "x" else alt.Y)(ch) if isinstance(ch, str) else ch.copy()
+    ch._kwds["title"] = None
+    return ch
+
+# %% ../nbs/15_charts.ipynb #53ea91f2
+def shared_axis_titles(chart: alt.TopLevelMixin,   # a faceted, repeated or concatenated chart
+                       x: str | None = None,        # the shared x title; None: the panels' common x title, if any
+                       y: str | None = None,        # the shared y title; None: the panels' common y title, if any
+                      ) -> alt.TopLevelMixin:
+    "`chart` with its panels' axis titles written once: x below all the panels, y left of them (see the prose)."
+    chart = chart.copy(deep=True)
+    shared = {}
+    for channel, given in (("x", x), ("y", y)):
+        owners = [p for p in _encoded_charts(chart) if _channel(p, channel) is not alt.Undefined]
+        titles = [_title_of(_channel(p, channel)) for p in owners]
+        common = titles[0] if titles and all(t == titles[0] for t in titles) else None
+        shared[channel] = given if given is not None else (common if isinstance(common, str) and common else None)
+        for p in owners if shared[channel] else []:
+            p.encoding._kwds[channel] = _untitled(_channel(p, channel), channel)
+    main, config = chart._kwds.get("title", alt.Undefined), chart._kwds.get("config", alt.Undefined)
+    chart._kwds["title"], chart._kwds["config"] = alt.Undefined, alt.Undefined
+    style = dict(fontSize=11, fontWeight="bold", anchor="middle")      # Vega-Lite's axis-title font
+    if shared["x"]:
+        chart = chart.properties(title=alt.TitleParams(shared["x"], orient="bottom", **style))
+    if shared["y"]:
+        chart = alt.hconcat(chart, title=alt.TitleParams(shared["y"], orient="left", **style))
+    if main is not alt.Undefined:
+        chart = alt.vconcat(chart, title=main)
+    if config is not alt.Undefined:
+        chart._kwds["config"] = config
+    return chart
 
 # %% ../nbs/15_charts.ipynb #8390d452
 _ID = re.compile(r'\bid="([^"]+)"')
