@@ -575,7 +575,7 @@ def ch_t2(X,                            # (n, d) data, finite numbers
           random_state=None,            # ignored: deterministic; kept for a uniform signature
           distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
          ) -> float:
-    "Ablation of CH_btwn with the shift trick T2 only: the mean over class pairs of CH_1 (unbounded)."
+    r"Ablation of CH_btwn with the shift trick T2 only: the mean over class pairs of $\mathrm{CH}_1$ (unbounded)."
     _, _, scores = _pairwise("ch_t2", X, labels, metric=metric, noise=noise, distance_shift=distance_shift)
     return _mean(scores, 0, False)
 
@@ -620,7 +620,8 @@ def ch_a(X,                            # (n, d) data, finite numbers
          k: float = K_CH_A,            # steepness of the logistic, a finite number > 0
          distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
         ) -> float:
-    "Adjusted Calinski-Harabasz: per class pair tanh(k v / 2) with v = BSS/(2 n sigma) e^{BSS/(n sigma)}, averaged."
+    r"""Adjusted Calinski-Harabasz: per class pair $\tanh(kv/2)$ with $v = \frac{BSS}{2n\sigma} e^{BSS/(n\sigma)}$,
+    averaged over pairs."""
     return _adjusted("ch_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #990d41fa
@@ -635,8 +636,8 @@ def db_a(X,                            # (n, d) data, finite numbers
          k: float = K_DB_A,            # steepness of the logistic, a finite number > 0
          distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
         ) -> float:
-    ("Adjusted Davies-Bouldin (higher is better): per class pair tanh(k / (2R)) with R the exponential DB ratio, "
-     "averaged.")
+    r"""Adjusted Davies-Bouldin (higher is better): per class pair $\tanh\bigl(k/(2R)\bigr)$ with $R$ the exponential
+    Davies–Bouldin ratio, averaged over pairs."""
     return _adjusted("db_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #f02e2e70
@@ -651,7 +652,8 @@ def i_a(X,                            # (n, d) data, finite numbers
         k: float = K_I_A,             # steepness of the logistic, a finite number > 0
         distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
        ) -> float:
-    "Adjusted I index: per class pair tanh(k v / 2) with v = e^{(TSS - WSS)/(n sigma)} d(c_a, c_b)/sigma_1, averaged."
+    r"""Adjusted I index: per class pair $\tanh(kv/2)$ with
+    $v = e^{(TSS - WSS)/(n\sigma)} \, \lVert c_a - c_b \rVert / \sigma_1$, averaged over pairs."""
     return _adjusted("i_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #08f0a8f0
@@ -684,8 +686,8 @@ def dunn_a(X,                                     # (n, d) data, finite numbers
            distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
            max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
           ) -> float:
-    ("Adjusted Dunn: per class pair, mean between- vs largest mean within-class distance through e^{./sigma_1}, "
-     "range-adjusted.")
+    r"""Adjusted Dunn: per class pair, the mean between-class distance against the larger mean within-class distance
+    through $e^{\cdot/\sigma_1}$, range-adjusted, averaged over pairs."""
     _, _, scores = _pairwise("dunn_a", X, labels, metric=metric, noise=noise, k=k, distance_shift=distance_shift,
                              max_memory=max_memory)
     return _mean(scores, 0, False)
@@ -704,7 +706,8 @@ def sc_a(X,                                     # (n, d) data, finite numbers
          distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
         ) -> float:
-    "Adjusted silhouette: per class pair the mean of (e^{b/sigma_1} - e^{a/sigma_1}) / e^{max(a,b)/sigma_1}, averaged."
+    r"""Adjusted silhouette: per class pair the mean of $(e^{b/\sigma_1} - e^{a/\sigma_1}) / e^{\max(a,b)/\sigma_1}$,
+    averaged over pairs."""
     _, _, scores = _pairwise("sc_a", X, labels, metric=metric, noise=noise, distance_shift=distance_shift,
                              max_memory=max_memory)
     return _mean(scores, 0, False)

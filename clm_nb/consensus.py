@@ -204,9 +204,9 @@ def discotec(partitions,                      # T >= 3 labelings: (T, n) array, 
              noise: str | None = None,        # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
              noise_label=-1,                  # the label that marks noise
             ) -> np.ndarray:
-    """DISCOTEC score of each of T >= 3 partitions (lower = closer to the ensemble consensus): mean divergence
-    between its connectivity and the consensus over all n² entries, plus `constraint_weight` × the share of
-    violated constraints."""
+    r"""DISCOTEC score of each of $T \ge 3$ partitions (lower = closer to the ensemble consensus): the mean divergence
+    between its connectivity and the consensus over all $n^2$ entries, plus `constraint_weight` × the share of violated
+    constraints."""
     divergence = check_choice(divergence, "divergence", DIVERGENCES, who="discotec")
     constraint_weight = check_number(constraint_weight, "constraint_weight", lo=0, who="discotec")
     E = ensemble(partitions, noise=noise, noise_label=noise_label)
@@ -298,7 +298,7 @@ def aari(partitions,                # T >= 3 labelings: (T, n) array, DataFrame 
          noise: str | None = None,  # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
          noise_label=-1,            # the label that marks noise
         ) -> np.ndarray:
-    "Average ARI of each partition against the T − 1 others (higher = closer to the ensemble)."
+    "Average ARI of each partition against the $T - 1$ others (higher = closer to the ensemble)."
     return _average_against_others(_ari_table, partitions, noise, noise_label, "aari")
 
 # %% ../nbs/08_consensus.ipynb #51bdb06b
@@ -310,5 +310,5 @@ def anmi(partitions,                # T >= 3 labelings: (T, n) array, DataFrame 
          noise: str | None = None,  # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
          noise_label=-1,            # the label that marks noise
         ) -> np.ndarray:
-    "Average NMI (arithmetic) of each partition against the T − 1 others (higher = closer to the ensemble)."
+    "Average NMI (arithmetic) of each partition against the $T - 1$ others (higher = closer to the ensemble)."
     return _average_against_others(_nmi_table, partitions, noise, noise_label, "anmi")

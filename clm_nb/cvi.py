@@ -57,7 +57,8 @@ def ratkowsky_lance(X,                           # (n, p) data of finite numbers
                     random_state=None,           # accepted for a common signature; unused (not random)
                     variant: str = "vendramin",  # 'vendramin' (mean of the square roots, the default) or 'ratio'
                    ) -> float:
-    "Ratkowsky-Lance index: mean per-variable sqrt(BGSS/TSS) over sqrt(K) (higher is better)."
+    r"""Ratkowsky-Lance index: $\frac{1}{p\sqrt{K}} \sum_{j=1}^{p} \sqrt{BGSS_j / TSS_j}$, the mean over the $p$
+    variables of the root of between- over total sum of squares, over $\sqrt{K}$ (higher is better)."""
     check_euclidean(metric, "ratkowsky_lance")
     variant = check_choice(variant, "variant", RL_VARIANTS, who="ratkowsky_lance")
     data = check_data(X, labels, noise=noise, measure="ratkowsky_lance")
@@ -78,7 +79,7 @@ def wb(X,                          # (n, p) data of finite numbers, or a `Labele
        noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
        random_state=None,          # accepted for a common signature; unused (not random)
       ) -> float:
-    "WB index: K times the within- over the between-cluster sum of squares (lower is better)."
+    r"WB index: $K \cdot WSS / BSS$, $K$ times the within- over the between-cluster sum of squares (lower is better)."
     check_euclidean(metric, "wb")
     data = check_data(X, labels, noise=noise, measure="wb")
     st = data.stats

@@ -331,7 +331,8 @@ def nvd(labels_a,        # labels of A, the reference (any hashable), or a `Cont
         noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
         noise_label=-1,  # the label that marks noise
        ) -> float:
-    "Normalised van Dongen distance (2n − Σ_i max_j n_ij − Σ_j max_i n_ij) / 2n: 0 for identical partitions."
+    r"""Normalised van Dongen distance $\frac{2n - \sum_i \max_j n_{ij} - \sum_j \max_i n_{ij}}{2n}$: 0 for identical
+    partitions."""
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="nvd")
     n = ct.n
     return (2 * n - int(ct.row_max().sum()) - int(ct.T.row_max().sum())) / (2 * n)
@@ -414,7 +415,8 @@ def criterion_h(labels_a,                   # labels of A, the reference (any ha
                 noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
                 noise_label=-1,             # the label that marks noise
                ) -> float:
-    "Criterion H: 1 − (1/n) Σ n_ij over a one-to-one matching of the clusters (`optimal` Hungarian, or `greedy`)."
+    r"""Criterion H: $1 - \frac{1}{n} \sum n_{ij}$ over a one-to-one matching of the clusters (`optimal` Hungarian, or
+    `greedy`)."""
     matching = check_choice(matching, "matching", MATCHINGS, who="criterion_h")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="criterion_h")
     total, _, _ = match_clusters(ct, ct.cells[2], matching=matching)
@@ -431,8 +433,9 @@ def psi(labels_a,                  # labels of A, the reference (any hashable), 
         noise=None,                # noise policy: None, 'ignore', 'cluster' or 'singletons'
         noise_label=-1,            # the label that marks noise
        ) -> float:
-    """Pair sets index: S = maximum-weight matching of S_ij = n_ij / max(|A_i|, |B_j|), corrected for chance by the
-    expected value E of the paper (or E = 1 with `simplified=True`): (S − E) / (max(K_a, K_b) − E), clipped at 0."""
+    r"""Pair sets index: $S$ = the maximum-weight matching of $S_{ij} = \frac{n_{ij}}{\max(|A_i|, |B_j|)}$, corrected
+    for chance by the expected value $E$ of the paper ($E = 1$ with `simplified=True`):
+    $\frac{S - E}{\max(K_a, K_b) - E}$, clipped at 0."""
     simplified = check_flag(simplified, "simplified", who="psi")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="psi")
     rows, cols, counts = ct.cells
@@ -792,7 +795,7 @@ def centroid_index_relative(labels_a=None,  # labels of A, a `Contingency`, or N
                             labels_b=None,  # labels of B, one per point; None if B is given otherwise
                             **kwargs,       # any keyword of `centroid_index` but `return_details`
                            ) -> float:
-    "CI / max(K_a, K_b): the share of clusters allocated differently (keywords as `centroid_index`)."
+    r"$\mathrm{CI} / \max(K_a, K_b)$: the share of clusters allocated differently (keywords as `centroid_index`)."
     if "return_details" in kwargs:
         raise ValueError(f"centroid_index_relative: return_details={kwargs['return_details']!r} is not an option "
                          "here; it returns CI / max(K_a, K_b). Call centroid_index(..., return_details=True) "

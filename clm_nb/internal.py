@@ -31,7 +31,8 @@ def calinski_harabasz(X,                          # (n, d) data, or a `LabeledDa
                       noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                       random_state=None,          # ignored: deterministic; kept for a uniform signature
                      ) -> float:
-    "Calinski-Harabasz index: between- over within-cluster variance ratio (higher is better)."
+    r"""Calinski-Harabasz index: the between- over within-cluster variance ratio $\frac{BSS/(K-1)}{WSS/(n-K)}$ (higher
+    is better)."""
     check_euclidean(metric, "calinski_harabasz")
     data = check_data(X, labels, noise=noise, measure="calinski_harabasz")
     st = data.stats
@@ -52,7 +53,8 @@ def davies_bouldin(X,                          # (n, d) data, or a `LabeledData`
                    noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                    random_state=None,          # ignored: deterministic; kept for a uniform signature
                   ) -> float:
-    "Davies-Bouldin index: mean over clusters of the worst (S_i + S_j) / d(c_i, c_j) (lower is better)."
+    r"""Davies-Bouldin index: $\frac{1}{K}\sum_i \max_{j \ne i} \frac{S_i + S_j}{d(c_i, c_j)}$, the mean over clusters
+    of the worst ratio of scatters to centroid distance (lower is better)."""
     check_euclidean(metric, "davies_bouldin")
     data = check_data(X, labels, noise=noise, measure="davies_bouldin")
     st = data.stats
@@ -85,7 +87,8 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
          within: str = "diameter",              # the diameter Delta: one of DUNN_WITHIN (table above)
          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
         ) -> float:
-    "Dunn index: minimum between-cluster (single-linkage) distance over maximum cluster diameter (higher is better)."
+    r"""Dunn index: $\min_{i \ne j} \delta(C_i, C_j) / \max_k \Delta(C_k)$, the smallest between-cluster
+    (single-linkage) distance over the largest cluster diameter (higher is better)."""
     between = check_choice(between, "between", DUNN_BETWEEN, who="dunn")
     within = check_choice(within, "within", DUNN_WITHIN, who="dunn")
     metric = check_metric(metric, who="dunn")
@@ -131,7 +134,8 @@ def silhouette(X,                                     # (n, d) data, or a `Label
                random_state=None,                     # ignored: deterministic; kept for a uniform signature
                max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
               ) -> float:
-    "Mean silhouette width: (b - a) / max(a, b) averaged over points (higher is better)."
+    r"""Mean silhouette width: $s = \frac{b - a}{\max(a, b)}$ averaged over points, with $a$ the mean distance to the
+    point's own cluster and $b$ to the nearest other cluster (higher is better)."""
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette")
@@ -150,8 +154,8 @@ def xie_beni(X,                          # (n, d) data, or a `LabeledData` (then
              noise=None,                 # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
              random_state=None,          # ignored: deterministic; kept for a uniform signature
             ) -> float:
-    ("Xie-Beni index (crisp): within-cluster scatter over n times the smallest squared centroid distance "
-     "(lower is better).")
+    r"""Xie-Beni index (crisp): $\frac{WSS}{n \min_{j \ne k} \lVert c_j - c_k \rVert^2}$, the within-cluster scatter
+    over $n$ times the smallest squared centroid distance (lower is better)."""
     check_euclidean(metric, "xie_beni")
     data = check_data(X, labels, noise=noise, measure="xie_beni")
     st = data.stats
@@ -174,7 +178,7 @@ def i_index(X,                          # (n, d) data, or a `LabeledData` (then 
             random_state=None,          # ignored: deterministic; kept for a uniform signature
             p: float = 2.0,             # the exponent, a finite number > 0 (2 in the paper)
            ) -> float:
-    "I index (PBM): ((1/K) * (E_1 / E_K) * D_K) ** p with p = 2 (higher is better)."
+    r"I index (PBM): $\left(\frac{1}{K} \cdot \frac{E_1}{E_K} \cdot D_K\right)^p$ with $p = 2$ (higher is better)."
     check_euclidean(metric, "i_index")
     p = check_number(p, "p", lo=0, lo_open=True, who="i_index")
     data = check_data(X, labels, noise=noise, measure="i_index")
@@ -220,7 +224,8 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
             random_state=None,                     # ignored: deterministic; kept for a uniform signature
             max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
            ) -> float:
-    "C-index: (S_w - S_min) / (S_max - S_min) over the within-pair distance sum (lower is better)."
+    r"""C-index: $\frac{S_w - S_{\min}}{S_{\max} - S_{\min}}$, with $S_w$ the sum of the within-cluster pair distances
+    (lower is better)."""
     s = summarize(X, labels, ["c_index", "moments"], metric=metric, noise=noise, max_memory=max_memory,
                   measure="c_index")
     count, mean, _ = s.within_moments
@@ -266,7 +271,8 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
           random_state=None,                     # ignored: deterministic; kept for a uniform signature
           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
          ) -> float:
-    "Baker-Hubert Gamma: (concordant - discordant) / (concordant + discordant) over within/between couples."
+    r"""Baker-Hubert Gamma: $\frac{s_+ - s_-}{s_+ + s_-}$, concordant minus discordant over all couples of a within- and
+    a between-cluster pair (higher is better)."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="gamma")
     total = s.concordant + s.discordant
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
@@ -650,8 +656,10 @@ def dbcv(X,                                     # (n, d) data, or a `LabeledData
          random_state=None,                     # ignored (DBCV is deterministic); kept for a uniform signature
          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes for lane buffers, 64 per lane and point of the largest cluster
         ) -> float:
-    ("DBCV: size-weighted mean over clusters of (density separation - density sparseness) / max of the two "
-     "(higher is better).")
+    r"""DBCV:
+    $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the
+    size-weighted mean over clusters of density separation minus density sparseness over the larger of the two (higher
+    is better)."""
     metric = check_choice(metric, "metric", ("euclidean",), who="dbcv")
     max_memory = check_max_memory(max_memory, who="dbcv")
     data = check_data(X, labels, noise=noise, measure="dbcv")

@@ -29,6 +29,17 @@ def test_metadata_is_well_formed(name):
     assert getattr(clm_nb, info.func.__name__) is info.func          # importable from the top-level package
 
 
+@pytest.mark.parametrize("name", REGISTRY.name.tolist())
+def test_summary_is_a_whole_paragraph_whose_formulas_render(name):
+    "The summary the report and the docs show: a whole sentence, its `$...$` LaTeX all converted to MathML."
+    from clm_nb.core import render_math
+    info = clm_nb.get_measure(name)
+    assert "\n" not in info.summary and info.summary.rstrip().endswith((".", ")")), info.summary   # not cut mid-sentence
+    html = render_math(info.summary)
+    assert "$" not in html and "<code" not in html, html             # no raw LaTeX, no fallback
+    assert ("<math" in html) == ("$" in info.summary)
+
+
 @pytest.mark.parametrize("name", LABELED)
 def test_value_is_float_within_declared_range(name):
     rng = np.random.default_rng(0)
