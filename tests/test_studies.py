@@ -177,12 +177,36 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
 @pytest.mark.parametrize("study", sorted((ROOT / "nbs" / "studies").glob("*.ipynb")), ids=lambda p: p.stem)
 def test_papermill_sees_every_parameter_of_every_study(study):
     """Each name assigned in a study's `parameters` cell is inferred by papermill (a comment it cannot parse, such as
-    one containing '=', would hide the parameter from `papermill --help-notebook` and warn 'unknown parameter')."""
+    one containing '=', would hide the parameter from `papermill --help-notebook` and warn 'unknown parameter'), with
+    a type annotation that its default satisfies and a help comment: `papermill --help-notebook` shows both, and
+    `clm-nb study` checks `-p` values against the type."""
     import ast
+    import typing
     import nbformat
     cell = next(c for c in nbformat.read(study, as_version=4).cells if "parameters" in c.metadata.get("tags", []))
-    assigned = {t.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign) for t in node.targets}
-    assert assigned and set(pm.inspect_notebook(str(study))) == assigned
+    body = ast.parse(cell.source).body
+    assigned = {t.id for node in body if isinstance(node, ast.Assign) for t in node.targets}
+    annotated = {node.target.id for node in body if isinstance(node, ast.AnnAssign)}
+    assert annotated and not assigned                                   # every parameter annotated
+    params = pm.inspect_notebook(str(study))
+    assert set(params) == annotated
+    defaults = {}
+    exec(cell.source, defaults)
+
+    def fits(value, tp):
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if origin is typing.Union:
+            return any(fits(value, a) for a in args)
+        if origin is list:
+            return isinstance(value, list) and all(fits(v, args[0]) for v in value)
+        if tp is float:
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return value is None if tp is type(None) else isinstance(value, tp)
+
+    for name, p in params.items():
+        tp = eval(p["inferred_type_name"], {"Optional": typing.Optional, "Union": typing.Union})
+        assert fits(defaults[name], tp), (name, p["inferred_type_name"], defaults[name])
+        assert len(p["help"]) > 10, (name, p["help"])
 
 
 CVI_EVALUATION = ROOT / "nbs" / "studies" / "cvi_evaluation.ipynb"
