@@ -31,13 +31,17 @@ def _cell_text(v) -> str:
 def _assessment_html(a: Assessment) -> str:
     "The HTML of an `Assessment` (`Assessment._repr_html_`), from the package template."
     from jinja2 import Environment, select_autoescape     # imported on first use: only the HTML view needs it
+    from markupsafe import Markup
+    from clm_nb.core import _REGISTRY, render_math
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["math"] = lambda text: Markup(render_math(text))        # $...$ LaTeX typeset as MathML, offline
     template = env.from_string(files("clm_nb").joinpath("templates/assessment.html.j2").read_text(encoding="utf-8"))
     sc = a.scores.drop(columns=["problem"]).reset_index()
     wp = a.worst_pairs
     rows = lambda df: [[_cell_text(v) for v in r] for r in df.itertuples(index=False)]
     return template.render(a=a, color=_COLORS.get(a.verdict, "#888888"), score_cols=list(sc.columns), scores=rows(sc),
-                           pair_cols=list(wp.columns), pairs=rows(wp))
+                           pair_cols=list(wp.columns), pairs=rows(wp),
+                           summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
 
 # %% ../nbs/17_assessment.ipynb #6d18d94f
 @dataclass

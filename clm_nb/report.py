@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict
 from importlib.resources import files
@@ -23,7 +22,7 @@ from tqdm import tqdm
 from .between import MONTE_CARLO
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart, view_points_2d, views_chart)
-from .core import get_measure
+from .core import _MATH, get_measure, render_math
 from .datasets import load_dataset
 from .evaluation import rank_agreement
 from .runner import write_csv
@@ -35,6 +34,29 @@ __all__ = ['build_report']
 # %% ../nbs/16_report.ipynb #ecfb13f1
 _ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True),
                    loader=PackageLoader("clm_nb", "templates"))
+
+# %% ../nbs/16_report.ipynb #744c3019
+def _math(text) -> Markup:
+    "Jinja filter `math`: `text` as HTML, its `$...$` LaTeX typeset as MathML (markup passes unchanged)."
+    return text if isinstance(text, Markup) else Markup(render_math(text))
+
+_ENV.filters["math"] = _math
+
+# %% ../nbs/16_report.ipynb #235aa945
+_TEX_SYMBOLS = {"sigma": "σ", "delta": "δ", "Delta": "Δ", "sum": "Σ", "cdot": "·", "times": "×", "ne": "≠", "le": "≤",
+                "ge": "≥", "approx": "≈", "lVert": "‖", "rVert": "‖", "sqrt": "√", "infty": "∞"}
+
+# %% ../nbs/16_report.ipynb #3be2f3fd
+def _plain(text) -> str:
+    "`text` with its `$...$` LaTeX as readable plain text, for a tooltip (a `title` cannot hold MathML)."
+    def one(m):
+        tex = m.group(1) or m.group(2)
+        while (new := re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)) != tex:
+            tex = new
+        tex = re.sub(r"\\(left|right|[bB]igg?[lr]?)\b|\\[,;!]", "", tex)
+        tex = re.sub(r"\\([A-Za-z]+)", lambda w: _TEX_SYMBOLS.get(w.group(1), w.group(1)), tex)
+        return re.sub(r"\s+", " ", tex.replace("{", "").replace("}", "")).strip()
+    return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")
 
 # %% ../nbs/16_report.ipynb #7b8f1b35
 def _static(name: str) -> str:
@@ -84,7 +106,9 @@ def _columns(board: Leaderboard) -> list[dict]:
     t, p = board.table, board.primary
     view_of = {m: name for name, m in board.rule.views}
     cols = [dict(key="rank", label="#", type="num", first="asc", title=f"rank by {p} (1 = best CLM)"),
-            dict(key="dataset", label="dataset", type="text", first="asc", title="dataset name (links to its page)"),
+            dict(key="dataset", label="dataset", type="text", first="asc", title="dataset name (links to its page)",
+                 pin=0),
+            dict(key="verdict", label="verdict", type="num", first="asc", title="traffic light (rule above)", pin=1),
             dict(key="collection", label="collection", type="text", first="asc", title="collection in the data bundle"),
             dict(key="n", label="n", type="num", first="desc", title="points"),
             dict(key="d", label="d", type="num", first="desc", title="dimensions"),
@@ -97,7 +121,7 @@ def _columns(board: Leaderboard) -> list[dict]:
         cols.append(dict(key=p, label=p + " ± SE", type="num", first="desc", title=f"the primary score {p}"))
     for m in board.measures:
         cols.append(dict(key=m, label=m + (" ± SE" if m in MONTE_CARLO else ""), type="num", first="desc",
-                         title=(f"{view_of[m]} view: " if m in view_of else "") + (get_measure(m).summary or m)))
+                         title=(f"{view_of[m]} view: " if m in view_of else "") + _plain(get_measure(m).summary or m)))
         if m in view_of:
             cols.append(dict(key=f"{m}_weighted", label=f"{m} weighted", type="num", first="desc",
                              title=f"{view_of[m]} view: {_WEIGHTED_TITLE}"))
@@ -105,9 +129,8 @@ def _columns(board: Leaderboard) -> list[dict]:
         if g in t:
             cols.append(dict(key=g, label=label, type="num", first="desc",
                              title="ground truth: best score of the clustering techniques"))
-    cols += [dict(key="agreement", label="agreement", type="num", first="desc",
-                  title="agreement between the measures' rankings"),
-             dict(key="verdict", label="verdict", type="num", first="asc", title="traffic light (rule above)")]
+    cols.append(dict(key="agreement", label="agreement", type="num", first="desc",
+                     title="agreement between the measures' rankings"))
     return cols
 
 # %% ../nbs/16_report.ipynb #fd54d3ab
@@ -138,24 +161,46 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
             scored = k in board.measures or k == board.primary or k.startswith("gt_") or k.endswith("_weighted")
             cell.update(v=_num(v), html=text, style=_shade(v) if scored else "",
                         title=r.get("problem", "") if not _fmt(v) else "")
+        if "pin" in c:                                   # pinned columns stay in view (see the prose above)
+            cell["cls"] = f"{cell['cls']} pin pin{c['pin']}".strip()
         cells.append(cell)
     return cells
 
-# %% ../nbs/16_report.ipynb #030046ad
-def _notebook_links(out: Path, notebooks) -> Markup:
-    "Sentence linking to the notebooks behind the report (relative links when the repository's nbs/ is found)."
-    if notebooks is None:
-        import clm_nb
-        nbs = Path(clm_nb.__file__).resolve().parent.parent / "nbs"     # a source checkout has the notebooks here
-        notebooks = os.path.relpath(nbs, out.resolve()) if nbs.is_dir() else None
-    names = [("03_between.ipynb", "the between-dataset measures"), ("14_verdict.ipynb", "the profiles and the verdict"),
-             ("16_report.ipynb", "this report"),
-             ("studies/dataset_ranking.ipynb", "the dataset-ranking study (ground truth, rank stability)"),
-             ("studies/leaderboard.ipynb", "the study that builds this report")]
-    if notebooks is None:
-        return Markup("The derivations are in the notebooks ") + ", ".join(f"nbs/{n} ({w})" for n, w in names) + "."
-    links = [Markup('<a href="{}/{}">{}</a>').format(str(notebooks).rstrip("/"), n, w) for n, w in names]
-    return Markup("The derivations, tests and studies are in the notebooks: ") + Markup(", ").join(links) + "."
+# %% ../nbs/16_report.ipynb #90f13755
+def _docs_href(docs_url: str | None, path: str, depth: int = 0) -> str | None:
+    "Link to `path` of the docs site from a page `depth` folders below the report's root (None without docs)."
+    if docs_url is None:
+        return None
+    base = docs_url.rstrip("/") or "/"
+    if not re.match(r"([A-Za-z][A-Za-z0-9+.-]*:|/)", base):    # relative to the report's root, not to this page
+        base = "../" * depth + base
+    return f"{base.rstrip('/')}/{path}"
+
+# %% ../nbs/16_report.ipynb #60dcccec
+def _measure_href(name: str, docs_url: str | None, depth: int = 0) -> str | None:
+    "Where the measure `name` is explained: the docs' measure reference, else the overview's row of it."
+    from clm_nb.core import _REGISTRY
+    if name not in _REGISTRY:
+        return None
+    return _docs_href(docs_url, f"measures.html#{name}", depth) or "../" * depth + f"overview.html#measure-{name}"
+
+# %% ../nbs/16_report.ipynb #a5520abb
+_DOC_PAGES = (("between", "the between-dataset measures"), ("verdict", "the profiles and the verdict"),
+              ("report", "this report"), ("studies/dataset_ranking", "the dataset-ranking study (ground truth, "
+              "rank stability)"), ("studies/leaderboard", "the study that builds this report"))
+
+# %% ../nbs/16_report.ipynb #8c9b2b45
+def _doc_links(docs_url: str | None) -> Markup:
+    "Sentence naming, and with `docs_url` linking, the documentation pages behind the report."
+    if docs_url is None:
+        names = ", ".join(f"{page} ({what})" for page, what in _DOC_PAGES)
+        return Markup("The derivations, tests and studies are in the notebooks of clm_nb: ") + names + (
+            "; its documentation site (make docs) renders them.")
+    links = [Markup('<a href="{}">{}</a>').format(_docs_href(docs_url, f"{page}.html"), what)
+             for page, what in _DOC_PAGES]
+    ref = Markup('<a href="{}">measure reference</a>').format(_docs_href(docs_url, "measures.html"))
+    return (Markup("The derivations, tests and studies are in the documentation: ") + Markup(", ").join(links)
+            + Markup("; every measure is in the ") + ref + ".")
 
 # %% ../nbs/16_report.ipynb #8193bb21
 def _meta_line(board: Leaderboard) -> str:
@@ -253,6 +298,8 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     worst = _worst_pairs(pairs, views) if len(pairs) else []
     dist_svg = Markup(chart_svg(distribution_chart(dist, pd.Series(r), measures), "dist"))
     scores = _score_rows(r, measures, primary, views)
+    for s in scores:                                      # each measure links to its explanation (see above)
+        s.update(href=_measure_href(s["name"], ctx["docs_url"], depth=1), title=_plain(s["summary"]))
     gt = [dict(name=f"ground truth {c[3:].upper()}", value=_fmt(r[c]), pct=_fmt(r.get(f"{c}_pct"), 2),
                note=f"best: {r['gt_best_technique']}" if isinstance(r.get("gt_best_technique"), str) else "")
           for c in ("gt_ami", "gt_ari") if c in r and _fmt(r[c])]
@@ -264,7 +311,9 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     share_title = (f"share of the labelled points whose class scores below {ctx['low']:g} against at least one "
                    "other class")
     html = _ENV.get_template("dataset.html.j2").render(
-        css=_CSS, root="../", meta_line=ctx["meta_line"], r=r, prev=r.get("prev"), next=r.get("next"), facts=facts,
+        css=_CSS, root="../",
+        docs_home=_docs_href(ctx["docs_url"], "index.html", 1), meta_line=ctx["meta_line"], r=r, prev=r.get("prev"),
+        next=r.get("next"), facts=facts,
         rank_text=rank_text, view_svg=view_svg, view_caption=caption, view_pairs=view_pairs, dist_svg=dist_svg,
         n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, worst_views=views, primary=primary,
         weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description)
@@ -302,7 +351,7 @@ def _overview_figures(board: Leaderboard) -> dict:
     return out
 
 # %% ../nbs/16_report.ipynb #610dc665
-def _overview(board: Leaderboard, out: Path, notebooks) -> str:
+def _overview(board: Leaderboard, docs_url: str | None) -> str:
     t, p = board.table, board.primary
     scored = t.dropna(subset=[p])
     full = t.dropna(subset=board.measures)
@@ -313,6 +362,7 @@ def _overview(board: Leaderboard, out: Path, notebooks) -> str:
     for m in board.measures:
         info = get_measure(m)
         measures.append(dict(name=m, primary=m == p, view=view_of.get(m, ""), summary=info.summary,
+                             href=_measure_href(m, docs_url),
                              invariances=", ".join(info.invariances), complexity=info.complexity,
                              reference=info.reference))
     views = ", ".join(f"{name} {m}" for name, m in board.rule.views)
@@ -320,9 +370,10 @@ def _overview(board: Leaderboard, out: Path, notebooks) -> str:
             ("measures", ", ".join(board.measures) + f" (primary: {p}; views: " + views + ")")]
     made += [(k, str(v)) for k, v in board.meta.items()]
     return _ENV.get_template("overview.html.j2").render(
-        css=_CSS, root="", meta_line=_meta_line(board), n_scored=len(scored), n_rows=len(t),
+        css=_CSS, root="",
+        docs_home=_docs_href(docs_url, "index.html"), meta_line=_meta_line(board), n_scored=len(scored), n_rows=len(t),
         source=board.data_dir or "embedded default", counts=board.verdict_counts, primary=p,
-        notebook_links=_notebook_links(out, notebooks),
+        doc_links=_doc_links(docs_url), ranking_href=_docs_href(docs_url, "studies/dataset_ranking.html"),
         collection_svg=Markup(chart_svg(collection_chart(t, p), "coll")),
         verdict_svg=Markup(chart_svg(verdict_chart(t), "verd")), agreement_svg=agreement_svg, n_full=len(full),
         rule_lines=board.rule.describe(), measures=measures, made=made, low=f"{board.rule.low:g}",
@@ -333,13 +384,15 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                  out_dir,                       # the folder written (created if needed)
                  *,
                  view_points: int = 1000,       # points per 2-D view on the dataset pages (stratified, at least 10)
-                 notebooks: str | None = None,  # where the pages link the notebooks (None: the checkout's nbs/)
+                 docs_url: str | None = None,   # the docs site, a URL or a path relative to out_dir (None: no links)
                  n_jobs: int = 1,               # processes rendering the dataset pages
                  progress: bool = True,         # show a progress bar
                 ) -> Path:
     "Write the leaderboard site (index, overview, a page per dataset, CSV and JSON) into `out_dir`; returns index.html."
     if view_points < 10:
         raise ValueError(f"build_report: view_points={view_points} must be at least 10.")
+    if docs_url is not None and (not isinstance(docs_url, str) or not docs_url.strip()):
+        raise ValueError(f"build_report: docs_url={docs_url!r} must be a URL or a path (e.g. '..'), or None.")
     out = Path(out_dir)
     (out / "datasets").mkdir(parents=True, exist_ok=True)
     t = board.table.copy()
@@ -361,11 +414,12 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     collections = sorted(set(t.collection) | {c.split("/")[0] for c in t.collection})
     scored = int(t[board.primary].notna().sum())
     (out / "index.html").write_text(_ENV.get_template("index.html.j2").render(
-        css=_CSS, js=Markup(_JS), root="", meta_line=_meta_line(board), n_scored=scored, n_rows=len(t),
+        css=_CSS, js=Markup(_JS), root="",
+        docs_home=_docs_href(docs_url, "index.html"), meta_line=_meta_line(board), n_scored=scored, n_rows=len(t),
         source=board.data_dir or "the embedded default", primary=board.primary, counts=board.verdict_counts,
         rule_lines=board.rule.describe(), views=board.rule.views, has_gt="gt_ami" in t, collections=collections,
         verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows), encoding="utf-8")
-    (out / "overview.html").write_text(_overview(board, out, notebooks), encoding="utf-8")
+    (out / "overview.html").write_text(_overview(board, docs_url), encoding="utf-8")
 
     pages = t[t.labeled].reset_index(drop=True)
     records = pages.to_dict("records")
@@ -376,7 +430,8 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
             if r[k] is not None:
                 r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
     ctx = dict(primary=board.primary, measures=board.measures, views=board.rule.views, low=board.rule.low,
-               data_dir=board.data_dir, view_points=view_points, n_scored=scored, meta_line=_meta_line(board))
+               data_dir=board.data_dir, view_points=view_points, n_scored=scored, meta_line=_meta_line(board),
+               docs_url=docs_url)
     dist = t[board.measures]
     by_dataset = {k: g for k, g in board.pairs.groupby(["collection", "dataset"])} if len(board.pairs) else {}
     empty = board.pairs.iloc[:0]

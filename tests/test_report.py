@@ -1,8 +1,11 @@
 """The CLM report (clm_nb.report) in a real browser: built on the embedded default, opened from file:// in headless
 Chromium through Playwright. Skipped, saying why, when Chromium or Playwright is missing; `.ci/run` installs both."""
+import functools
 import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -41,6 +44,15 @@ def report(tmp_path_factory, monkeypatch_module):
     board = leaderboard(results, catalog, data_dir=False)
     index = build_report(board, tmp / "site", view_points=300, progress=False)
     return index, board
+
+
+@pytest.fixture(scope="module")
+def docs_site(report, tmp_path_factory):
+    "The same leaderboard built the way `make docs` builds it: into <docs>/leaderboard/ with docs_url='..'."
+    _, board = report
+    docs = tmp_path_factory.mktemp("docs")
+    build_report(board, docs / "leaderboard", view_points=10, docs_url="..", progress=False)
+    return docs, board
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +183,8 @@ def test_assessment_html_renders_offline(page, tmp_path):
     text = page.inner_text("body")
     assert "CLM assessment" in text and a.verdict in text and "Worst class pairs" in text
     assert page.locator("table").count() == 2 and page.locator("table tbody tr").count() == len(a.scores) + len(a.worst_pairs)
+    page.click("text=What the measures are")                      # the summaries, their formulas typeset as MathML
+    assert page.locator("details dl math").count() >= 5 and "$" not in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "assessment.png"), full_page=True)
     assert page.problems == []
 
@@ -186,3 +200,161 @@ def test_page_styles_reach_the_browser_unescaped(report, page):
     page.click("th button")
     arrow = page.evaluate("getComputedStyle(document.querySelector('th[aria-sort] button'), '::after').content")
     assert arrow.strip('"').strip() in ("\u25b2", "\u25bc"), arrow
+
+
+def _header(page, label: str):
+    return page.locator("#board thead th").nth(_column(page, label))
+
+
+def test_whole_header_cell_sorts_with_arrow_and_keyboard(report, page):
+    "A click anywhere in the header cell sorts (not only on its label); the arrow shows the direction; keys sort too."
+    index, _ = report
+    page.goto(index.as_uri())
+    th = _header(page, "n")
+    box, label = th.bounding_box(), th.locator("button").bounding_box()
+    page.mouse.click(box["x"] + 2, box["y"] + box["height"] - 2)                  # a corner, outside the label
+    assert not (label["x"] <= box["x"] + 2 <= label["x"] + label["width"])
+    assert th.get_attribute("aria-sort") == "descending"
+    desc = [float(v) for v in _values(page, _column(page, "n"))]
+    assert desc == sorted(desc, reverse=True)
+    arrow = lambda: page.evaluate("h => getComputedStyle(h.querySelector('button'), '::after').content", th.element_handle())
+    assert "\u25bc" in arrow()
+    th.click(position={"x": 3, "y": 3})
+    assert th.get_attribute("aria-sort") == "ascending" and "\u25b2" in arrow()
+    assert "\u2195" in page.evaluate("h => getComputedStyle(h.querySelector('button'), '::after').content",
+                                      _header(page, "d").element_handle())   # unsorted columns: a faint two-way arrow
+    # keyboard: the button inside the header is focusable, Enter and Space sort
+    d = _header(page, "d")
+    d.locator("button").focus()
+    page.keyboard.press("Enter")
+    assert d.get_attribute("aria-sort") == "descending" and th.get_attribute("aria-sort") is None
+    page.keyboard.press("Space")
+    assert d.get_attribute("aria-sort") == "ascending"
+    page.keyboard.press("Shift+Tab")                                              # focus moves along the headers
+    assert page.evaluate("document.activeElement.textContent") == "n"
+    assert page.problems == []
+
+
+def test_verdict_stays_visible_on_a_phone(report, browser):
+    "At 390 px the page does not scroll sideways; the table does, under the pinned dataset and verdict columns."
+    index, _ = report
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(index.as_uri())
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    first = page.locator("#board tbody tr").first
+    verdict, name = first.locator("td").nth(_column(page, "verdict")), first.locator("td").nth(_column(page, "dataset"))
+
+    def inside(loc):
+        b = loc.bounding_box()
+        return b is not None and b["x"] >= 0 and b["x"] + b["width"] <= 390 and b["width"] > 20
+
+    assert inside(verdict) and inside(name)
+    scroller = page.locator(".scroll")
+    assert page.evaluate("e => e.scrollWidth > e.clientWidth", scroller.element_handle())   # the table is wider
+    page.evaluate("e => { e.scrollLeft = e.scrollWidth; }", scroller.element_handle())
+    page.wait_for_timeout(50)
+    assert inside(verdict) and inside(name)
+    vb, nb = verdict.bounding_box(), name.bounding_box()
+    assert vb["x"] >= nb["x"] + nb["width"] - 1                                  # verdict right of the name, no overlap
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "leaderboard_phone.png"))
+    page.close()
+
+
+def test_formulas_render_as_mathml(report, page):
+    "Measure summaries on the overview and the dataset pages are typeset MathML, with no raw LaTeX left."
+    index, _ = report
+    page.goto((index.parent / "overview.html").as_uri())
+    row = page.locator("#measure-ch_a")
+    assert row.locator("math mfrac").count() >= 1
+    num, den = (row.locator("math mfrac").first.locator(":scope > *").nth(i).bounding_box() for i in (0, 1))
+    assert num["y"] + num["height"] <= den["y"] + 1 and num["width"] > 5     # stacked: typeset, not inline text
+    text = page.inner_text("main")
+    assert "$" not in text and "\\frac" not in text and "e^{" not in text
+    page.screenshot(path=str(ARTIFACTS / "overview_measures.png"), full_page=True)
+    page.goto((index.parent / "datasets" / "sklearn__iris.html").as_uri())
+    page.click("text=What the measures are")
+    assert page.locator("details dl math").count() >= 5 and "$" not in page.inner_text("main")
+    assert page.problems == []
+
+
+class _Links(HTMLParser):
+    "The hrefs and ids of one HTML page."
+    def __init__(self):
+        super().__init__()
+        self.hrefs, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag in ("a", "link") and a.get("href"):
+            self.hrefs.append(a["href"])
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(path: Path) -> _Links:
+    "The links and ids of a page (each page parsed once: the inline SVG charts make pages long)."
+    p = _Links()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def _broken_links(site: Path, outside_ok: bool = False) -> list[str]:
+    "Every internal href of the site that does not resolve to an existing file (and id); outside the site: an error."
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for href in _parse(page).hrefs:
+            u = urlsplit(href)
+            if u.scheme == "data":                                  # the inline favicon
+                continue
+            if u.scheme in ("http", "https", "mailto"):
+                broken.append(f"{page.name}: external {href}")
+                continue
+            target = (page.parent / unquote(u.path)).resolve() if u.path else page.resolve()
+            if site.resolve() not in target.parents and target != site.resolve():
+                if not outside_ok:
+                    broken.append(f"{page.name}: outside the site {href}")
+                continue
+            if not target.is_file():
+                broken.append(f"{page.name}: missing file {href}")
+            elif u.fragment and target.suffix == ".html":
+                if unquote(u.fragment) not in _parse(target).ids:
+                    broken.append(f"{page.name}: missing id {href}")
+    return broken
+
+
+def test_links_resolve_without_docs(report):
+    "Without docs_url every href stays inside the site and resolves to a file and id; no notebook paths."
+    index, board = report
+    site = index.parent
+    assert _broken_links(site) == []
+    for page in site.rglob("*.html"):
+        assert not any(h.endswith(".ipynb") or ".ipynb#" in h for h in _parse(page).hrefs), page.name
+    iris = _parse(site / "datasets" / "sklearn__iris.html").hrefs
+    assert {f"../overview.html#measure-{m}" for m in board.measures} <= set(iris)
+
+
+def test_links_point_at_the_docs_site(docs_site):
+    "With docs_url='..' every dataset page links each measure it shows to the docs' measure reference."
+    docs, board = docs_site
+    site = docs / "leaderboard"
+    pages = sorted((site / "datasets").glob("*.html"))
+    assert len(pages) == int(board.table.labeled.sum()) > 0
+    for page in pages:
+        hrefs = set(_parse(page).hrefs)
+        assert {f"../../measures.html#{m}" for m in board.measures} <= hrefs, page.name
+        assert "../../index.html" in hrefs                                     # the docs' home, in the header
+    overview = _parse(site / "overview.html").hrefs
+    assert {f"../measures.html#{m}" for m in board.measures} <= set(overview)
+    assert {"../verdict.html", "../studies/dataset_ranking.html", "../between.html"} <= set(overview)
+    assert not any(".ipynb" in h for h in overview)
+    # the links that stay inside the report still resolve; the others all lead into the docs folder above it
+    assert _broken_links(site, outside_ok=True) == []
+    for page in site.rglob("*.html"):
+        for href in _parse(page).hrefs:
+            if urlsplit(href).scheme == "data":
+                continue
+            target = (page.parent / urlsplit(href).path).resolve()
+            assert docs.resolve() in target.parents, (page.name, href)

@@ -25,14 +25,22 @@
     heads[i].setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
   }
   heads.forEach(function (h, i) {
-    var b = h.querySelector('button');
-    if (!b) return;
-    b.addEventListener('click', function () {
+    if (!h.querySelector('button')) return;
+    // the whole header cell sorts; its button gets the focus, and Enter or Space on it is a click that bubbles here
+    h.addEventListener('click', function () {
       var cur = h.getAttribute('aria-sort');
       var first = h.getAttribute('data-first') === 'desc' ? -1 : 1;
       sortBy(i, cur === 'ascending' ? -1 : cur === 'descending' ? 1 : first);
     });
   });
+  // the pinned columns (dataset, verdict) stay in view when the table scrolls sideways: the verdict sits right of the
+  // dataset column, whose width is only known once the page is laid out
+  function pin() {
+    var first = table.querySelector('thead th.pin0');
+    if (first) table.style.setProperty('--pin1', first.getBoundingClientRect().width + 'px');
+  }
+  pin();
+  window.addEventListener('resize', pin);
   function filter() {
     var text = q.value.trim().toLowerCase(), c = coll.value, v = verdict.value, n = 0;
     rows.forEach(function (r) {
