@@ -1,0 +1,319 @@
+"""The `clm-nb` command line (issue 22, notebook 18_cli). Every command runs once through the installed console script
+in a subprocess (all of them started together, as `scripted` below: each pays the package's import), checking the
+success output, the `--json` schemas and one-line errors with exit code 1, never a traceback; the other variants run
+in-process with click's CliRunner, which goes through the same group, exit codes and error handling. Small data only
+(iris, written to a temporary folder)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from sklearn.datasets import load_iris
+
+import clm_nb
+from clm_nb.cli import cli
+
+CLM_NB = Path(sys.executable).parent / "clm-nb"
+MEASURES = {"ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a"}
+
+
+def invoke(*args, env=None):
+    "`clm-nb args...` in this process (click's CliRunner, stdout and stderr apart): the variants that need no script."
+    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="clm-nb", env=env)
+
+
+def assert_error(r, *fragments):
+    "Exit code 1, nothing on stdout, one line `Error: ...` holding every fragment on stderr, and no traceback."
+    code = r.returncode if hasattr(r, "returncode") else r.exit_code
+    assert code == 1, (code, r.stdout, r.stderr)
+    assert "Traceback" not in r.stdout + r.stderr
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), r.stderr
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    "Iris in every format the commands read, plus broken files."
+    d = tmp_path_factory.mktemp("cli")
+    iris = load_iris(as_frame=True)
+    df = iris.data.assign(species=np.array(iris.target_names)[iris.target])
+    df.to_csv(d / "iris.csv", index=False)
+    df.to_csv(d / "iris.tsv", sep="\t", index=False)
+    df.to_parquet(d / "iris.parquet")
+    np.savez(d / "iris.npz", X=iris.data.to_numpy(), y=iris.target.to_numpy())
+    np.save(d / "X.npy", iris.data.to_numpy())
+    np.save(d / "labels.npy", np.array(iris.target_names)[iris.target])
+    df.assign(site="lab").to_csv(d / "text.csv", index=False)
+    (d / "broken.parquet").write_bytes(b"this is not parquet")
+    (d / "iris.xlsx").write_bytes(b"")
+    (d / "studies").mkdir()
+    (d / "studies" / "tiny.ipynb").write_text(json.dumps(TINY_STUDY))
+    return d
+
+
+TINY_STUDY = {"cells": [
+    {"cell_type": "markdown", "id": "title", "metadata": {}, "source": ["# A tiny study\n"]},
+    {"cell_type": "code", "id": "params", "metadata": {"tags": ["parameters"]}, "execution_count": None, "outputs": [],
+     "source": [
+        "n: int = 2             # how many items\n", "fail: bool = False     # raise on purpose\n",
+        "out_dir: str = 'results/tiny'  # results folder\n"]},
+    {"cell_type": "code", "id": "work", "metadata": {}, "execution_count": None, "outputs": [], "source": [
+        "from pathlib import Path\n", "print(f'working on {n} items', flush=True)\n",
+        "if fail: raise ValueError('boom: fail=True')\n", "Path(out_dir, 'done.txt').write_text(str(2 * n))\n"]}],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    "nbformat": 4, "nbformat_minor": 5}
+
+SCRIPTED = {   # one subprocess per command (and per kind of failure the issue lists); "{d}" is the data folder
+    "help": ["--help"],
+    "assess": ["assess", "{d}/iris.csv", "--label-col", "species"],
+    "assess_json": ["assess", "{d}/iris.tsv", "-l", "species", "--json"],
+    "missing_column": ["assess", "{d}/iris.csv", "-l", "specie"],
+    "score_json": ["score", "ch_btwn", "{d}/iris.csv", "-l", "species", "--json"],
+    "unknown_measure": ["score", "silhuette", "{d}/iris.csv", "-l", "species"],
+    "measures_json": ["measures", "--json"],
+    "leaderboard": ["leaderboard", "-o", "{d}/site", "--collection", "generated", "--max-datasets", "1", "--executor",
+                    "inline", "--n-jobs", "1", "--view-points", "50", "--permutations", "4"],
+    "study_bad_value": ["study", "tiny", "-o", "{d}/never", "-p", "n", "two"],
+    "study": ["study", "tiny", "-p", "n", "5", "-o", "{d}/tiny_out"],
+    "bundle_add": ["bundle", "add", "{d}/iris.csv", "-c", "mine", "-l", "species", "--data-dir", "{d}/bundle"],
+}
+
+
+@pytest.fixture(scope="module")
+def scripted(data):
+    "The CompletedProcess of every SCRIPTED command, run by the console script `clm-nb`, all at once."
+    env = {k: v for k, v in os.environ.items() if k != "CLM_NB_DEBUG"} | {"CLM_NB_DATA": "",
+                                                                         "CLM_NB_STUDIES": str(data / "studies")}
+    procs = {k: subprocess.Popen([str(CLM_NB), *[a.format(d=data) for a in args]], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env) for k, args in SCRIPTED.items()}
+    out = {}
+    for k, p in procs.items():
+        stdout, stderr = p.communicate(timeout=600)
+        out[k] = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+    return out
+
+
+def check_assess_json(out: dict, n=150, d=4, k=3):
+    "The documented schema of `clm-nb assess --json` (keys and types)."
+    assert out["schema"] == "clm-nb.assess/1"
+    assert set(out) == {"schema", "source", "verdict", "reason", "primary", "score", "score_se", "n", "d", "n_classes",
+                        "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints"}
+    assert out["verdict"] in {"trustworthy", "doubtful", "unreliable", "not scored"}
+    assert isinstance(out["reason"], str) and isinstance(out["hints"], list)
+    assert (out["n"], out["d"], out["n_classes"], out["n_noise"]) == (n, d, k, 0)
+    assert isinstance(out["score"], float) and isinstance(out["standardize"], bool)
+    assert set(out["scores"]) == MEASURES and all(isinstance(v, float) for v in out["scores"].values())
+    assert {m["measure"] for m in out["measures"]} == MEASURES
+    assert set(out["measures"][0]) == {"measure", "view", "value", "se", "weighted", "share_below", "worst", "problem"}
+    assert set(out["worst_pairs"][0]) == {"measure", "class_a", "class_b", "n_a", "n_b", "value", "se"}
+
+
+# --- help and exit codes -----------------------------------------------------------------------------------------
+
+def test_group_help_lists_commands_and_exit_codes(scripted):
+    r = scripted["help"]
+    assert r.returncode == 0 and r.stderr == ""
+    for word in ["assess", "score", "measures", "leaderboard", "study", "bundle", "Exit codes: 0 success"]:
+        assert word in r.stdout
+
+
+@pytest.mark.parametrize("command", [["assess"], ["score"], ["measures"], ["leaderboard"], ["study"], ["bundle"],
+                                     ["bundle", "add"]])
+def test_every_command_has_help(command):
+    r = invoke(*command, "--help")
+    assert r.exit_code == 0 and r.output.startswith(f"Usage: clm-nb {' '.join(command)}")
+
+
+def test_usage_errors_exit_with_2():
+    r = invoke("assess", "--no-such-option")
+    assert r.exit_code == 2 and "No such option" in r.stderr
+
+
+# --- assess --------------------------------------------------------------------------------------------------------
+
+def test_assess_table(scripted):
+    r = scripted["assess"]
+    assert r.returncode == 0, r.stderr
+    assert "CLM assessment: TRUSTWORTHY" in r.stdout and "worst class pairs" in r.stdout
+    assert "versicolor" in r.stdout and "ch_btwn" in r.stdout and "sc_a" in r.stdout
+
+
+def test_assess_json_schema(scripted, data):
+    r = scripted["assess_json"]
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    check_assess_json(out)
+    assert out["source"] == str(data / "iris.tsv") and out["worst_pairs"][0]["class_a"] == "versicolor"
+
+
+@pytest.mark.parametrize("args", [["iris.npz"], ["X.npy", "--labels", "labels.npy"], ["iris.parquet", "-l", "species"]])
+def test_assess_reads_npz_an_npy_pair_and_parquet(data, args):
+    r = invoke("assess", data / args[0], *[data / a if a.endswith(".npy") else a for a in args[1:]], "--json")
+    assert r.exit_code == 0, r.output
+    check_assess_json(json.loads(r.stdout))
+
+
+def test_assess_noise_label_and_fail_on(data):
+    out = json.loads(invoke("assess", data / "iris.csv", "-l", "species", "--noise-label", "setosa", "--json").stdout)
+    assert (out["n"], out["n_noise"], out["n_classes"], out["noise"]) == (100, 50, 2, "ignore")
+    assert invoke("assess", data / "iris.csv", "-l", "species", "--fail-on", "doubtful").exit_code == 0
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    pd.DataFrame(X).assign(y=np.tile([0, 1], 30)).to_csv(data / "random.csv", index=False)   # labels unrelated to X
+    r = invoke("assess", data / "random.csv", "-l", "y", "--fail-on", "unreliable")
+    assert r.exit_code == 3 and "UNRELIABLE" in r.stdout, r.output
+
+
+def test_assess_missing_label_column_is_one_line(scripted):
+    assert_error(scripted["missing_column"], "no column 'specie'; did you mean ['species']?")
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["text.csv", "-l", "species"], ["non-numeric feature column(s) ['site']", "--drop-col"]),
+    (["nothere.csv", "-l", "species"], ["nothere.csv: no such file"]),
+    (["iris.xlsx", "-l", "species"], ["unsupported file type '.xlsx'"]),
+    (["broken.parquet", "-l", "species"], ["broken.parquet: cannot be read as parquet"]),
+    (["X.npy"], ["an .npy file holds only the data; give the labels file too"]),
+])
+def test_assess_bad_input_is_one_line(data, args, fragments):
+    assert_error(invoke("assess", data / args[0], *args[1:]), *fragments)
+
+
+def test_assess_drop_col_reads_a_table_with_text(data):
+    r = invoke("assess", data / "text.csv", "-l", "species", "--drop-col", "site", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["d"] == 4
+
+
+# --- score and measures -------------------------------------------------------------------------------------------
+
+def test_score_json_and_text(scripted, data):
+    r = scripted["score_json"]
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out) == {"schema", "measure", "value", "se", "kind", "direction", "lower", "upper", "source", "n", "d",
+                        "n_classes"}
+    assert (out["schema"], out["measure"], out["kind"], out["direction"]) == ("clm-nb.score/1", "ch_btwn", "between",
+                                                                              "max")
+    assert 0.9 < out["value"] < 1 and 0 < out["se"] < 0.01 and out["lower"] is None and out["upper"] == 1.0
+    assert (out["n"], out["d"], out["n_classes"]) == (150, 4, 3)
+    r = invoke("score", "silhouette", data / "iris.csv", "-l", "species")
+    assert r.exit_code == 0 and r.stdout.startswith("silhouette = 0.503477  (internal, higher is better")
+
+
+def test_score_unknown_measure_suggests(scripted):
+    assert_error(scripted["unknown_measure"], "no measure named 'silhuette'; did you mean silhouette?",
+                 "clm-nb measures")
+
+
+def test_score_external_and_ensemble(data):
+    pd.read_csv(data / "iris.csv").assign(km=load_iris().target).to_csv(data / "km.csv", index=False)
+    r = invoke("score", "ari", data / "km.csv", "-l", "species", "--pred-col", "km", "--json")
+    assert json.loads(r.stdout)["value"] == 1.0
+    assert_error(invoke("score", "ari", data / "iris.csv", "-l", "species"), "--pred-col")
+    assert_error(invoke("score", "aari", data / "iris.csv", "-l", "species"), "ensemble measure")
+
+
+def test_measures_json_and_table(scripted):
+    r = scripted["measures_json"]
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [m["name"] for m in out] == list(clm_nb.measures().name)
+    assert {"name", "kind", "direction", "lower", "upper", "summary", "reference"} <= set(out[0])
+    lines = invoke("measures", "--kind", "external").stdout.splitlines()
+    assert lines[0].split() == ["name", "kind", "best", "range", "summary"]
+    assert len(lines) == 1 + len(clm_nb.measures("external"))
+
+
+# --- leaderboard ---------------------------------------------------------------------------------------------------
+
+def test_leaderboard_builds_a_site(scripted, data):
+    r = scripted["leaderboard"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str((data / "site" / "index.html").resolve())
+    assert "1 dataset(s) (1 labeled) from the embedded default" in r.stderr and "verdicts:" in r.stderr
+    assert len(list((data / "site" / "datasets").glob("*.html"))) == 1
+    assert "Traceback" not in r.stderr
+
+
+def test_leaderboard_checks_options_before_work(tmp_path):
+    assert_error(invoke("leaderboard", "-o", tmp_path / "site", "--measure", "ch_btwn", "--primary", "ch_btwn"),
+                 "lacks the verdict's view measure(s) ['dbcv_btwn']")
+    assert not (tmp_path / "site").exists()
+    assert_error(invoke("leaderboard", tmp_path / "nowhere", "-o", tmp_path / "site"), "does not exist")
+
+
+# --- study ---------------------------------------------------------------------------------------------------------
+
+def test_study_bad_value_stops_before_any_work(scripted, data):
+    assert_error(scripted["study_bad_value"], "-p n 'two': expected int (how many items)")
+    assert not (data / "never").exists()
+
+
+def test_study_unknown_parameter_or_study():
+    "The real studies' parameters cells (nbs/studies), read by the same check."
+    assert_error(invoke("study", "imbalance", "-p", "replicates", "two"), "-p replicates 'two': expected int")
+    assert_error(invoke("study", "leaderboard", "-p", "n_trails", "1"),
+                 "study leaderboard has no parameter 'n_trails'; did you mean n_trials?", "--help-params")
+    assert_error(invoke("study", "leaderbord"), "no study named 'leaderbord'; did you mean leaderboard?")
+    assert_error(invoke("study", "leaderboard", "-o", "x", "-p", "out_dir", "y"), "give the results folder once")
+
+
+def test_study_list_and_params():
+    r = invoke("study", "--list")
+    assert r.exit_code == 0
+    assert {"leaderboard", "imbalance", "dataset_ranking"} <= {line.split()[0] for line in r.stdout.splitlines()}
+    r = invoke("study", "leaderboard", "--help-params")
+    assert r.exit_code == 0 and r.stdout.splitlines()[0].split() == ["parameter", "type", "default", "help"]
+    assert "n_jobs" in r.stdout
+
+
+def test_study_runs_with_its_output_in_the_terminal(scripted, data):
+    r = scripted["study"]
+    assert r.returncode == 0, r.stderr
+    assert "working on 5 items" in r.stderr                                  # papermill's log_output
+    assert (data / "tiny_out" / "done.txt").read_text() == "10"
+    assert r.stdout.strip() == str(data / "tiny_out" / "tiny.ipynb")
+
+
+def test_a_failing_study_is_one_line(data, tmp_path):
+    r = invoke("study", "tiny", "-p", "fail", "true", "-o", tmp_path, env={"CLM_NB_STUDIES": str(data / "studies")})
+    assert r.exit_code == 1
+    last = r.stderr.strip().splitlines()[-1]                                 # after the study's own log lines
+    assert last.startswith("Error: study tiny failed in cell 3: ValueError: boom: fail=True (the executed notebook")
+
+
+# --- bundle add ----------------------------------------------------------------------------------------------------
+
+def test_bundle_add_round_trip(scripted, data):
+    r = scripted["bundle_add"]
+    assert r.returncode == 0, r.stderr
+    assert "mine/iris: 150 points, 4 features" in r.stdout
+    bundle = data / "bundle"
+    ds = clm_nb.load_dataset("mine/iris", data_dir=bundle)
+    assert (ds.n, ds.d, ds.n_classes, ds.y[0]) == (150, 4, 3, "setosa")
+    assert clm_nb.list_datasets(bundle).name.tolist() == ["iris"]
+    r = invoke("assess", bundle / "mine" / "iris.npz", "--json")
+    assert r.exit_code == 0, r.output
+    check_assess_json(json.loads(r.stdout))
+    assert_error(invoke("bundle", "add", data / "iris.csv", "-c", "mine", "-l", "species", "--data-dir", bundle),
+                 "mine/iris is already in", "--replace")
+
+
+def test_bundle_add_options(data, tmp_path):
+    bundle = tmp_path / "b"
+    r = invoke("bundle", "add", data / "iris.tsv", "-c", "mine/2024", "-n", "flowers", "-l", "species", "--noise-label",
+               "setosa", env={"CLM_NB_DATA": str(bundle)})
+    assert r.exit_code == 0, r.output
+    ds = clm_nb.load_dataset("flowers", data_dir=bundle)
+    assert (ds.collection, ds.n_noise, ds.n_classes) == ("mine/2024", 50, 2)
+    assert_error(invoke("bundle", "add", data / "iris.tsv", "-c", "mine", "-l", "species", env={"CLM_NB_DATA": ""}),
+                 "give --data-dir DIR (or set $CLM_NB_DATA)")
+    assert_error(invoke("bundle", "add", data / "iris.tsv", "-c", "../up", "-l", "species", "--data-dir", bundle),
+                 "is not a usable name")
