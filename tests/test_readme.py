@@ -24,3 +24,21 @@ def test_readme_quick_start_runs():
     for block in blocks:
         exec(compile(block, str(README), "exec"), ns)
     assert ns["a"].verdict in ("trustworthy", "doubtful", "unreliable")
+
+
+def test_readme_command_lines_run(tmp_path):
+    "Every `clm-nb ...` line of the README's shell blocks runs (on iris written as data.csv with a `class` column)."
+    import shlex
+    import subprocess
+    import sys
+    import pandas as pd
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
+    lines = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines() if ln.startswith("clm-nb ")]
+    assert any(ln.startswith("clm-nb assess") for ln in lines)
+    X, y = load_iris(return_X_y=True)
+    pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(**{"class": np.array(["s", "v", "g"])[y]}).to_csv(
+        tmp_path / "data.csv", index=False)
+    exe = str(Path(sys.executable).parent / "clm-nb")
+    for line in lines:
+        res = subprocess.run([exe, *shlex.split(line)[1:]], cwd=tmp_path, capture_output=True, text=True)
+        assert res.returncode == 0 and res.stdout.strip(), (line, res.stderr)

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NBS, DOCS = ROOT / "nbs", ROOT / "docs"
 BUILD = ROOT / "_docs_build"
-PAGES = ["guide.md", "cli.md", "studies.md", "benchmarks.md"]      # docs/*.md, in the order of the site's menu
+PAGES = ["guide.md", "command_line.md", "studies.md", "benchmarks.md"]   # docs/*.md, in the order of the menu
 
 
 def notebook_modules() -> dict[str, str]:
@@ -93,6 +93,11 @@ def exported_names(source: str) -> list[str]:
     return [n for n in names if not n.startswith("_")]
 
 
+def _markdown(text: str) -> dict:
+    "A markdown cell (with the id nbformat 4.5 requires, derived from its text)."
+    return {"cell_type": "markdown", "id": hashlib.sha1(text.encode()).hexdigest()[:8], "metadata": {}, "source": text}
+
+
 def prepare_notebook(nb: dict, modules: dict[str, str], studies: set[str], prefix: str = "") -> dict:
     "Strip nbdev's directives, drop hidden cells, anchor each exported definition, link notebook mentions."
     cells = []
@@ -113,7 +118,7 @@ def prepare_notebook(nb: dict, modules: dict[str, str], studies: set[str], prefi
         if {"export", "exports"} & set(directives):
             anchors = "".join(f'<a id="{n}"></a>' for n in exported_names(code))
             if anchors:
-                cells.append({"cell_type": "markdown", "metadata": {}, "source": anchors})
+                cells.append(_markdown(anchors))
         cell["source"] = code
         cells.append(cell)
     nb["cells"] = cells
@@ -157,7 +162,7 @@ def measure_reference() -> str:
             func = info.func
             module = func.__module__.removeprefix("clm_nb.")
             qual = f"{func.__module__}.{func.__name__}"
-            lines += [f'<a id="{r.name}"></a>', "", f"### {r.name}", "", r.summary or "", "",
+            lines += [f"### {r.name}", "", r.summary or "", "",     # its heading's id is its name (myst_heading_anchors)
                       f"kind\n: {r.kind}", "",
                       f"better\n: {'higher' if r.direction == 'max' else 'lower'} (optimum over partitions: {r.optimum})",
                       "", f"range\n: [{r.lower:g}, {r.upper:g}]", "",
@@ -248,7 +253,7 @@ def studies(src: Path, how: str, jobs: int) -> list[str]:
                 f"(`{json.dumps(params)}`), so that it builds in minutes; `make study STUDY={name}` runs it at full "
                 "size (see [Studies](../studies.md))." if params is not None else
                 f"This page shows the study as executed by `make study STUDY={name}` ({what}).")
-        nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": f":::{{note}}\n{note}\n:::"})
+        nb["cells"].insert(1, _markdown(f":::{{note}}\n{note}\n:::"))
         (src / "studies" / f"{name}.ipynb").write_text(json.dumps(nb))
     return [n for n, _, _ in sorted(done)]
 
@@ -271,7 +276,7 @@ def leaderboard(out: Path) -> bool:
     site = BUILD / "studies" / "leaderboard" / "out"
     if not (site / "index.html").exists():
         return False
-    shutil.copytree(site, out / "leaderboard", ignore=shutil.ignore_patterns("*.csv", "*.json", "store", "charts"))
+    shutil.copytree(site, out / "leaderboard", ignore=shutil.ignore_patterns("store", "tasks", "gt_store"))
     return True
 
 

@@ -14,7 +14,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-EXTERNAL = ("http:", "https:", "mailto:", "data:", "javascript:", "tel:")
+EXTERNAL = ("http:", "https:", "mailto:", "javascript:", "tel:")
+INLINE = ("data:", "about:")                                    # no request at all
 RESOURCE_TAGS = {("link", "href"), ("script", "src"), ("img", "src"), ("source", "src"), ("iframe", "src")}
 
 
@@ -53,6 +54,8 @@ def broken_links(site: str | Path) -> list[str]:
     for page in sorted(site.rglob("*.html")):
         where = page.relative_to(site)
         for url, resource in parse(page).links:
+            if url.startswith(INLINE):
+                continue
             if url.startswith(EXTERNAL) or url.startswith("//"):
                 if resource:
                     problems.append(f"{where}: loads {url} from the network")

@@ -11,11 +11,11 @@ docstring autodoc collects:
 """
 import re
 
-_SPAN = re.compile(r"(`[^`]+`|\$[^$\n]+\$)")
+_SPAN = re.compile(r"(`[^`]+`|\$[^$]+\$)")
 
 
 def md_line_to_rst(line: str) -> str:
-    "One docstring line: code spans -> ``literal``, $x$ -> :math:`x`, RST specials escaped elsewhere."
+    "Docstring text: code spans -> ``literal``, $x$ -> :math:`x`, RST specials escaped elsewhere (spans may wrap)."
     out = []
     for i, part in enumerate(_SPAN.split(line)):
         if i % 2:                                                 # a code span or a formula
@@ -40,7 +40,7 @@ def docments_fields(obj) -> list[str]:
 
 
 def process(app, what, name, obj, options, lines):
-    lines[:] = [md_line_to_rst(line) for line in lines]
+    lines[:] = md_line_to_rst("\n".join(lines)).split("\n")
     if what in ("function", "method", "class"):
         fields = docments_fields(obj)
         if fields:
