@@ -54,7 +54,7 @@ class _Group(click.Group):
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110},
              epilog="Exit codes: 0 success (whatever the verdict); 1 a data or option problem, reported as one line "
                     "'Error: ...' on stderr; 2 a usage error; 3 assess --fail-on matched. Set CLM_NB_DEBUG=1 for "
-                    "tracebacks. Docs: the site's cli.html page.")
+                    "tracebacks. Docs: the command line page of the documentation site.")
 @click.version_option(package_name="clm_nb", prog_name="clm-nb")
 def cli():
     """Cluster-label matching from the command line: can the labels of a dataset be trusted as clusters?
