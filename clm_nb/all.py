@@ -22,3 +22,4 @@ from .verdict import *
 from .charts import *
 from .report import *
 from .assessment import *
+from .cli import *
