@@ -1,5 +1,9 @@
-"""Smoke runs of the study notebooks with tiny parameters (papermill), into a temporary folder."""
+"""Smoke runs of the study notebooks with tiny parameters (papermill), into a temporary folder. The runs on the
+embedded default use the parameters of docs/studies_quick.json through the `quick_study` fixture (conftest.py): the
+docs site shows the same runs, so one execution serves both."""
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -8,6 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "nbs" / "studies" / "dataset_ranking.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+from build_docs import quick_params  # noqa: E402
+
+QUICK = quick_params()
 
 
 FAST_GT = dict(techniques=["kmeans", "single"], n_trials=2, classifier_trials=0, n_jobs=1)
@@ -22,9 +30,8 @@ def _run(tmp_path, study=STUDY, **params):
     return out
 
 
-def test_dataset_ranking_embedded_default(tmp_path, monkeypatch):
-    monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, max_datasets=3, measures=["silhouette", "davies_bouldin", "calinski_harabasz", "ch_btwn"])
+def test_dataset_ranking_embedded_default(quick_study):
+    out = quick_study("dataset_ranking")                # docs/studies_quick.json: 3 datasets, 4 measures, FAST_GT
     table = pd.read_csv(out / "dataset_ranking.csv", index_col=0)
     assert len(table) == 3
     assert {"silhouette", "silhouette_rank", "ch_btwn", "ch_btwn_rank", "mean_rank"} <= set(table.columns)
@@ -69,11 +76,8 @@ def _run_cluster_level(tmp_path, **params):
     return _run(tmp_path, CLUSTER_LEVEL, **params)
 
 
-def test_cluster_level_embedded_default(tmp_path, monkeypatch):
-    monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run_cluster_level(tmp_path, repeats=1, randomness_levels=[0.0, 0.3, 1.0], n_jobs=1,
-                             randomness_datasets=["s1_like"], datasets=["s1_like", "s4_like"],
-                             ci_timing_datasets=["s1_like", "s4_like"], ci_timing_runs=3, ci_timing_repeats=2)
+def test_cluster_level_embedded_default(quick_study):
+    out = quick_study("cluster_level")       # docs/studies_quick.json: randomness 0, 0.3, 1 on s1_like; s1/s4_like
     rand = pd.read_csv(out / "randomness.csv")
     ci = rand[rand.measure == "centroid_index"].set_index("randomness").value
     assert ci.loc[0.0] == 0 and ci.loc[0.3] == 0 and ci.loc[1.0] > 0        # structure survives 30 % moved points
@@ -115,9 +119,8 @@ TINY_DISCOTEC = dict(repetitions=1, T_values=[5], rho_max_values=[0.3, 0.9], alp
                      dbscan_eps=3, constraint_points=[0, 5])
 
 
-def test_discotec_study_embedded_default(tmp_path, monkeypatch):
-    monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, DISCOTEC, datasets=["iris", "blobs_match"], **TINY_DISCOTEC)
+def test_discotec_study_embedded_default(quick_study):
+    out = quick_study("discotec")                       # docs/studies_quick.json: iris and blobs_match, TINY_DISCOTEC
     synthetic = pd.read_csv(out / "synthetic.csv")
     assert set(synthetic.experiment) == {"scenario 1", "scenario 2", "appendix B"}
     assert {"discotec_binary", "discotec_kl", "discotec_tv", "discotec_hellinger", "aari", "anmi"} == set(synthetic.method)
@@ -213,9 +216,9 @@ CVI_EVALUATION = ROOT / "nbs" / "studies" / "cvi_evaluation.ipynb"
 CVI_FAST = ["silhouette", "davies_bouldin", "dunn", "ch_btwn", "sauprc", "ball_hall"]
 
 
-def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
+def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch, quick_study):
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
+    out = quick_study("cvi_evaluation")              # docs/studies_quick.json: 3 datasets, k_max 4, CVI_FAST
     pools = pd.read_csv(out / "pool_scores.csv")
     assert set(pools.protocol) == {"paper003", "paper004", "kselect"} and (pools.error.isna() | (pools.error == "")).all()
     p3 = pools[pools.protocol == "paper003"]
@@ -235,7 +238,8 @@ def test_cvi_evaluation_embedded_default(tmp_path, monkeypatch):
     kacc = pd.read_csv(out / "kselect_accuracy.csv", index_col=0)
     assert kacc.accuracy.between(0, 1).all() and kacc.loc["silhouette", "accuracy"] >= 0.5
     assert (out / "charts" / "kselect_predicted_vs_true.svg").exists()
-    again = _run(tmp_path, CVI_EVALUATION, max_datasets=3, n_handl=1, k_max=4, n_jobs=1, measures=CVI_FAST)
+    shutil.copytree(out, tmp_path / "out")                                     # its task store too
+    again = _run(tmp_path, CVI_EVALUATION, **QUICK["cvi_evaluation"])
     assert pd.read_csv(again / "pool_scores.csv").seconds.equals(pools.seconds)  # resumed from the task store
 
 
@@ -255,9 +259,8 @@ def test_cvi_evaluation_on_shared_bundle(tmp_path, shared_data_dir):
 IMBALANCE = ROOT / "nbs" / "studies" / "imbalance.ipynb"
 
 
-def test_imbalance_study_tiny(tmp_path):
-    out = _run(tmp_path, IMBALANCE, n_clusters=[3], imbalances=[0.0, 0.8], replicates=2, n_samples=200, k_max=5, n_jobs=1,
-               measures=["auprc", "calinski_harabasz", "silhouette"])
+def test_imbalance_study_tiny(quick_study):
+    out = quick_study("imbalance")   # docs/studies_quick.json: 3 clusters, imbalance 0 and 0.8, 2 replicates, 3 measures
     corr = pd.read_csv(out / "correlations.csv")
     assert len(corr) == 2 * 2 * 3 and corr.r.between(-1, 1).all()
     med = pd.read_csv(out / "median_correlation_by_imbalance.csv", index_col=0)
@@ -274,11 +277,8 @@ def test_imbalance_study_tiny(tmp_path):
 SCALING = ROOT / "nbs" / "studies" / "scaling.ipynb"
 
 
-def test_scaling_study_tiny(tmp_path):
-    out = _run(tmp_path, SCALING, n_jobs=1, n_base=3, base_n=600, base_dims=10, sizes=[300, 600], dims=[2, 10],
-               ablation_measures=["calinski_harabasz", "ch_btwn"], timing_ns=[200, 400], timing_repeats=1,
-               timing_measures=["silhouette", "calinski_harabasz", "ari", "ch_btwn", "discotec"],
-               between_ds=[2, 10], between_Ks=[2, 5], between_n=300, discotec_Ts=[4, 8], discotec_n=300)
+def test_scaling_study_tiny(quick_study):
+    out = quick_study("scaling")                        # docs/studies_quick.json: the tiny scaling parameters
     sm = pd.read_csv(out / "ablation_smape.csv")
     assert set(sm.factor) == {"size", "dim"} and sm.smape.between(0, 1).all()
     assert (sm[sm.a == sm.b].smape == 0).all()                               # a level against itself: no error
@@ -298,11 +298,10 @@ def test_scaling_study_tiny(tmp_path):
 LEADERBOARD = ROOT / "nbs" / "studies" / "leaderboard.ipynb"
 
 
-def test_leaderboard_embedded_default_with_ground_truth(tmp_path, monkeypatch):
+def test_leaderboard_embedded_default_with_ground_truth(tmp_path, monkeypatch, quick_study):
     "The whole study on the embedded default: profiles, a tiny ground truth for one collection, and the site."
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, LEADERBOARD, n_permutations=5, n_trials=1, gt_collections="sklearn", techniques=["kmeans"],
-               n_jobs=1, view_points=200)
+    out = quick_study("leaderboard")    # docs/studies_quick.json: ground truth of sklearn only, docs_url ".."
     table = pd.read_csv(out / "leaderboard.csv")
     assert len(table) == 10 and table["rank"].tolist() == list(range(1, 11))
     assert table.verdict.isin(["trustworthy", "doubtful", "unreliable"]).all()
@@ -313,8 +312,8 @@ def test_leaderboard_embedded_default_with_ground_truth(tmp_path, monkeypatch):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["datasets"] == 10 and summary["verdicts"]["no labels"] == 0
     # a second run reuses every cached task: only the pages are rebuilt
-    again = _run(tmp_path, LEADERBOARD, n_permutations=5, n_trials=1, gt_collections="sklearn", techniques=["kmeans"],
-                 n_jobs=1, view_points=200)
+    shutil.copytree(out, tmp_path / "out")
+    again = _run(tmp_path, LEADERBOARD, **QUICK["leaderboard"])
     pd.testing.assert_frame_equal(pd.read_csv(again / "leaderboard.csv"), table)
 
 
@@ -358,12 +357,10 @@ def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypa
 CLM_EVIDENCE = ROOT / "nbs" / "studies" / "clm_evidence.ipynb"
 
 
-def test_clm_evidence_embedded_default(tmp_path, monkeypatch):
+def test_clm_evidence_embedded_default(quick_study):
     """The evidence study end to end on the embedded default with a tiny ground truth computed here: Table 1 for every
     candidate, the cross-validated choice, the verdicts against the ground truth, and its outputs."""
-    monkeypatch.delenv("CLM_NB_DATA", raising=False)
-    out = _run(tmp_path, CLM_EVIDENCE, techniques=["kmeans", "single"], n_trials=1, n_jobs=1, n_permutations=4,
-               measures=["ch_btwn", "dbcv_btwn", "sc_a"], n_folds=3, n_repeats=2)
+    out = quick_study("clm_evidence")   # docs/studies_quick.json: kmeans + single, 1 trial, 3 measures, 3 folds x 2
     summary = json.loads((out / "summary.json").read_text())
     table1 = pd.read_csv(out / "table1_all.csv", index_col=0)
     assert summary["with_ground_truth"] == 10 and summary["choice"] in table1.index

@@ -21,6 +21,7 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -205,8 +206,14 @@ def code_key() -> str:
     return h.hexdigest()
 
 
+def quick_params() -> dict[str, dict]:
+    "The small parameters of each study (docs/studies_quick.json), shared by the docs site and the smoke tests."
+    return {k: v for k, v in json.loads((DOCS / "studies_quick.json").read_text()).items() if not k.startswith("_")}
+
+
 def run_study(name: str, params: dict, key: str) -> tuple[str, Path, str]:
-    "Execute one study with papermill (cached by study notebook + parameters + code); returns (name, notebook, how)."
+    """Execute one study with papermill on the embedded default datasets (cached by study notebook + parameters +
+    code: a changed study, parameter or package module runs it again); returns (name, notebook, how)."""
     study = NBS / "studies" / f"{name}.ipynb"
     digest = hashlib.sha256(study.read_bytes() + json.dumps(params, sort_keys=True).encode() + key.encode()).hexdigest()
     out_dir = BUILD / "studies" / name
@@ -217,10 +224,11 @@ def run_study(name: str, params: dict, key: str) -> tuple[str, Path, str]:
     out_dir.mkdir(parents=True)
     t = time.perf_counter()
     cmd = [sys.executable, "-m", "papermill", str(study), str(executed), "-p", "out_dir", str(out_dir / "out"),
-           "--cwd", str(ROOT), "--no-progress-bar"]
+           "--cwd", str(ROOT), "--no-progress-bar", "-k", "python3"]   # the running venv's kernel
     for k, v in params.items():
         cmd += ["-y", json.dumps({k: v})]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "CLM_NB_DATA"}      # the embedded default, whatever the shell
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode:
         raise SystemExit(f"study {name} failed while building the docs:\n{res.stderr[-3000:]}")
     stamp.write_text(digest)
@@ -231,7 +239,7 @@ def studies(src: Path, how: str, jobs: int) -> list[str]:
     "Put the executed studies into the site's sources; returns their names."
     if how == "none":
         return []
-    quick = json.loads((DOCS / "studies_quick.json").read_text())
+    quick = quick_params()
     names = sorted(p.stem for p in (NBS / "studies").glob("*.ipynb"))
     missing = set(names) - set(quick)
     if missing:
