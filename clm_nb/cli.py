@@ -76,15 +76,20 @@ def _data_options(f):
                          help="An .npy DATA's labels: a second .npy file, one label per row."),
             click.option("--drop-col", "drop_cols", metavar="COL", multiple=True,
                          help="A column left out of the features (repeat it for several)."),
-            click.option("--noise-label", metavar="V", help="The label marking noise points (e.g. -1, noise).")]):
+            click.option("--noise-label", metavar="V", help="The label marking noise points (e.g. -1, noise)."),
+            click.option("--sep", metavar="S", help="CSV/TSV column separator, e.g. ';' (default: ',' for .csv, tab "
+                         "for .tsv)."),
+            click.option("--decimal", default=".", show_default=True, metavar="C",
+                         help="CSV/TSV decimal mark ('.' or ',').")]):
         f = opt(f)
     return f
 
 # %% ../nbs/18_cli.ipynb #784783c9
-def _read_data(data, label_col, labels_file, drop_cols, noise_label) -> tuple:
+def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, decimal=".") -> tuple:
     "(X, y, feature names) of a DATA file; the noise label becomes -1 for the measures (see read_labeled_file)."
     from clm_nb.datasets import read_labeled_file         # imported when a command runs: --help stays fast
-    return read_labeled_file(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label)
+    return read_labeled_file(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,
+                             sep=sep, decimal=decimal)
 
 # %% ../nbs/18_cli.ipynb #32f51321
 NOISE_CHOICES = ("ignore", "cluster", "singletons", "none")
@@ -144,13 +149,13 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.assess/1) instead of the table.")
-def _assess(data, label_col, labels_file, drop_cols, noise_label, noise, standardize, permutations, seed, worst, fail_on,
-            as_json):
+def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, standardize, permutations, seed,
+            worst, fail_on, as_json):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
-    X, y, _ = _read_data(data, label_col, labels_file, drop_cols, noise_label)
+    X, y, _ = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
     kwargs = {} if standardize is None else {"standardize": standardize}
     a = clm_nb.assess(X, y, noise=_noise_policy(noise, noise_label), n_permutations=permutations, random_state=seed,
                       worst=worst, **kwargs)
@@ -201,13 +206,15 @@ SCORE_SCHEMA = "clm-nb.score/1"
 @click.option("--standardize", is_flag=True, help="z-score every feature first.")
 @click.option("--seed", default=0, show_default=True, help="Seed of randomised measures.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.score/1).")
-def _score(measure, data, label_col, labels_file, drop_cols, noise_label, pred_col, noise, standardize, seed, as_json):
+def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, decimal, pred_col, noise, standardize, seed,
+           as_json):
     """One registered measure on one labeled DATA file.
 
     MEASURE is a registry name (`clm-nb measures` lists them)."""
     info = _measure(measure)
-    X, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])], noise_label)
-    pred = _read_data(data, pred_col, None, [*drop_cols, label_col], noise_label)[1] if pred_col else None
+    X, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])], noise_label,
+                         sep, decimal)
+    pred = _read_data(data, pred_col, None, [*drop_cols, label_col], noise_label, sep, decimal)[1] if pred_col else None
     if standardize:
         from clm_nb.core import zscore
         X = zscore(X)
@@ -610,7 +617,8 @@ def _bundle():
               "or empty folder becomes a bundle.")
 @click.option("--description", default="", help="A text stored with the data (source, licence, ...).")
 @click.option("--replace", is_flag=True, help="Overwrite a dataset of the same collection and name.")
-def _add(file, label_col, labels_file, drop_cols, noise_label, collection, name, data_dir, description, replace):
+def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, collection, name, data_dir, description,
+         replace):
     """Add a labeled FILE to a bundle folder.
 
     Writes <collection>/<name>.npz and its manifest.csv row; refuses to overwrite without --replace."""
@@ -618,7 +626,7 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, collection, name,
     data_dir = data_dir or os.environ.get(DATA_ENV, "").strip()
     if not data_dir:
         raise ValueError(f"no bundle folder: give --data-dir DIR (or set ${DATA_ENV}).")
-    X, y, names = _read_data(file, label_col, labels_file, drop_cols, None)      # labels as given; noise in manifest
+    X, y, names = _read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
     name = name or _default_name(file)
     path = add_to_bundle(X, y, data_dir, collection, name, noise_label=noise_label, feature_names=names,
                          description=description, source=str(file), replace=replace)

@@ -1128,25 +1128,45 @@ def _split_table(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[np.n
             raise ValueError(f"{who}: no column {c!r}" + (f"; did you mean {close}?" if close else "")
                              + f" The columns are {cols}.")
     feats = df.drop(columns=[label_col, *drop_cols])
+    for c in feats.columns:                  # pandas' name of a header-less column: a saved row index is no feature
+        v = feats[c].to_numpy()
+        if c.startswith("Unnamed: ") and v.dtype.kind in "iu" and len(v) > 1 and np.all(np.diff(v) == 1):
+            raise ValueError(f"{who}: column {c!r} has no header and holds the row numbers {v[0]}..{v[-1]}: a saved row "
+                             f"index, not a feature. Leave it out (drop_cols=[{c!r}], clm-nb --drop-col '{c}') or save "
+                             "the file without it (pandas: to_csv(..., index=False)).")
     bad = [c for c in feats.columns if feats[c].dtype.kind not in "biuf"]
     if bad:
-        raise ValueError(f"{who}: non-numeric feature column(s) {bad}; drop them (drop_cols, clm-nb --drop-col) or "
-                         "encode them as numbers first.")
+        comma = all(feats[c].astype(str).str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all() for c in bad)
+        raise ValueError(f"{who}: non-numeric feature column(s) {bad}; " + (
+            "they hold numbers with decimal commas: give decimal=',' (clm-nb --decimal ',')." if comma else
+            "drop them (drop_cols, clm-nb --drop-col) or encode them as numbers first."))
     if feats.shape[1] == 0:
         raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
     return feats.to_numpy(dtype=np.float64), _label_array(df[label_col].to_numpy(), who), list(feats.columns)
 
 # %% ../nbs/09_datasets.ipynb #7dcaebd8
-def _read_table(path: Path, kind: str) -> pd.DataFrame:
-    "The table in a CSV, TSV or parquet file; a `ValueError` naming the file when it cannot be read."
+def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".") -> pd.DataFrame:
+    """The table in a CSV, TSV or parquet file; a `ValueError` naming the file when it cannot be read, has no rows, or
+    is one column whose header holds another separator (a ';'-separated file read with ',')."""
     try:
         if kind == "parquet":
-            return pd.read_parquet(path)
-        return pd.read_csv(path, sep="," if kind == "csv" else "\t")
+            df = pd.read_parquet(path)
+        else:
+            df = pd.read_csv(path, sep=sep or ("," if kind == "csv" else "\t"), decimal=decimal)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file.") from None
     except Exception as e:                    # OSError, pandas' EmptyDataError/ParserError, UnicodeDecodeError, arrow
         raise ValueError(f"{path}: cannot be read as {kind} ({type(e).__name__}: {str(e).splitlines()[0]}).") from e
+    if df.shape[1] == 1 and sep is None:
+        other = [s for s in (";", "\t", "|", ",") if s in str(df.columns[0])]
+        if other:
+            raise ValueError(f"{path}: one column whose header holds {other[0]!r}: the file looks {other[0]!r}-separated;"
+                             f" give the separator (sep={other[0]!r}, clm-nb --sep '{other[0]}'"
+                             + ("" if other[0] != ";" else "; with decimal commas also decimal=',', --decimal ','")
+                             + ").")
+    if len(df) == 0:
+        raise ValueError(f"{path}: the table has a header but no rows.")
+    return df
 
 # %% ../nbs/09_datasets.ipynb #a3abbd07
 def _load_npy(path: Path, what: str) -> np.ndarray:
@@ -1187,11 +1207,16 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
                       labels=None,          # .npy only: the .npy file of the labels
                       drop_cols=(),         # table columns left out of the features (e.g. ids, text)
                       noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
+                      sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
+                      decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
                      ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     "Read a labeled dataset from a file: `(X float64 (n, d), labels (n,), feature names)`, labels as given."
     path = Path(path).expanduser()
     kind = _file_kind(path)
     drop_cols = [drop_cols] if isinstance(drop_cols, str) else list(drop_cols or ())
+    if labels is not None and kind != "npy":
+        raise ValueError(f"{path}: a separate labels file is for .npy data only; the labels of a {kind} file are "
+                         "one of its columns (label_col, clm-nb --label-col) or its 'y' array.")
     if kind in ("npz", "npy"):
         X, y = _read_arrays(path, kind, label_col, labels)
         if X.ndim != 2 or X.dtype.kind not in "biuf":
@@ -1202,7 +1227,7 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
                              "row.")
         X, y, names = X.astype(np.float64), _label_array(y, str(path)), [f"x{j}" for j in range(X.shape[1])]
     else:
-        X, y, names = _split_table(_read_table(path, kind), label_col, drop_cols, str(path))
+        X, y, names = _split_table(_read_table(path, kind, sep, decimal), label_col, drop_cols, str(path))
     if noise_label is not None:
         y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
     return X, y, names

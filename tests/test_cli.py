@@ -52,6 +52,9 @@ def data(tmp_path_factory):
     np.save(d / "X.npy", iris.data.to_numpy())
     np.save(d / "labels.npy", np.array(iris.target_names)[iris.target])
     df.assign(site="lab").to_csv(d / "text.csv", index=False)
+    df.to_csv(d / "indexed.csv")                                   # pandas' default: the row index as a column
+    df.to_csv(d / "semi.csv", sep=";", decimal=",", index=False)
+    df.head(0).to_csv(d / "header.csv", index=False)
     (d / "broken.parquet").write_bytes(b"this is not parquet")
     (d / "iris.xlsx").write_bytes(b"")
     (d / "studies").mkdir()
@@ -181,9 +184,21 @@ def test_assess_missing_label_column_is_one_line(scripted):
     (["iris.xlsx", "-l", "species"], ["unsupported file type '.xlsx'"]),
     (["broken.parquet", "-l", "species"], ["broken.parquet: cannot be read as parquet"]),
     (["X.npy"], ["an .npy file holds only the data; give the labels file too"]),
+    (["indexed.csv", "-l", "species"], ["'Unnamed: 0' has no header and holds the row numbers 0..149", "--drop-col"]),
+    (["semi.csv", "-l", "species"], ["looks ';'-separated", "--sep ';'", "--decimal ','"]),
+    (["semi.csv", "-l", "species", "--sep", ";"], ["decimal commas", "--decimal ','"]),
+    (["header.csv", "-l", "species"], ["a header but no rows"]),
+    (["iris.csv", "-l", "species", "--labels", "labels.npy"], ["for .npy data only"]),
 ])
 def test_assess_bad_input_is_one_line(data, args, fragments):
     assert_error(invoke("assess", data / args[0], *args[1:]), *fragments)
+
+
+def test_assess_reads_a_semicolon_file_with_decimal_commas_and_an_index_left_out(data):
+    r = invoke("assess", data / "semi.csv", "-l", "species", "--sep", ";", "--decimal", ",", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["d"] == 4
+    r = invoke("assess", data / "indexed.csv", "-l", "species", "--drop-col", "Unnamed: 0", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["d"] == 4
 
 
 def test_assess_drop_col_reads_a_table_with_text(data):
