@@ -183,10 +183,9 @@ def api_pages(src: Path) -> list[str]:
     (src / "api").mkdir(exist_ok=True)
     mods = []
     for module in sorted(set(notebook_modules().values())):
-        mod = importlib.import_module(f"clm_nb.{module}")
-        doc = (mod.__doc__ or "").strip().splitlines()
-        (src / "api" / f"{module}.md").write_text(
-            f"# clm_nb.{module}\n\n{doc[0] if doc else ''}\n\nThe notebook with the derivations: "
+        importlib.import_module(f"clm_nb.{module}")            # fails here, naming the module, if it cannot import
+        (src / "api" / f"{module}.md").write_text(            # automodule shows the module's docstring
+            f"# clm_nb.{module}\n\nThe notebook with the derivations: "
             f"[{module}](../{module}.ipynb).\n\n```{{eval-rst}}\n.. automodule:: clm_nb.{module}\n   :members:\n```\n")
         mods.append(module)
     (src / "api" / "index.md").write_text(
@@ -235,6 +234,37 @@ def run_study(name: str, params: dict, key: str) -> tuple[str, Path, str]:
     return name, executed, f"executed in {time.perf_counter() - t:.0f} s"
 
 
+PROGRESS = re.compile(r"\d+%\||\d+it/s|s/it\]")
+
+
+def readable_run(nb: dict, out_dir: Path) -> dict:
+    """An executed study as a reader wants it: the machine's paths shortened (the output folder reads `out_dir`, the
+    checkout `.`), and the stderr streams (progress bars, library warnings with site-packages paths) left out."""
+    subs = [(str(out_dir / "out"), "out_dir"), (str(out_dir), "."), (str(ROOT), ".")]
+
+    def clean(text):
+        text = "".join(text) if isinstance(text, list) else text
+        for a, b in subs:
+            text = text.replace(a, b)
+        return text
+    for cell in nb["cells"]:
+        cell["source"] = clean(cell["source"])
+        outs = []
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                if o.get("name") == "stderr":
+                    continue
+                o["text"] = "".join(line for line in clean(o["text"]).splitlines(keepends=True)
+                                    if not PROGRESS.search(line))
+            for mime, value in o.get("data", {}).items():
+                if mime.startswith("text/"):
+                    o["data"][mime] = clean(value)
+            outs.append(o)
+        if "outputs" in cell:
+            cell["outputs"] = outs
+    return nb
+
+
 def studies(src: Path, how: str, jobs: int) -> list[str]:
     "Put the executed studies into the site's sources; returns their names."
     if how == "none":
@@ -255,7 +285,7 @@ def studies(src: Path, how: str, jobs: int) -> list[str]:
     modules, have = notebook_modules(), {n for n, _, _ in done}
     for name, path, what in sorted(done):
         print(f"  study {name}: {what}", flush=True)
-        nb = prepare_notebook(json.loads(path.read_text()), modules, have, prefix="../")
+        nb = readable_run(prepare_notebook(json.loads(path.read_text()), modules, have, prefix="../"), path.parent)
         params = quick.get(name, {}) if "results" not in what else None
         note = ("This page shows the study executed by `make docs` with small parameters "
                 f"(`{json.dumps(params)}`), so that it builds in minutes; `make study STUDY={name}` runs it at full "
