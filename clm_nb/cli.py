@@ -121,10 +121,11 @@ def _echo_json(obj) -> None:
 # %% ../nbs/18_cli.ipynb #b04b9299
 ASSESS_SCHEMA = "clm-nb.assess/1"
 
-def _assess_json(a, source: str) -> dict:
+def _assess_json(a, source: str, features=()) -> dict:
     "The JSON object of `clm-nb assess --json` (keys in the table above)."
     scores = a.scores.reset_index()
-    return {"schema": ASSESS_SCHEMA, "source": source, "verdict": a.verdict, "reason": a.reason,
+    return {"schema": ASSESS_SCHEMA, "source": source, "features": list(features), "verdict": a.verdict,
+            "reason": a.reason,
             "primary": a.primary, "score": a.score, "score_se": a.score_se, "n": a.n, "d": a.d, "n_classes": a.K,
             "n_noise": a.n_noise, "noise": a.noise, "standardize": a.standardize,
             "scores": dict(zip(scores["measure"], scores["value"])), "measures": scores.to_dict("records"),
@@ -155,14 +156,18 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
-    X, y, _ = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+    X, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+    k = len(set(y.tolist()) - {-1})
+    if k * (k - 1) // 2 > 1000:                  # every class pair is scored: say so before a long silence
+        click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
     kwargs = {} if standardize is None else {"standardize": standardize}
     a = clm_nb.assess(X, y, noise=_noise_policy(noise, noise_label), n_permutations=permutations, random_state=seed,
                       worst=worst, **kwargs)
     if as_json:
-        _echo_json(_assess_json(a, str(data)))
+        _echo_json(_assess_json(a, str(data), names))
     else:
-        click.echo(f"{data}\n{a!r}")
+        shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+        click.echo(f"{data}\nfeatures: {shown}\n{a!r}")
     if _fails(a.verdict, fail_on):
         sys.exit(3)
 

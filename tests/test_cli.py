@@ -107,8 +107,9 @@ def scripted(data):
 def check_assess_json(out: dict, n=150, d=4, k=3):
     "The documented schema of `clm-nb assess --json` (keys and types)."
     assert out["schema"] == "clm-nb.assess/1"
-    assert set(out) == {"schema", "source", "verdict", "reason", "primary", "score", "score_se", "n", "d", "n_classes",
-                        "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints"}
+    assert set(out) == {"schema", "source", "features", "verdict", "reason", "primary", "score", "score_se", "n", "d",
+                        "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints"}
+    assert len(out["features"]) == d and all(isinstance(f, str) for f in out["features"])
     assert out["verdict"] in {"trustworthy", "doubtful", "unreliable", "not scored"}
     assert isinstance(out["reason"], str) and isinstance(out["hints"], list)
     assert (out["n"], out["d"], out["n_classes"], out["n_noise"]) == (n, d, k, 0)
