@@ -334,11 +334,14 @@ def build(out: Path, studies_how: str = "quick", jobs: int = 2) -> Path:
     api_pages(src)
     (src / "index.md").write_text(index_page(study_names))
     print(f"sphinx ({time.perf_counter() - t0:.0f} s) ...", flush=True)
-    shutil.rmtree(out, ignore_errors=True)
+    html = BUILD / "html"                  # built inside _docs_build/ (MyST-NB keeps its jupyter_execute/ beside it)
+    shutil.rmtree(html, ignore_errors=True)
     res = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(DOCS), "-j", str(jobs),
-                          "-d", str(BUILD / "doctrees"), str(src), str(out)], cwd=ROOT)
+                          "-d", str(BUILD / "doctrees"), str(src), str(html)], cwd=ROOT)
     if res.returncode:
         raise SystemExit("sphinx-build failed (messages above)")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(html, out)
     if not leaderboard(out):
         print("no leaderboard in the site (it comes with the studies: --studies quick or results)")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
