@@ -245,12 +245,14 @@ def _measures(kind, as_json):
 
     Name, kind, better direction, range and summary of each."""
     import clm_nb
+    from clm_nb.core import plain_math
     table = clm_nb.measures(list(kind) or None)
     if as_json:
         return _echo_json(table.to_dict("records"))
-    rows = [(m.name, m.kind, "max" if m.direction == "max" else "min", f"[{m.lower:g}, {m.upper:g}]", m.summary)
+    rows = [(m.name, m.kind, "higher" if m.direction == "max" else "lower", f"[{m.lower:g}, {m.upper:g}]",
+             plain_math(m.summary))
             for m in table.itertuples()]
-    head = ("name", "kind", "best", "range", "summary")
+    head = ("name", "kind", "better", "range", "summary")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
     room = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else None   # a pipe gets every word
     for r in [head, *rows]:

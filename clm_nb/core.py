@@ -22,7 +22,7 @@ __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIO
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'check_X',
            'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions',
            'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score', 'sum_pairs', 'render_math']
+           'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math']
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -657,3 +657,21 @@ def render_math(text) -> str:
         out += [plain(text[pos:m.start()]), _formula(m.group(1) or m.group(2), m.group(1) is not None)]
         pos = m.end()
     return "".join(out) + plain(text[pos:])
+
+# %% ../nbs/00_core.ipynb #d3e03f1f
+_TEX_SYMBOLS = {"sigma": "σ", "delta": "δ", "Delta": "Δ", "sum": "Σ", "cdot": "·", "times": "×", "ne": "≠", "le": "≤",
+                "ge": "≥", "approx": "≈", "lVert": "‖", "rVert": "‖", "sqrt": "√", "infty": "∞"}
+
+# %% ../nbs/00_core.ipynb #c6952ad9
+def plain_math(text) -> str:
+    "`text` with its `$...$` LaTeX as readable plain text (a terminal, an HTML `title`: no MathML there)."
+    def one(m):
+        tex = m.group(1) or m.group(2)
+        while (new := re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)) != tex:
+            tex = new
+        tex = re.sub(r"\\(left|right|[bB]igg?[lr]?)\b|\\[,;!]", "", tex)
+        tex = re.sub(r"\\(mathrm|text|textrm|operatorname|mathbf|mathit|mathcal|boldsymbol)\b\s*", "", tex)   # fonts
+        tex = re.sub(r"([_^])\{([^{}]*)\}", lambda s: s[1] + (s[2] if len(s[2]) == 1 else f"({s[2]})"), tex)
+        tex = re.sub(r"\\([A-Za-z]+)", lambda w: _TEX_SYMBOLS.get(w.group(1), w.group(1)), tex)
+        return re.sub(r"\s+", " ", tex.replace("{", "").replace("}", "")).strip()
+    return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from .between import MONTE_CARLO
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart, view_points_2d, views_chart)
-from .core import _MATH, get_measure, render_math
+from .core import get_measure, plain_math, render_math
 from .datasets import load_dataset
 from .evaluation import rank_agreement
 from .runner import write_csv
@@ -41,22 +41,6 @@ def _math(text) -> Markup:
     return text if isinstance(text, Markup) else Markup(render_math(text))
 
 _ENV.filters["math"] = _math
-
-# %% ../nbs/16_report.ipynb #235aa945
-_TEX_SYMBOLS = {"sigma": "σ", "delta": "δ", "Delta": "Δ", "sum": "Σ", "cdot": "·", "times": "×", "ne": "≠", "le": "≤",
-                "ge": "≥", "approx": "≈", "lVert": "‖", "rVert": "‖", "sqrt": "√", "infty": "∞"}
-
-# %% ../nbs/16_report.ipynb #3be2f3fd
-def _plain(text) -> str:
-    "`text` with its `$...$` LaTeX as readable plain text, for a tooltip (a `title` cannot hold MathML)."
-    def one(m):
-        tex = m.group(1) or m.group(2)
-        while (new := re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)) != tex:
-            tex = new
-        tex = re.sub(r"\\(left|right|[bB]igg?[lr]?)\b|\\[,;!]", "", tex)
-        tex = re.sub(r"\\([A-Za-z]+)", lambda w: _TEX_SYMBOLS.get(w.group(1), w.group(1)), tex)
-        return re.sub(r"\s+", " ", tex.replace("{", "").replace("}", "")).strip()
-    return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")
 
 # %% ../nbs/16_report.ipynb #7b8f1b35
 def _static(name: str) -> str:
@@ -121,7 +105,7 @@ def _columns(board: Leaderboard) -> list[dict]:
         cols.append(dict(key=p, label=p + " ± SE", type="num", first="desc", title=f"the primary score {p}"))
     for m in board.measures:
         cols.append(dict(key=m, label=m + (" ± SE" if m in MONTE_CARLO else ""), type="num", first="desc",
-                         title=(f"{view_of[m]} view: " if m in view_of else "") + _plain(get_measure(m).summary or m)))
+                         title=(f"{view_of[m]} view: " if m in view_of else "") + plain_math(get_measure(m).summary or m)))
         if m in view_of:
             cols.append(dict(key=f"{m}_weighted", label=f"{m} weighted", type="num", first="desc",
                              title=f"{view_of[m]} view: {_WEIGHTED_TITLE}"))
@@ -299,7 +283,7 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     dist_svg = Markup(chart_svg(distribution_chart(dist, pd.Series(r), measures), "dist"))
     scores = _score_rows(r, measures, primary, views)
     for s in scores:                                      # each measure links to its explanation (see above)
-        s.update(href=_measure_href(s["name"], ctx["docs_url"], depth=1), title=_plain(s["summary"]))
+        s.update(href=_measure_href(s["name"], ctx["docs_url"], depth=1), title=plain_math(s["summary"]))
     gt = [dict(name=f"ground truth {c[3:].upper()}", value=_fmt(r[c]), pct=_fmt(r.get(f"{c}_pct"), 2),
                note=f"best: {r['gt_best_technique']}" if isinstance(r.get("gt_best_technique"), str) else "")
           for c in ("gt_ami", "gt_ari") if c in r and _fmt(r[c])]
