@@ -339,7 +339,8 @@ def verdict_chart(table: pd.DataFrame) -> alt.Chart:
     counts = table.groupby(["collection", "verdict"]).size().rename("datasets").reset_index()
     scale = alt.Scale(domain=list(_VERDICT_COLORS), range=list(_VERDICT_COLORS.values()))
     return alt.Chart(counts).mark_bar().encode(
-        x=alt.X("datasets:Q", stack=True), y=alt.Y("collection:N", title=None),
+        x=alt.X("datasets:Q", stack=True, axis=alt.Axis(tickMinStep=1, format="d")),   # counts: whole ticks
+        y=alt.Y("collection:N", title=None),
         color=alt.Color("verdict:N", sort=list(VERDICTS), scale=scale),
         order=alt.Order("verdict_order:Q"),
     ).transform_calculate(verdict_order=f"indexof({json.dumps(list(VERDICTS))}, datum.verdict)").properties(

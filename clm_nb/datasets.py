@@ -1176,7 +1176,9 @@ def _load_npy(path: Path, what: str) -> np.ndarray:
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file{what}.") from None
     except Exception as e:
-        raise ValueError(f"{path}: cannot be read as .npy{what} ({type(e).__name__}: {e}).") from e
+        hint = ("; it holds Python objects (e.g. text from a pandas object column): save it as text, "
+                "np.save(path, values.astype(str))") if "allow_pickle" in str(e) else ""
+        raise ValueError(f"{path}: cannot be read as .npy{what} ({type(e).__name__}: {e}){hint}.") from e
 
 # %% ../nbs/09_datasets.ipynb #146cf7d8
 def _read_arrays(path: Path, kind: str, label_col, labels) -> tuple[np.ndarray, np.ndarray]:
@@ -1247,7 +1249,7 @@ def _check_bundle_name(value, what: str) -> str:
 
 # %% ../nbs/09_datasets.ipynb #d0d7d618
 def _manifest_row(X: np.ndarray, y: np.ndarray, collection: str, name: str, noise_label, size: int,
-                  source: str | None) -> dict:
+                  source: str | None, description: str = "") -> dict:
     "The manifest.csv row (MANIFEST_COLUMNS, as text) of a dataset added with `add_to_bundle`."
     noise = _marker_mask(y, None if noise_label is None else str(noise_label))
     counts = pd.Series(y[~noise]).value_counts()
@@ -1258,7 +1260,7 @@ def _manifest_row(X: np.ndarray, y: np.ndarray, collection: str, name: str, nois
                imbalance_ratio=round(float(counts.max() / counts.min()), 3) if len(counts) else "",
                label_dtype=y.dtype.str if y.dtype.kind == "U" else str(y.dtype),
                label_variants=1, n_nan=int(np.isnan(X).sum()), size_bytes=size, original_path=source or "",
-               notes="added with clm_nb.datasets.add_to_bundle")
+               notes=" ".join(str(description).split()) or "added with clm_nb.datasets.add_to_bundle")
     return {k: str(v) for k, v in row.items()}
 
 # %% ../nbs/09_datasets.ipynb #516e59d2
@@ -1317,7 +1319,7 @@ def add_to_bundle(X,                         # (n, d) numeric data
     path = root / collection / f"{name}.npz"
     path.parent.mkdir(parents=True, exist_ok=True)
     _replace_file(path, lambda p: np.savez_compressed(p, **arrays))
-    row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source)
+    row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source, description)
     m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
     _replace_file(root / MANIFEST, lambda p: m.to_csv(p, index=False))
     return path
