@@ -6,7 +6,6 @@ taken from `CLM_NB_DOCS_SITE` when that names an already-built site (e.g. `_docs
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,17 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from check_links import broken_links  # noqa: E402
 
+from browser import ARGS, CHROMIUM, NEEDS_BROWSER, sync_playwright  # noqa: E402
+
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:                                              # pragma: no cover - the dev extra installs it
-    sync_playwright = None
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found: apt-get install chromium "
-                                                              "(.ci/run installs it)")
-needs_playwright = pytest.mark.skipif(sync_playwright is None, reason="playwright not installed: pip install -e '.[dev]'")
 
 
 @pytest.fixture(scope="session")
@@ -107,8 +98,8 @@ def _has_math(nb: Path) -> bool:
                for c in cells)
 
 
-@needs_chromium
-@needs_playwright
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_pages_load_offline_in_chromium_with_math_typeset(site):
     everything = sorted(str(p.relative_to(site)) for p in site.rglob("*.html") if "_static" not in p.parts)
     boards = [p for p in everything if p.startswith("leaderboard/datasets/")]

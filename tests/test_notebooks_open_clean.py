@@ -12,19 +12,13 @@ import nbformat
 import pytest
 from nbformat.sign import NotebookNotary
 
+from browser import ARGS, CHROMIUM, NEEDS_BROWSER, sync_playwright
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 JUPYTER = shutil.which("jupyter", path=str(BIN)) or shutil.which("jupyter")
-# Flags that let Debian's Chromium run headless here (as in tests/test_report.py).
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 NOTEBOOKS = sorted(p.name for p in (ROOT / "nbs").glob("*.ipynb"))
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:                                              # pragma: no cover - the dev extra installs it
-    sync_playwright = None
 try:
     import jupyterlab                                            # noqa: F401
 except ImportError:                                              # pragma: no cover - the dev extra installs it
@@ -32,9 +26,7 @@ except ImportError:                                              # pragma: no co
 
 needs_jupyter = pytest.mark.skipif(JUPYTER is None, reason="jupyter not found: pip install -e '.[dev]'")
 needs_lab = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found: install Debian's chromium (apt-get install "
-                                                "chromium) to run the browser tests; .ci/run installs it"),
-    pytest.mark.skipif(sync_playwright is None, reason="playwright not installed: pip install -e '.[dev]'"),
+    *NEEDS_BROWSER,
     pytest.mark.skipif(jupyterlab is None or JUPYTER is None,
                        reason="jupyterlab not installed: pip install -e '.[dev]'"),
 ]

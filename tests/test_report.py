@@ -1,12 +1,10 @@
 """The CLM report (clm_nb.report) in a real browser: built on the embedded default, opened from file:// in headless
 Chromium through Playwright. Skipped, saying why, when Chromium or Playwright is missing; `.ci/run` installs both."""
 import dataclasses
-import functools
 import re
-import shutil
-from html.parser import HTMLParser
+import sys
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -16,23 +14,13 @@ from clm_nb.runner import run
 from clm_nb.verdict import DEFAULT_PRIMARY, leaderboard, profile_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from check_links import broken_links, hrefs  # noqa: E402
+
+from browser import ARGS, CHROMIUM, NEEDS_BROWSER, sync_playwright  # noqa: E402
+
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# Flags that let Debian's Chromium run headless here: no sandbox as root, and no background connections to Google's
-# hosts (the network is closed, so each would be refused and logged).
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:                                              # pragma: no cover - the dev extra installs it
-    sync_playwright = None
-
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found: install Debian's chromium (apt-get install chromium) "
-                                                "to run the browser tests; .ci/run installs it"),
-    pytest.mark.skipif(sync_playwright is None, reason="playwright not installed: pip install -e '.[dev]'"),
-]
+pytestmark = NEEDS_BROWSER
 
 
 @pytest.fixture(scope="module")
@@ -281,60 +269,15 @@ def test_formulas_render_as_mathml(report, page):
     assert page.problems == []
 
 
-class _Links(HTMLParser):
-    "The hrefs and ids of one HTML page."
-    def __init__(self):
-        super().__init__()
-        self.hrefs, self.ids = [], set()
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if a.get("id"):
-            self.ids.add(a["id"])
-        if tag in ("a", "link") and a.get("href"):
-            self.hrefs.append(a["href"])
-
-
-@functools.lru_cache(maxsize=None)
-def _parse(path: Path) -> _Links:
-    "The links and ids of a page (each page parsed once: the inline SVG charts make pages long)."
-    p = _Links()
-    p.feed(path.read_text(encoding="utf-8"))
-    return p
-
-
-def _broken_links(site: Path, outside_ok: bool = False) -> list[str]:
-    "Every internal href of the site that does not resolve to an existing file (and id); outside the site: an error."
-    broken = []
-    for page in sorted(site.rglob("*.html")):
-        for href in _parse(page).hrefs:
-            u = urlsplit(href)
-            if u.scheme == "data":                                  # the inline favicon
-                continue
-            if u.scheme in ("http", "https", "mailto"):
-                broken.append(f"{page.name}: external {href}")
-                continue
-            target = (page.parent / unquote(u.path)).resolve() if u.path else page.resolve()
-            if site.resolve() not in target.parents and target != site.resolve():
-                if not outside_ok:
-                    broken.append(f"{page.name}: outside the site {href}")
-                continue
-            if not target.is_file():
-                broken.append(f"{page.name}: missing file {href}")
-            elif u.fragment and target.suffix == ".html":
-                if unquote(u.fragment) not in _parse(target).ids:
-                    broken.append(f"{page.name}: missing id {href}")
-    return broken
-
-
 def test_links_resolve_without_docs(report):
     "Without docs_url every href stays inside the site and resolves to a file and id; no notebook paths."
     index, board = report
     site = index.parent
-    assert _broken_links(site) == []
+    assert broken_links(site) == []
     for page in site.rglob("*.html"):
-        assert not any(h.endswith(".ipynb") or ".ipynb#" in h for h in _parse(page).hrefs), page.name
-    iris = _parse(site / "datasets" / "sklearn__iris.html").hrefs
+        assert not any(h.endswith(".ipynb") or ".ipynb#" in h or h.startswith(("http:", "https:", "mailto:"))
+                       for h in hrefs(page)), page.name                        # no notebook paths, nothing external
+    iris = hrefs(site / "datasets" / "sklearn__iris.html")
     assert {f"../overview.html#measure-{m}" for m in board.measures} <= set(iris)
 
 
@@ -345,17 +288,17 @@ def test_links_point_at_the_docs_site(docs_site):
     pages = sorted((site / "datasets").glob("*.html"))
     assert len(pages) == int(board.table.labeled.sum()) > 0
     for page in pages:
-        hrefs = set(_parse(page).hrefs)
-        assert {f"../../measures.html#{m}" for m in board.measures} <= hrefs, page.name
-        assert "../../index.html" in hrefs                                     # the docs' home, in the header
-    overview = _parse(site / "overview.html").hrefs
+        links = set(hrefs(page))
+        assert {f"../../measures.html#{m}" for m in board.measures} <= links, page.name
+        assert "../../index.html" in links                                     # the docs' home, in the header
+    overview = hrefs(site / "overview.html")
     assert {f"../measures.html#{m}" for m in board.measures} <= set(overview)
     assert {"../verdict.html", "../studies/dataset_ranking.html", "../between.html"} <= set(overview)
     assert not any(".ipynb" in h for h in overview)
     # the links that stay inside the report still resolve; the others all lead into the docs folder above it
-    assert _broken_links(site, outside_ok=True) == []
+    assert broken_links(site, outside_ok=True) == []
     for page in site.rglob("*.html"):
-        for href in _parse(page).hrefs:
+        for href in hrefs(page):
             if urlsplit(href).scheme == "data":
                 continue
             target = (page.parent / urlsplit(href).path).resolve()

@@ -4,7 +4,7 @@ For each HTML file under SITE_DIR, every `href`/`src` that is not an external UR
 javascript:) must name a file that exists inside the site and, when it has a `#fragment`, an element with that id
 (or a named anchor) in the target page. Resources (stylesheets, scripts, images, fonts) must be local: a page of
 this site must load nothing from the network. `make docs` runs it after building; tests/test_docs.py and
-tests/test_report.py use `broken_links`.
+tests/test_report.py use `broken_links` and `hrefs`.
 """
 from __future__ import annotations
 
@@ -46,8 +46,14 @@ def parse(path: Path) -> _Page:
     return p
 
 
-def broken_links(site: str | Path) -> list[str]:
-    "Every broken internal link and every external resource of the site under `site`, as readable lines."
+def hrefs(page: str | Path) -> list[str]:
+    "The `href`/`src` values of one page, in order."
+    return [url for url, _ in parse(Path(page).resolve()).links]
+
+
+def broken_links(site: str | Path, *, outside_ok: bool = False) -> list[str]:
+    """Every broken internal link and every external resource of the site under `site`, as readable lines.
+    `outside_ok`: links to files outside `site` are not checked (a report inside a docs site links up into it)."""
     site = Path(site).resolve()
     parse.cache_clear()
     problems = []
@@ -65,7 +71,8 @@ def broken_links(site: str | Path) -> list[str]:
             if target.is_dir():
                 target = target / "index.html"
             if site not in target.parents and target != site:
-                problems.append(f"{where}: {url} points outside the site")
+                if not outside_ok:
+                    problems.append(f"{where}: {url} points outside the site")
             elif not target.exists():
                 problems.append(f"{where}: {url} -> missing file {target.relative_to(site)}")
             elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in parse(target).ids:
