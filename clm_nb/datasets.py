@@ -21,7 +21,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .core import LabeledData, check_data, encode_labels, noise_mask, zscore
+from .core import LabeledData, check_choice, check_data, encode_labels, noise_mask, zscore
 from .external import ari
 
 # %% auto #0
@@ -1216,6 +1216,9 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
     path = Path(path).expanduser()
     kind = _file_kind(path)
     drop_cols = [drop_cols] if isinstance(drop_cols, str) else list(drop_cols or ())
+    decimal = check_choice(decimal, "decimal", (".", ","), who="read_labeled_file")
+    if sep is not None and not (isinstance(sep, str) and len(sep) == 1):
+        raise ValueError(f"read_labeled_file: sep={sep!r} must be one character, e.g. ';' or '\\t' (None: by suffix).")
     if labels is not None and kind != "npy":
         raise ValueError(f"{path}: a separate labels file is for .npy data only; the labels of a {kind} file are "
                          "one of its columns (label_col, clm-nb --label-col) or its 'y' array.")
