@@ -197,8 +197,12 @@ def api_pages(src: Path) -> list[str]:
 
 
 def code_key() -> str:
-    "A digest of the package's code: executed studies are reused only while it is unchanged."
-    h = hashlib.sha256()
+    """A digest of the package's code and of the libraries its results depend on: executed studies are reused only
+    while both are unchanged (the embedded datasets come from scikit-learn and the project's generators)."""
+    from importlib.metadata import version
+    h = hashlib.sha256(" ".join(f"{lib}=={version(lib)}" for lib in
+                                ("numpy", "scipy", "scikit-learn", "pandas", "numba", "optuna", "kmedoids",
+                                 "altair", "vl-convert-python")).encode())
     for p in sorted((ROOT / "clm_nb").rglob("*")):
         if p.is_file() and p.suffix in {".py", ".j2", ".css", ".js"}:
             h.update(p.relative_to(ROOT).as_posix().encode() + p.read_bytes())
