@@ -233,9 +233,13 @@ def test_dask_records_failures_and_closes_its_cluster(tmp_path):
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):   # a task killed twice; a bystander retried
         res = run(tasks, store=tmp_path, executor="dask", n_jobs=2, progress=False)
     errors = run_errors(res).set_index("fault").error
-    assert sorted(errors.index) == ["exit", "raise", "system_exit", "unstorable"]
+    assert {"exit", "raise", "system_exit", "unstorable"} <= set(errors.index)
     assert "KilledWorker" in errors["exit"]
-    assert res.set_index("fault").loc["none", "error"] == ""
+    # The bystander usually succeeds (retried once). When Dask happened to queue it on the worker that the "exit"
+    # task killed both times, Dask blames it too (KilledWorker): a recorded failure, as the runner promises, never a
+    # lost run. Which of the two depends on the scheduler's timing under load, so both are accepted, nothing else.
+    bystander = res.set_index("fault").loc["none", "error"]
+    assert bystander == "" or "KilledWorker" in bystander, bystander
     deadline = time.time() + 20
     while time.time() < deadline:
         left = workers_of_this_process() - before
