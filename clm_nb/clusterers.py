@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba import njit, prange
 import pandas as pd
 from sklearn import cluster as skc
 from scipy import sparse
@@ -25,8 +26,8 @@ from .datasets import subsample_dataset
 
 # %% auto #0
 __all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique', 'register_technique', 'Geometry',
-           'cluster', 'techniques', 'XMeans', 'SearchResult', 'search', 'partition_pool', 'classifier_proxies',
-           'ground_truth_task', 'classifier_task']
+           'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans', 'SearchResult', 'search', 'partition_pool',
+           'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/10_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -149,6 +150,86 @@ def techniques() -> pd.DataFrame:
     "The registered techniques: name, size limit and reference."
     return pd.DataFrame([{"name": t.name, "max_n": t.max_n, "reference": t.reference} for t in TECHNIQUES.values()])
 
+# %% ../nbs/10_clusterers.ipynb #bbc105fd
+def xmeans_bic(sizes,        # the number of points of each cluster (empty clusters are ignored)
+               ss: float,    # the within-cluster sum of squares W of the clustering
+               d: int,       # the number of dimensions
+              ) -> float:
+    "The spherical-Gaussian BIC of a clustering from its cluster sizes and within-cluster sum of squares (X-means)."
+    sizes = np.asarray(sizes, float)
+    n, k = sizes.sum(), len(sizes)
+    if n <= k:
+        return -np.inf
+    var = ss / (d * (n - k))
+    if var <= 0:
+        return np.inf
+    sizes = sizes[sizes > 0]
+    loglik = np.sum(sizes * np.log(sizes)) - n * np.log(n) - n * d / 2 * np.log(2 * np.pi * var) - d * (n - k) / 2
+    return float(loglik - (k * (d + 1)) / 2 * np.log(n))
+
+# %% ../nbs/10_clusterers.ipynb #7da53548
+@njit(cache=True, inline="always")
+def _sq_dist(u, v) -> float:
+    "Squared Euclidean distance of two vectors, without a temporary array."
+    t = 0.0
+    for f in range(u.shape[0]):
+        t += (u[f] - v[f]) ** 2
+    return t
+
+@njit(cache=True, parallel=True)
+def two_means_all(Xs,               # (n, d) float64 rows sorted by cluster
+                  starts,           # (k + 1,) int64: cluster j is the row slice starts[j]:starts[j+1]
+                  draws,            # (k, n_init, 2) uniforms in [0, 1) seeding each cluster's k-means++ runs
+                  max_iter=300,     # Lloyd iterations per run at most
+                 ):
+    "Best-of-n_init 2-means of every cluster at once: (children centres (k, 2, d), sizes (k, 2), parent SS, children SS)."
+    k, d = starts.shape[0] - 1, Xs.shape[1]
+    centres, sizes = np.zeros((k, 2, d)), np.zeros((k, 2), np.int64)
+    parent_ss, child_ss = np.zeros(k), np.full(k, np.inf)
+    for j in prange(k):
+        a, m = starts[j], starts[j + 1] - starts[j]
+        if m == 0:
+            continue
+        mean = np.zeros(d)
+        for i in range(m):
+            mean += Xs[a + i]
+        mean /= m
+        for i in range(m):
+            parent_ss[j] += _sq_dist(Xs[a + i], mean)
+        lab, d2, c = np.zeros(m, np.int64), np.empty(m), np.empty((2, d))
+        for r in range(draws.shape[1]):
+            c[0] = Xs[a + min(int(draws[j, r, 0] * m), m - 1)]
+            for i in range(m):
+                d2[i] = _sq_dist(Xs[a + i], c[0])
+            total = d2.sum()
+            if total <= 0:                                   # every point on the first centre: nothing to split
+                continue
+            target, acc, pick = draws[j, r, 1] * total, 0.0, m - 1
+            for i in range(m):
+                acc += d2[i]
+                if acc > target and d2[i] > 0:
+                    pick = i
+                    break
+            c[1] = Xs[a + pick]
+            for it in range(max_iter):
+                ss, changed, cnt, s = 0.0, False, np.zeros(2, np.int64), np.zeros((2, d))
+                for i in range(m):
+                    e0, e1 = _sq_dist(Xs[a + i], c[0]), _sq_dist(Xs[a + i], c[1])
+                    side = 1 if e1 < e0 else 0
+                    ss += min(e0, e1)
+                    if side != lab[i] or it == 0:
+                        changed = changed or it > 0
+                        lab[i] = side
+                    cnt[side] += 1
+                    for f in range(d):
+                        s[side, f] += Xs[a + i, f]
+                if not changed and it > 0 or cnt[0] == 0 or cnt[1] == 0:
+                    break
+                c[0], c[1] = s[0] / cnt[0], s[1] / cnt[1]
+            if cnt[0] > 0 and cnt[1] > 0 and ss < child_ss[j]:
+                child_ss[j], centres[j], sizes[j, 0], sizes[j, 1] = ss, c, cnt[0], cnt[1]
+    return centres, sizes, parent_ss, child_ss
+
 # %% ../nbs/10_clusterers.ipynb #8fe8a988
 class XMeans:
     "X-means (Pelleg & Moore 2000): k-means that splits clusters while the spherical-Gaussian BIC improves."
@@ -156,44 +237,35 @@ class XMeans:
                  k_min: int = 2,      # the number of centres to start from
                  k_max: int = 20,     # the most centres it may reach
                  random_state=None,   # seed or numpy Generator for the k-means seeds
+                 n_init: int = 2,     # k-means++ seedings per 2-means split (the best is kept)
                 ):
-        self.k_min, self.k_max, self.random_state = k_min, k_max, random_state
+        self.k_min, self.k_max, self.random_state, self.n_init = k_min, k_max, random_state, n_init
 
-    @staticmethod
-    def _bic(X: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> float:
-        n, d = X.shape
-        k = centres.shape[0]
-        if n <= k:
-            return -np.inf
-        var = np.sum((X - centres[labels]) ** 2) / (d * (n - k))
-        if var <= 0:
-            return np.inf
-        sizes = np.bincount(labels, minlength=k)
-        sizes = sizes[sizes > 0]
-        loglik = np.sum(sizes * np.log(sizes)) - n * np.log(n) - n * d / 2 * np.log(2 * np.pi * var) - d * (n - k) / 2
-        return loglik - (k * (d + 1)) / 2 * np.log(n)
+    def _split_round(self, X, labels, rng) -> np.ndarray:
+        "The centres after one round of splits: each cluster's two children where the BIC prefers them and k_max allows."
+        k, d = int(labels.max()) + 1, X.shape[1]
+        order = np.argsort(labels, kind="stable")
+        starts = np.r_[0, np.cumsum(np.bincount(labels, minlength=k))].astype(np.int64)
+        children, sizes, parent_ss, child_ss = two_means_all(np.ascontiguousarray(X[order]), starts,
+                                                             rng.random((k, self.n_init, 2)))
+        new = []
+        for j in range(k):
+            n_j = starts[j + 1] - starts[j]
+            mean = X[order[starts[j]:starts[j + 1]]].mean(0)
+            if (n_j >= 4 and sizes[j].min() > 0 and len(new) + 2 + (k - j - 1) <= self.k_max
+                    and xmeans_bic(sizes[j], child_ss[j], d) > xmeans_bic([n_j], parent_ss[j], d)):
+                new.extend(children[j])
+            else:
+                new.append(mean)
+        return np.array(new)
 
     def fit_predict(self, X) -> np.ndarray:
-        X = np.asarray(X, float)
+        X = np.ascontiguousarray(X, dtype=float)
         rng = np.random.default_rng(self.random_state)
-        seed = lambda: int(rng.integers(2**31))
-        km = skc.KMeans(min(self.k_min, len(X)), n_init=3, random_state=seed()).fit(X)
-        centres = km.cluster_centers_
+        centres = skc.KMeans(min(self.k_min, len(X)), n_init=3, random_state=int(rng.integers(2**31))).fit(X).cluster_centers_
         while centres.shape[0] < self.k_max:
             labels = skc.KMeans(centres.shape[0], init=centres, n_init=1).fit(X).labels_
-            new = []
-            for j in range(centres.shape[0]):
-                pts = X[labels == j]
-                if len(pts) < 4:
-                    new.append(pts.mean(0) if len(pts) else centres[j]); continue
-                parent = self._bic(pts, np.zeros(len(pts), int), pts.mean(0)[None])
-                two = skc.KMeans(2, n_init=2, random_state=seed()).fit(pts)
-                if (self._bic(pts, two.labels_, two.cluster_centers_) > parent
-                        and len(new) + 2 + (centres.shape[0] - j - 1) <= self.k_max):
-                    new.extend(two.cluster_centers_)
-                else:
-                    new.append(pts.mean(0))
-            new = np.array(new)
+            new = self._split_round(X, labels, rng)
             if new.shape[0] == centres.shape[0]:
                 break
             centres = new
@@ -204,8 +276,8 @@ class XMeans:
 # %% ../nbs/10_clusterers.ipynb #1c7a223b
 _K_DEFAULT = lambda g: {"n_clusters": min(8, g.n - 1)}
 
-register_technique("kmeans", lambda p, s: skc.KMeans(p["n_clusters"], n_init=3, random_state=s),
-                   lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
+register_technique("kmeans", lambda p, s: skc.KMeans(p["n_clusters"], n_init=p.get("n_init", 3), random_state=s),
+                   lambda t, g: {"n_clusters": _k_param(t, g), "n_init": 1}, _K_DEFAULT,
                    "MacQueen (1967); scikit-learn KMeans, k-means++")
 
 # %% ../nbs/10_clusterers.ipynb #13122849
