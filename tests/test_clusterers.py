@@ -2,6 +2,8 @@
 bad input are refused, the TPE search improves on the default and is seeded, pools and classifier proxies."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
 import clm_nb
@@ -102,3 +104,75 @@ def test_ground_truth_task_subsamples_large_data_stratified():
     assert full["points"] == 900 and part["points"] == 300
     assert part["ari"] == pytest.approx(full["ari"], abs=0.1)
     assert CL.ground_truth_task(Xb, yb, "kmeans", n_trials=4, max_points=900, random_state=0) == full
+
+
+def _xmeans_before_issue23(X, k_max, seed):
+    "The X-means of this project before issue 23 (one scikit-learn KMeans call per split), kept as the reference."
+    from sklearn import cluster as skc
+    def bic(P, labels, centres):
+        return CL.xmeans_bic(np.bincount(labels, minlength=len(centres)), ((P - centres[labels]) ** 2).sum(), P.shape[1])
+    rng = np.random.default_rng(seed)
+    draw = lambda: int(rng.integers(2**31))
+    centres = skc.KMeans(2, n_init=3, random_state=draw()).fit(X).cluster_centers_
+    while centres.shape[0] < k_max:
+        labels = skc.KMeans(centres.shape[0], init=centres, n_init=1).fit(X).labels_
+        new = []
+        for j in range(centres.shape[0]):
+            pts = X[labels == j]
+            if len(pts) < 4:
+                new.append(pts.mean(0) if len(pts) else centres[j]); continue
+            two = skc.KMeans(2, n_init=2, random_state=draw()).fit(pts)
+            if (bic(pts, two.labels_, two.cluster_centers_) > bic(pts, np.zeros(len(pts), int), pts.mean(0)[None])
+                    and len(new) + 2 + (centres.shape[0] - j - 1) <= k_max):
+                new.extend(two.cluster_centers_)
+            else:
+                new.append(pts.mean(0))
+        if len(new) == centres.shape[0]:
+            break
+        centres = np.array(new)
+    return skc.KMeans(centres.shape[0], init=centres, n_init=1).fit(X).labels_
+
+
+@pytest.mark.parametrize("k", [3, 5, 8])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_xmeans_finds_the_same_clusters_as_before_on_separated_data(k, seed):
+    centres = np.random.default_rng(seed).uniform(-60, 60, size=(k, 4))
+    Xk, yk = make_blobs(80 * k, centers=centres, random_state=seed)
+    new = CL.XMeans(2, 20, random_state=seed).fit_predict(Xk)
+    old = _xmeans_before_issue23(Xk, 20, seed)
+    assert clm_nb.ari(new, old) == pytest.approx(1.0) and clm_nb.ari(yk, new) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "digits"])
+def test_xmeans_reaches_the_same_quality_as_before_on_real_data(name):
+    from sklearn import datasets
+    from sklearn.preprocessing import StandardScaler
+    d = getattr(datasets, f"load_{name}")()
+    Xr = StandardScaler().fit_transform(d.data)[:600]
+    yr = d.target[:600]
+    new = [clm_nb.ari(yr, CL.XMeans(2, 15, random_state=s).fit_predict(Xr)) for s in range(4)]
+    old = [clm_nb.ari(yr, _xmeans_before_issue23(Xr, 15, s)) for s in range(4)]
+    assert abs(np.mean(new) - np.mean(old)) <= 0.1, (new, old)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 5))
+def test_two_means_all_returns_lloyd_fixed_points(seed, k, d):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 12, size=k)
+    Xs = np.round(rng.normal(size=(sizes.sum(), d)), 1)                 # rounded: ties and duplicates happen
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    centres, got, parent_ss, child_ss = CL.two_means_all(Xs, starts, rng.random((k, 2, 2)))
+    for j in range(k):
+        P = Xs[starts[j]:starts[j + 1]]
+        assert parent_ss[j] == pytest.approx(((P - P.mean(0)) ** 2).sum() if len(P) else 0.0, abs=1e-9)
+        if got[j].min() == 0:                                             # no split: every point identical, or empty
+            assert child_ss[j] == np.inf
+            continue
+        dist = ((P[:, None, :] - centres[j][None]) ** 2).sum(-1)
+        side = dist.argmin(1)
+        assert child_ss[j] == pytest.approx(dist.min(1).sum(), abs=1e-9) and child_ss[j] <= parent_ss[j] + 1e-9
+        assert sorted(np.bincount(side, minlength=2)) == sorted(got[j]) or np.isclose(dist[:, 0], dist[:, 1]).any()
+        for c in (0, 1):                                                  # each centre is the mean of its side
+            if (side == c).any() and not np.isclose(dist[:, 0], dist[:, 1]).any():
+                assert np.allclose(centres[j][c], P[side == c].mean(0))
