@@ -27,7 +27,7 @@ from .datasets import subsample_dataset
 # %% auto #0
 __all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique', 'register_technique', 'Geometry',
            'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans', 'SearchResult', 'search', 'partition_pool',
-           'classifier_proxies', 'ground_truth_task', 'classifier_task']
+           'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/10_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -512,6 +512,25 @@ def _classifier(name, trial, seed):
         return LinearDiscriminantAnalysis(solver="lsqr", shrinkage=trial.suggest_float("shrinkage", 0.0, 1.0))
     raise ValueError(name)
 
+# %% ../nbs/10_clusterers.ipynb #76540a71
+def cv_accuracy(model,             # an unfitted scikit-learn classifier (cloned for every fold)
+                X,                 # (n, d) data
+                y,                 # (n,) integer labels
+                splits,            # the folds: a list of (train indices, test indices)
+                beat: float = -np.inf,  # the best mean so far: stop as soon as the mean cannot exceed it
+               ) -> float | None:
+    "Mean accuracy over the folds, or None as soon as even perfect remaining folds could not reach `beat`."
+    from sklearn.base import clone                 # imported on first use, with the classifiers
+    total = 0.0
+    for f, (train, test) in enumerate(splits):
+        try:
+            total += float(clone(model).fit(X[train], y[train]).score(X[test], y[test]))
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return float("nan")
+        if (total + len(splits) - f - 1) / len(splits) < beat:
+            return None
+    return total / len(splits)
+
 # %% ../nbs/10_clusterers.ipynb #b6fe8202
 def classifier_proxies(X,                          # data, (n, d) array-like of finite numbers
                        y,                          # the labels, one per row
@@ -523,23 +542,28 @@ def classifier_proxies(X,                          # data, (n, d) array-like of 
                       ) -> dict:
     "Paper 000's CLM proxies: best CV accuracy per classifier after a TPE search, and their max ('ensemble')."
     import optuna                                  # imported on first use: optuna takes ~1 s to import
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.model_selection import StratifiedKFold
     X = check_X(X, min_points=2 * cv, measure="classifier_proxies")
     y = pd.factorize(np.asarray(y), sort=True)[0]
     if np.bincount(y).min() < cv:
         raise ValueError(f"classifier_proxies: the smallest class has {np.bincount(y).min()} points, "
                          f"fewer than cv={cv} folds.")
     seed = int(np.random.default_rng(random_state).integers(2**31))
-    folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    splits = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, y))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     out = {}
     for name in classifiers:
         if name not in CLASSIFIERS:
             raise ValueError(f"classifier_proxies: unknown classifier {name!r}; use any of {CLASSIFIERS}.")
+        best = [-np.inf]
         def objective(trial):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return float(cross_val_score(_classifier(name, trial, seed), X, y, cv=folds).mean())
+                value = cv_accuracy(_classifier(name, trial, seed), X, y, splits, beat=best[0])
+            if value is None:
+                raise optuna.TrialPruned()
+            best[0] = max(best[0], value) if np.isfinite(value) else best[0]
+            return value
         study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
         study.optimize(objective, n_trials=n_trials)
         out[name] = float(study.best_value)

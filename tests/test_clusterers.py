@@ -176,3 +176,33 @@ def test_two_means_all_returns_lloyd_fixed_points(seed, k, d):
         for c in (0, 1):                                                  # each centre is the mean of its side
             if (side == c).any() and not np.isclose(dist[:, 0], dist[:, 1]).any():
                 assert np.allclose(centres[j][c], P[side == c].mean(0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.0, 1.0))
+def test_cv_accuracy_stops_only_trials_that_cannot_beat_the_bar(seed, bar):
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.naive_bayes import GaussianNB
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], 10)
+    Xr = rng.normal(size=(30, 2)) + y[:, None] * rng.uniform(0, 2)
+    splits = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(Xr, y))
+    full = cross_val_score(GaussianNB(), Xr, y, cv=splits).mean()
+    got = CL.cv_accuracy(GaussianNB(), Xr, y, splits, beat=bar)
+    assert (got is None and full < bar) or got == pytest.approx(full, abs=1e-15)
+
+
+def test_classifier_proxies_best_value_is_a_full_cross_validation():
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    Xr, yr = make_blobs(150, centers=3, cluster_std=4, random_state=2)
+    out = CL.classifier_proxies(Xr, yr, classifiers=("knn",), n_trials=8, random_state=0)
+    seed = int(np.random.default_rng(0).integers(2**31))
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    every_k = [cross_val_score(CL._classifier("knn", _Fixed(k), seed), Xr, yr, cv=folds).mean() for k in range(1, 51)]
+    assert min(abs(out["knn"] - v) for v in every_k) < 1e-12 and out["knn"] <= max(every_k)
+
+
+class _Fixed:
+    "A stand-in for an optuna trial that suggests one fixed integer."
+    def __init__(self, v): self.v = v
+    def suggest_int(self, name, lo, hi, log=False): return self.v
