@@ -69,6 +69,7 @@ def register_technique(name,            # the technique's name, the key of TECHN
 class Geometry:
     "One dataset's reusable geometry: k-NN distances, distance matrix and linkage merge trees, each built on first use."
     KNN_MAX = 50                       # neighbours computed at once: covers DBSCAN's min_samples range
+    DENSE_MAX = 12_000                 # the largest n whose distance matrix is kept (12,000^2 float64 = 1.15 GB)
 
     def __init__(self, X):
         self.X = X
@@ -88,6 +89,10 @@ class Geometry:
         if self._dist is None:
             self._dist = pairwise_distances(self.X)
         return self._dist
+
+    def prefers_matrix(self) -> bool:
+        "Whether neighbour searches should use the distance matrix: in more than 20 dimensions, up to DENSE_MAX points."
+        return self.d > 20 and self.n <= self.DENSE_MAX
 
     def cut(self, linkage: str, k: int) -> np.ndarray:
         "Labels of the k-cluster level of the `linkage` merge tree (built once per linkage)."
@@ -311,17 +316,21 @@ def _dbscan_space(t, g):
     lo, hi = g.knn_quantiles(ms, [0.01, 0.99])
     return {"min_samples": ms, "eps": t.suggest_float("eps", lo, max(hi, lo * 1.01), log=True)}
 
-register_technique("dbscan", lambda p, s: skc.DBSCAN(eps=p["eps"], min_samples=p["min_samples"]), _dbscan_space,
+def _dbscan_fit(p, s, g):
+    "DBSCAN labels, on the shared distance matrix in high dimension, else on the points."
+    if g.prefers_matrix():
+        return skc.DBSCAN(eps=p["eps"], min_samples=p["min_samples"], metric="precomputed").fit_predict(g.distances())
+    return skc.DBSCAN(eps=p["eps"], min_samples=p["min_samples"]).fit_predict(g.X)
+
+register_technique("dbscan", None, _dbscan_space,
                    lambda g: {"eps": float(g.knn_quantiles(5, [0.9])[0]), "min_samples": 5},
-                   "Ester, Kriegel, Sander & Xu, DBSCAN (KDD 1996); scikit-learn DBSCAN")
+                   "Ester, Kriegel, Sander & Xu, DBSCAN (KDD 1996); scikit-learn DBSCAN", fit=_dbscan_fit)
 
 # %% ../nbs/10_clusterers.ipynb #431c9185
-_HDBSCAN_DENSE_MAX = 12_000            # 12,000^2 float64 = 1.15 GB
-
 def _hdbscan_fit(p, s, g):
     "HDBSCAN labels, on the distance matrix in high dimension, else on the points."
     kw = dict(min_cluster_size=p["min_cluster_size"], min_samples=p["min_samples"])
-    if g.d > 20 and g.n <= _HDBSCAN_DENSE_MAX:            # brute force beats the trees in high dimension
+    if g.prefers_matrix():
         return skc.HDBSCAN(metric="precomputed", copy=True, **kw).fit_predict(g.distances())
     return skc.HDBSCAN(copy=True, **kw).fit_predict(g.X)
 
