@@ -289,8 +289,8 @@ register_technique("kmeans", lambda p, s: skc.KMeans(p["n_clusters"], n_init=p.g
 def _kmedoids_fit(p, s, g):
     "k-medoids (FasterPAM) labels on the geometry's distance matrix."
     import kmedoids                       # imported on first use: only k-medoids needs it
-    return kmedoids.KMedoids(p["n_clusters"], method="fasterpam", metric="precomputed",
-                             random_state=s).fit_predict(g.distances())
+    return kmedoids.fasterpam(g.distances(), p["n_clusters"], max_iter=300, init="random", random_state=s,
+                              n_cpu=1).labels.astype(np.int64)
 
 register_technique("kmedoids", None, lambda t, g: {"n_clusters": _k_param(t, g)}, _K_DEFAULT,
                    "Kaufman & Rousseeuw (1987); Schubert & Rousseeuw, FasterPAM (2021), `kmedoids` package",
