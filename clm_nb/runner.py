@@ -22,6 +22,7 @@ import time
 import traceback
 import warnings
 from collections import deque
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from multiprocessing import get_context
@@ -40,10 +41,11 @@ from .core import check_choice, check_flag, check_number
 from .datasets import array_digest
 
 # %% auto #0
-__all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'MAX_WORKER_DEATHS', 'EXECUTORS', 'FAULTS',
-           'PARAM_KINDS', 'FORMULA_START', 'code_version', 'value_digest', 'Task', 'task_seed', 'identity_text',
-           'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module', 'execute_task',
-           'record_failure', 'run_local', 'run_dask', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
+__all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'THREAD_VARIABLES', 'MAX_WORKER_DEATHS',
+           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FORMULA_START', 'code_version', 'value_digest', 'Task', 'task_seed',
+           'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
+           'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
+           'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
            'Param', 'check_params', 'spreadsheet_safe', 'write_csv', 'read_csv']
 
 # %% ../nbs/12_runner.ipynb #36f7c304
@@ -167,12 +169,17 @@ class Task:
     """One unit of a study: `func(**params, random_state=seed)`, named by `key` (a dict of short JSON-able values).
     `version` overrides the automatic `code_version(func)` (bump it by hand if you prefer explicit versions).
     `unhashed` names parameters left out of the identity: only locations (e.g. `data_dir`) of data whose content
-    another parameter identifies, so that a moved bundle or another machine's mount point does not miss the cache."""
+    another parameter identifies, so that a moved bundle or another machine's mount point does not miss the cache.
+    `cost` is an estimate of its seconds, used only to hand out long tasks first; it is not part of the identity."""
     key: dict                                          # the study's name for the task: short JSON-able values
     func: Callable                                     # a module-level function, called with params and random_state
     params: dict = field(default_factory=dict)         # its keyword arguments, identified by content
     version: str | None = None                         # pins the code version (default: code_version(func))
     unhashed: tuple = ()                               # parameters left out of the identity (locations only)
+    cost: float | None = field(default=None, compare=False)   # estimated seconds, for the order only (None: unknown)
+
+    def __post_init__(self):
+        check_number(self.cost, "cost", lo=0, allow_none=True, who="Task")
 
     @property
     def key_text(self) -> str:
@@ -358,6 +365,72 @@ def record_failure(task: Task,        # the task that failed
     "Store `error` as the result of a task that never returned (its worker died, it could not be sent or received)."
     write_result(result_path(store, identity), _result_frame(task, None, seed, np.nan, error), identity)
 
+# %% ../nbs/12_runner.ipynb #ead7637f
+def available_cores() -> int:
+    "The cores this process may run on: its CPU affinity where the system reports one, else `os.cpu_count()`."
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):                 # not Linux: no affinity to ask
+        return max(1, os.cpu_count() or 1)
+
+# %% ../nbs/12_runner.ipynb #dbe6c3b5
+def worker_threads(n_workers: int,              # tasks running at once on this machine
+                   cores: int | None = None,    # cores they share (default: available_cores())
+                  ) -> int:
+    "Threads per task so that `n_workers` concurrent tasks fill, and do not exceed, `cores`: max(1, cores // n_workers)"
+    n_workers = check_number(n_workers, "n_workers", lo=1, integer=True, who="worker_threads")
+    cores = available_cores() if cores is None else check_number(cores, "cores", lo=1, integer=True,
+                                                                  who="worker_threads")
+    return max(1, cores // n_workers)
+
+# %% ../nbs/12_runner.ipynb #97aefacf
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+@contextmanager
+def _child_environment(threads: int):
+    "This process's environment with each of `THREAD_VARIABLES` set to `threads` inside the block, as before after it."
+    saved = {v: os.environ.get(v) for v in THREAD_VARIABLES}
+    os.environ.update({v: str(threads) for v in THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for v, old in saved.items():
+            if old is None: os.environ.pop(v, None)
+            else: os.environ[v] = old
+
+# %% ../nbs/12_runner.ipynb #41a4e2ab
+@contextmanager
+def thread_limits(threads: int):
+    """Inside the block, the numerical libraries of this thread use at most `threads` threads: libraries loaded from
+    now on through `THREAD_VARIABLES`, OpenMP/OpenBLAS/MKL already loaded through threadpoolctl, numba through
+    `numba.set_num_threads` if it is loaded. Everything is restored on exit."""
+    from threadpoolctl import threadpool_limits      # on first use: only worker processes call this
+    threads = check_number(threads, "threads", lo=1, integer=True, who="thread_limits")
+    numba = sys.modules.get("numba")
+    before = numba.get_num_threads() if numba is not None else None
+    with _child_environment(threads), threadpool_limits(limits=threads):
+        if numba is not None:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            yield
+        finally:
+            if numba is not None:
+                numba.set_num_threads(before)
+
+# %% ../nbs/12_runner.ipynb #e14b2963
+def thread_report(openmp: bool = True,     # load scikit-learn's OpenMP runtime first (what its k-means runs on)
+                  random_state=None,       # unused; the runner passes every task a seed
+                 ) -> dict:
+    "The thread limits this task runs under: OpenMP and BLAS (threadpoolctl), numba, `OMP_NUM_THREADS`, the pid."
+    from threadpoolctl import threadpool_info       # on first use: only tests and cluster checks need it
+    if openmp:
+        import sklearn.cluster                      # noqa: F401  loads scikit-learn's OpenMP runtime
+    import numba                                    # its pool is sized at this import (NUMBA_NUM_THREADS)
+    info = threadpool_info()
+    most = lambda api: max([i["num_threads"] for i in info if i["user_api"] == api], default=0)
+    return {"openmp_threads": most("openmp"), "blas_threads": most("blas"), "numba_threads": numba.get_num_threads(),
+            "omp_env": os.environ.get("OMP_NUM_THREADS", ""), "pid": os.getpid()}
+
 # %% ../nbs/12_runner.ipynb #061037d2
 def _die_with_parent(parent_pid: int) -> None:
     """Make this worker process end when the study process ends, however it ends (SIGKILL included): Linux's
@@ -376,22 +449,23 @@ def _die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, daemon=True, name="clm_nb-parent-watch").start()
 
 # %% ../nbs/12_runner.ipynb #571dc445
-def _worker_main(conn, parent_pid: int) -> None:
-    "A worker process of the local executor: run the tasks sent over `conn` one at a time until told to stop."
+def _worker_main(conn, parent_pid: int, threads: int) -> None:
+    "A worker process of the local executor: run the tasks sent over `conn` one at a time, with `threads` threads each."
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C in a terminal is the study's: it stops the workers itself
     _die_with_parent(parent_pid)
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        except BaseException as e:                  # the task could not be unpickled here (e.g. defined in __main__)
-            conn.send(f"the task could not be received by a worker: {_failure_text(e)}")
-            continue
-        if msg is None:
-            return
-        task, store, seed, identity = msg
-        conn.send(execute_task(task, store, seed, identity))
+    with thread_limits(threads):                      # the environment set at spawn already holds them (see above)
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                return
+            except BaseException as e:              # the task could not be unpickled here (e.g. defined in __main__)
+                conn.send(f"the task could not be received by a worker: {_failure_text(e)}")
+                continue
+            if msg is None:
+                return
+            task, store, seed, identity = msg
+            conn.send(execute_task(task, store, seed, identity))
 
 # %% ../nbs/12_runner.ipynb #503d379c
 def _exit_cause(code: int | None) -> str:
@@ -412,14 +486,18 @@ def run_local(items,                 # tuples (task, seed, identity)
               n_jobs: int,           # worker processes
               on_done: Callable,     # called with (item, error) as each task ends
              ) -> None:
-    "Run `items` on `n_jobs` spawned worker processes that die with this one, calling `on_done(item, error)`."
+    """Run `items` on `n_jobs` spawned worker processes that die with this one, calling `on_done(item, error)`; each
+    worker's libraries use `worker_threads(n_jobs)` threads."""
     from clm_nb.runner import _worker_main as entry  # by import, so a fresh process finds it (also from this notebook)
     ctx = get_context("spawn")                      # numba's threading layer is not fork-safe
     queue, workers = deque((item, 0) for item in items), []   # jobs: (item, deaths); workers: [process, pipe, job]
+    threads = worker_threads(n_jobs)
     def start():
         here, there = ctx.Pipe()
-        p = ctx.Process(target=entry, args=(there, os.getpid()), name="clm_nb-worker")
-        p.start(); there.close()
+        p = ctx.Process(target=entry, args=(there, os.getpid(), threads), name="clm_nb-worker")
+        with _child_environment(threads):           # read by the child's libraries as it imports them
+            p.start()
+        there.close()
         workers.append([p, here, None])
     def hand_out(w):
         while w[2] is None and queue:
@@ -481,26 +559,59 @@ def run_local(items,                 # tuples (task, seed, identity)
                 p.kill(); p.join()
             conn.close()
 
+# %% ../nbs/12_runner.ipynb #7ce40df9
+def _local_cluster(n_jobs: int, stack: ExitStack):
+    "A LocalCluster of `n_jobs` one-thread workers under `worker_threads(n_jobs)`, closed (env restored) by `stack`."
+    import dask
+    from distributed import LocalCluster                # on first use: slow to import
+    threads = worker_threads(n_jobs)
+    stack.enter_context(_child_environment(threads))    # entered first: left last, after the cluster has closed
+    spawn_env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn_env | {v: threads for v in THREAD_VARIABLES}}):
+        cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+    stack.callback(cluster.close)
+    return cluster
+
+# %% ../nbs/12_runner.ipynb #9a7fbf05
+def _host_threads(client) -> dict[str, int]:
+    "The task threads of the cluster's workers per host: the sum of their `nthreads`, by host address."
+    from distributed.comm.addressing import get_address_host   # on first use: slow to import
+    out: dict[str, int] = {}
+    for address, info in client.scheduler_info()["workers"].items():
+        host = get_address_host(address)
+        out[host] = out.get(host, 0) + int(info.get("nthreads", 1))
+    return out
+
+# %% ../nbs/12_runner.ipynb #25b3ec37
+def _dask_execute(task: Task, store: str, seed: int, identity: dict, per_host: dict) -> str:
+    "`execute_task` on a Dask worker, under `thread_limits`: the worker's cores shared by the task threads of its host."
+    from distributed import get_worker                          # on first use: slow to import
+    from distributed.comm.addressing import get_address_host
+    worker = get_worker()
+    busy = per_host.get(get_address_host(worker.address), getattr(worker, "nthreads", 1))
+    with thread_limits(worker_threads(busy)):
+        return execute_task(task, store, seed, identity)
+
 # %% ../nbs/12_runner.ipynb #df718fc7
-def run_dask(items,                        # tuples (task, seed, identity)
+def run_dask(items,                        # tuples (task, seed, identity), in the order to start them
              *,
              store,                        # folder of the result files, at the same path on every worker
              n_jobs: int,                  # workers of the LocalCluster started when there is no dask_address
              dask_address: str | None,     # the scheduler of an existing cluster (None: start a LocalCluster)
              on_done: Callable,            # called with (item, error) as each task ends
             ) -> None:
-    "Run `items` on a Dask cluster, recording the tasks that Dask cannot run; a cluster started here is closed."
-    from distributed import Client, LocalCluster, as_completed as dask_completed   # on first use: slow to import
-    cluster = client = None
-    try:
-        if dask_address is None:
-            cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(dask_address or cluster)
-        futures = {}
-        for item in items:
+    """Run `items` on a Dask cluster, first items first, each task under its host's thread limit, recording the tasks
+    that Dask cannot run; a cluster started here is closed."""
+    from distributed import Client, as_completed as dask_completed   # on first use: slow to import
+    with ExitStack() as stack:
+        cluster = _local_cluster(n_jobs, stack) if dask_address is None else None
+        client = stack.enter_context(Client(dask_address or cluster))
+        per_host, futures = _host_threads(client), {}
+        for rank, item in enumerate(items):
             try:
-                f = client.submit(execute_task, item[0], str(store), item[1], item[2],
-                                  key=f"clm_nb-{result_path(store, item[2]).stem}", pure=False)
+                f = client.submit(_dask_execute, item[0], str(store), item[1], item[2], per_host,
+                                  key=f"clm_nb-{result_path(store, item[2]).stem}", pure=False,
+                                  priority=len(items) - rank)
                 futures[f] = item
             except Exception as e:
                 error = f"the task could not be sent to Dask: {_failure_text(e)}"
@@ -514,9 +625,6 @@ def run_dask(items,                        # tuples (task, seed, identity)
                 error = f"Dask could not run this task: {_failure_text(e)}"
                 record_failure(item[0], store, item[1], item[2], error)
             on_done(item, error)
-    finally:
-        if client is not None: client.close()
-        if cluster is not None: cluster.close()
 
 # %% ../nbs/12_runner.ipynb #3b9191fc
 def _check_tasks(tasks) -> list[Task]:
@@ -536,6 +644,12 @@ def _plan(tasks: list[Task], store: Path, seed: int) -> list[tuple]:
     "`(task, seed, identity)` of every task."
     return [(t, s, t.identity(s)) for t in tasks for s in [task_seed(seed, t.key)]]
 
+# %% ../nbs/12_runner.ipynb #ad2d1c14
+def longest_first(costs) -> list[int]:
+    "Positions of the tasks of estimated `costs` (None: unknown) in hand-out order: unknown first, then longest first."
+    costs = list(costs)
+    return sorted(range(len(costs)), key=lambda i: (costs[i] is not None, -(costs[i] or 0.0)))
+
 # %% ../nbs/12_runner.ipynb #50341876
 EXECUTORS = ("local", "dask", "inline")
 
@@ -543,7 +657,7 @@ def run(tasks,                               # `Task`s with unique keys
         *,
         store,                               # folder of the result files (created if needed)
         executor: str = "local",             # "local" (worker processes), "dask" or "inline" (this process)
-        n_jobs: int | None = None,           # worker processes (default: all cores)
+        n_jobs: int | None = None,           # worker processes (default: available_cores())
         dask_address: str | None = None,     # scheduler for executor="dask" (default: a LocalCluster of n_jobs)
         seed: int = 0,                       # the study seed, from which each task's seed derives
         retry_failed: bool = False,          # rerun the tasks whose stored result is a failure
@@ -552,7 +666,7 @@ def run(tasks,                               # `Task`s with unique keys
     "Run every task whose result is not in `store`, then return the results of all of them (see the prose)."
     if executor not in EXECUTORS:
         raise ValueError(f"run: executor={executor!r}; use one of {EXECUTORS}.")
-    n_jobs = (os.cpu_count() or 1) if n_jobs is None else check_number(n_jobs, "n_jobs", lo=1, integer=True, who="run")
+    n_jobs = available_cores() if n_jobs is None else check_number(n_jobs, "n_jobs", lo=1, integer=True, who="run")
     seed = check_number(seed, "seed", lo=0, integer=True, who="run")
     retry_failed = check_flag(retry_failed, "retry_failed", who="run")
     tasks = _check_tasks(tasks)
@@ -565,6 +679,7 @@ def run(tasks,                               # `Task`s with unique keys
             healed.append(f"{item[0].key_text}: {why}")
         if status in ("missing", "bad") or (status == "failed" and retry_failed):
             todo.append(item)
+    todo = [todo[i] for i in longest_first(item[0].cost for item in todo)]
     if healed:
         warnings.warn(f"run: {len(healed)} stored result(s) in {store} could not be trusted and are recomputed, e.g. "
                       f"{healed[0]}", RuntimeWarning, stacklevel=2)

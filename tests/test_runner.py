@@ -1,4 +1,6 @@
-"""The study runner: executors agree, failures are isolated, and a killed study resumes without recomputing."""
+"""The study runner: executors agree, failures are isolated, a killed study resumes without recomputing, workers share
+the cores instead of oversubscribing them, and long tasks start first."""
+import os
 import subprocess
 import sys
 import time
@@ -7,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from clm_nb.runner import Task, demo_task, load_results, run, run_summary, task_seed
+from clm_nb.runner import (THREAD_VARIABLES, Task, demo_task, load_results, result_path, run, run_summary, task_seed,
+                           thread_report, worker_threads)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,3 +87,50 @@ def test_bad_calls(tmp_path):
         run(grid(), store=tmp_path, executor="ray")
     with pytest.raises(ValueError, match="Task"):
         run([lambda: 1], store=tmp_path)
+
+
+# ---------------------------------------------------------------- threads per worker, longest first
+
+def limits(report):
+    return report[["openmp_threads", "blas_threads", "numba_threads", "omp_env"]].drop_duplicates().values.tolist()
+
+
+def probes(n=2):
+    return [Task({"probe": i}, thread_report) for i in range(n)]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_local_workers_share_the_cores_and_the_study_keeps_its_limits(tmp_path, n_jobs):
+    from threadpoolctl import threadpool_info
+    before = (threadpool_info(), {v: os.environ.get(v) for v in THREAD_VARIABLES})
+    res = run(probes(n_jobs), store=tmp_path, n_jobs=n_jobs, progress=False)
+    t = worker_threads(n_jobs)
+    assert (res.error == "").all() and limits(res) == [[t, t, t, str(t)]]
+    assert os.getpid() not in set(res.pid)
+    assert (threadpool_info(), {v: os.environ.get(v) for v in THREAD_VARIABLES}) == before
+
+
+def test_dask_local_cluster_workers_share_the_cores_and_the_study_gets_its_environment_back(tmp_path):
+    pytest.importorskip("distributed")
+    before = {v: os.environ.get(v) for v in THREAD_VARIABLES}
+    res = run(probes(), store=tmp_path, executor="dask", n_jobs=2, progress=False)
+    t = worker_threads(2)
+    assert (res.error == "").all() and limits(res) == [[t, t, t, str(t)]]
+    assert {v: os.environ.get(v) for v in THREAD_VARIABLES} == before        # the nanny's variables are undone
+
+
+def execution_order(store, tasks):
+    "The tasks' key values in the order their result files were written."
+    ids = {t.key["trial"]: t.identity(task_seed(0, t.key)) for t in tasks}
+    return sorted(ids, key=lambda k: result_path(store, ids[k]).stat().st_mtime_ns)
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_tasks_run_longest_first_unknown_costs_first(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed")
+    costs = [1.0, None, 30.0, 5.0, 30.0, 2.0]
+    tasks = [Task({"trial": i}, demo_task, {"n": 10, "sleep": 0.05}, cost=c) for i, c in enumerate(costs)]
+    res = run(tasks, store=tmp_path, executor=executor, n_jobs=1, progress=False)
+    assert execution_order(tmp_path, tasks) == [1, 2, 4, 3, 5, 0]
+    assert res.trial.tolist() == list(range(6))                                # results stay in task order
