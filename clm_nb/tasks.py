@@ -26,8 +26,10 @@ from .runner import Task, watch_module
 watch_module(__name__)   # the runner refuses a task of this module once its file changes on disk
 
 # %% auto #0
-__all__ = ['select_measures', 'score_datasets', 'score_partitions', 'score_pool', 'ground_truth_tasks', 'best_ground_truth',
-           'dataset_digest', 'load_checked', 'measures_task', 'measures_tasks', 'time_measure', 'score_factors']
+__all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
+           'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
+           'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
+           'score_factors']
 
 # %% ../nbs/13_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -172,6 +174,31 @@ def score_pool(X,                                         # the data, (n, d)
     out["errors"] = errors.reindex(range(len(members))).fillna("").to_numpy() if len(errors) else ""
     return out
 
+# %% ../nbs/13_tasks.ipynb #43e31837
+GT_COST_MODEL = {   # technique: (a, p, q) of seconds = a * n_trials * n**p * d**q (bench_scaleout.py fit)
+    "average": (0.00543, 0.29, 0.13),
+    "birch": (0.000961, 0.74, 0.25),
+    "complete": (0.00471, 0.32, 0.11),
+    "dbscan": (0.00174, 0.49, 0.35),
+    "hdbscan": (0.000329, 0.81, 0.22),
+    "kmeans": (0.00103, 0.76, 0.39),
+    "kmedoids": (3.14e-05, 1.32, 0.03),
+    "single": (0.00637, 0.24, 0.21),
+    "xmeans": (0.0029, 0.78, 0.27),
+}
+
+# %% ../nbs/13_tasks.ipynb #81df6b51
+def ground_truth_cost(technique: str,   # a technique of `clm_nb.clusterers.TECHNIQUES`
+                      n: int,           # points searched (after the max_points subsample)
+                      d: int,           # features
+                      n_trials: int,    # TPE trials
+                     ) -> float | None:
+    "Estimated seconds of one ground-truth task (`GT_COST_MODEL`); None for a technique the model does not cover."
+    if technique not in GT_COST_MODEL:
+        return None
+    a, p, q = GT_COST_MODEL[technique]
+    return a * n_trials * max(n, 1) ** p * max(d, 1) ** q
+
 # %% ../nbs/13_tasks.ipynb #3dc341dd
 def ground_truth_tasks(datasets,                        # objects with collection, name, X, y; each given once
                        *,
@@ -180,7 +207,8 @@ def ground_truth_tasks(datasets,                        # objects with collectio
                        max_points: int | None = None,   # subsample larger datasets to this many points
                        noise: str | None = None,        # the study's noise policy on the labels
                       ) -> list[Task]:
-    "One `clusterers.ground_truth_task` per (dataset, technique), keyed so that studies sharing a store share them."
+    """One `clusterers.ground_truth_task` per (dataset, technique), keyed so that studies sharing a store share them,
+    with its `ground_truth_cost` as the task's cost."""
     from clm_nb.clusterers import PAPER000_TECHNIQUES, ground_truth_task   # on first use: loads sklearn's estimators
     techs = list(techniques or PAPER000_TECHNIQUES)
     prepared, seen = [], set()
@@ -197,8 +225,21 @@ def ground_truth_tasks(datasets,                        # objects with collectio
             key = ({"collection": collection, "dataset": name, "technique": tech, "n_trials": n_trials}
                    | ({"max_points": max_points} if sub else {}))
             tasks.append(Task(key, ground_truth_task, {"X": X, "y": y, "technique": tech, "n_trials": n_trials,
-                                                       "max_points": max_points if sub else None}))
+                                                       "max_points": max_points if sub else None},
+                              cost=ground_truth_cost(tech, max_points if sub else len(y), X.shape[1], n_trials)))
     return tasks
+
+# %% ../nbs/13_tasks.ipynb #01db20a6
+CLASSIFIER_COST = (0.0245, 0.78, 0.41)   # (a, p, q) of seconds = a * n_trials * n**p * d**q (see the prose)
+
+# %% ../nbs/13_tasks.ipynb #4b287e8f
+def classifier_cost(n: int,          # points (after the max_points subsample)
+                    d: int,          # features
+                    n_trials: int,   # TPE trials per classifier
+                   ) -> float:
+    "Estimated seconds of one classifier-proxies task (`CLASSIFIER_COST`)."
+    a, p, q = CLASSIFIER_COST
+    return a * n_trials * max(n, 1) ** p * max(d, 1) ** q
 
 # %% ../nbs/13_tasks.ipynb #53654784
 def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
@@ -257,6 +298,19 @@ def measures_task(collection: str,              # the dataset's collection
     long = score_datasets([ds], measures, noise=noise, random_state=random_state, progress=False)
     return long.rename(columns={"seconds": "measure_seconds", "error": "measure_error"})
 
+# %% ../nbs/13_tasks.ipynb #6a80ec1f
+MEASURE_COST = {"quadratic": 4e-9, "linear": 4e-6}   # seconds per n^2 d, and per K n d (see the prose)
+
+def measures_cost(n: int,      # points
+                  d: int,      # features
+                  K: int,      # classes
+                  measures,    # registered measure names
+                 ) -> float:
+    "Estimated seconds of every measure of `measures` on one dataset of n points, d features and K classes."
+    quadratic = sum("n^2" in str(get_measure(m).complexity) for m in measures)
+    return (quadratic * MEASURE_COST["quadratic"] * n * n * d
+            + (len(measures) - quadratic) * MEASURE_COST["linear"] * K * n * d)
+
 # %% ../nbs/13_tasks.ipynb #47ad43f1
 def measures_tasks(catalog: pd.DataFrame,      # a `list_datasets` table (collection, name, optional sha256)
                    *,
@@ -264,7 +318,7 @@ def measures_tasks(catalog: pd.DataFrame,      # a `list_datasets` table (collec
                    measures,                   # registered measures (None: every internal and between measure)
                    noise: str | None = None,   # noise policy for the label -1
                   ) -> list[Task]:
-    "One `measures_task` per dataset of `catalog`, keyed by collection and name."
+    "One `measures_task` per dataset of `catalog`, keyed by collection and name, its `measures_cost` as its cost."
     names = select_measures(measures)
     check_choice(noise, "noise", NOISE_POLICIES, who="measures_tasks")
     root = resolve_data_dir(data_dir)
@@ -272,11 +326,14 @@ def measures_tasks(catalog: pd.DataFrame,      # a `list_datasets` table (collec
     if missing:
         raise ValueError(f"measures_tasks: catalog lacks the column(s) {missing}; pass a list_datasets(...) table.")
     where = str(root) if root else False
-    sha = catalog["sha256"] if "sha256" in catalog else pd.Series([None] * len(catalog), index=catalog.index)
+    column = lambda c: catalog[c] if c in catalog else pd.Series([None] * len(catalog), index=catalog.index)
+    sizes = zip(column("n"), column("d"), column("n_classes"))
+    costs = [measures_cost(n, d, K, names) if all(v is not None and pd.notna(v) for v in (n, d, K)) else None
+             for n, d, K in sizes]
     return [Task({"part": "measures", "collection": c, "dataset": n}, measures_task,
                  {"collection": c, "name": n, "data_dir": where, "data_digest": dataset_digest(c, n, where),
-                  "sha256": h, "measures": names, "noise": noise}, unhashed=("data_dir",))
-            for c, n, h in zip(catalog["collection"], catalog["name"], sha)]
+                  "sha256": h, "measures": names, "noise": noise}, unhashed=("data_dir",), cost=cost)
+            for c, n, h, cost in zip(catalog["collection"], catalog["name"], column("sha256"), costs)]
 
 # %% ../nbs/13_tasks.ipynb #0c4e7d62
 def _timing_data(n: int, d: int, K: int, rng) -> tuple[np.ndarray, np.ndarray]:
