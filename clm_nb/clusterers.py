@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, prange
 import pandas as pd
 from sklearn import cluster as skc
+from sklearn.base import BaseEstimator, ClassifierMixin
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.exceptions import ConvergenceWarning
@@ -27,7 +28,7 @@ from .datasets import subsample_dataset
 # %% auto #0
 __all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique', 'register_technique', 'Geometry',
            'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans', 'SearchResult', 'search', 'partition_pool',
-           'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
+           'ShrinkageLDA', 'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/10_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -484,13 +485,53 @@ def partition_pool(X,                          # data, (n, d) array-like of fini
         raise ValueError(f"partition_pool: protocol={protocol!r}; use 'paper002', 'paper003', 'paper004' or 'kselect'.")
     return members
 
+# %% ../nbs/10_clusterers.ipynb #c9fd25d8
+class ShrinkageLDA(ClassifierMixin, BaseEstimator):
+    "scikit-learn's LinearDiscriminantAnalysis(solver='lsqr', shrinkage) computed in O(n^2 d) when n < d (Woodbury)."
+    def __init__(self,
+                 shrinkage: float = 0.0,   # λ in [0, 1]: weight of the scaled identity in each class covariance
+                ):
+        self.shrinkage = shrinkage
+
+    def fit(self, X, y):
+        from scipy.linalg import cho_factor, cho_solve
+        X = np.asarray(X, float)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        n, d = X.shape
+        counts = np.bincount(codes)
+        priors, lam = counts / n, float(self.shrinkage)
+        means = np.array([X[codes == g].mean(0) for g in range(len(counts))])
+        Z = (X - means[codes]) * np.sqrt(priors / counts)[codes][:, None]
+        c = lam * sum(p * ((X[codes == g] - means[g]) ** 2).sum() / (counts[g] * d) for g, p in enumerate(priors))
+        if c <= 0 or (1 - lam) * d > 1e8 * lam:          # Sigma (near-)singular: scikit-learn's least squares
+            from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+            ref = LinearDiscriminantAnalysis(solver="lsqr", shrinkage=lam).fit(X, codes)
+            W = np.atleast_2d(ref.coef_) if len(counts) > 2 else None
+            if W is None:                                # scikit-learn keeps one row for two classes
+                self.coef_, self.intercept_ = np.array([0 * ref.coef_[0], ref.coef_[0]]), np.r_[0.0, ref.intercept_]
+            else:
+                self.coef_, self.intercept_ = W, ref.intercept_
+            return self
+        if lam == 1:
+            W = means.T / c
+        elif n < d:
+            inner = cho_factor(c / (1 - lam) * np.eye(n) + Z @ Z.T)
+            W = (means.T - Z.T @ cho_solve(inner, Z @ means.T)) / c
+        else:
+            W = cho_solve(cho_factor((1 - lam) * Z.T @ Z + c * np.eye(d)), means.T)
+        self.coef_ = W.T
+        self.intercept_ = -0.5 * np.einsum("gd,gd->g", means, self.coef_) + np.log(priors)
+        return self
+
+    def predict(self, X):
+        return self.classes_[np.argmax(np.asarray(X, float) @ self.coef_.T + self.intercept_, axis=1)]
+
 # %% ../nbs/10_clusterers.ipynb #842d2a72
 CLASSIFIERS = ("svm", "knn", "mlp", "naive_bayes", "random_forest", "logistic_regression", "lda")
 
 def _classifier(name, trial, seed):
     "Classifier `name` (one of CLASSIFIERS) with the hyper-parameters suggested by the optuna `trial`."
     # imported on first use: only the classifier proxies need these scikit-learn modules
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
@@ -518,7 +559,7 @@ def _classifier(name, trial, seed):
     if name == "logistic_regression":
         return scaled(LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True), max_iter=1000))
     if name == "lda":
-        return LinearDiscriminantAnalysis(solver="lsqr", shrinkage=trial.suggest_float("shrinkage", 0.0, 1.0))
+        return ShrinkageLDA(trial.suggest_float("shrinkage", 0.0, 1.0))
     raise ValueError(name)
 
 # %% ../nbs/10_clusterers.ipynb #76540a71

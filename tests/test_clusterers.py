@@ -206,3 +206,20 @@ class _Fixed:
     "A stand-in for an optuna trial that suggests one fixed integer."
     def __init__(self, v): self.v = v
     def suggest_int(self, name, lo, hi, log=False): return self.v
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(8, 60), st.integers(2, 120), st.integers(2, 4), st.floats(0.0, 1.0))
+def test_shrinkage_lda_is_scikit_learns_lsqr_lda(seed, n, d, K, lam):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.arange(K), rng.integers(0, K, n - K)]                  # every class present
+    Xr = rng.normal(size=(n, d)) + y[:, None] * rng.uniform(0, 1)
+    T = rng.normal(size=(200, d))
+    ours = CL.ShrinkageLDA(lam).fit(Xr, y)
+    ref = LinearDiscriminantAnalysis(solver="lsqr", shrinkage=lam).fit(Xr, y)
+    ours_scores = T @ ours.coef_.T + ours.intercept_
+    ref_scores = ref.decision_function(T)
+    if K == 2:
+        ours_scores = ours_scores[:, 1] - ours_scores[:, 0]
+    assert np.allclose(ours_scores, ref_scores, rtol=1e-6, atol=1e-6 * np.abs(ref_scores).max())
