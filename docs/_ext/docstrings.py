@@ -47,6 +47,15 @@ def process(app, what, name, obj, options, lines):
             lines.extend(["", *fields])
 
 
+def skip_foreign(app, what, name, obj, skip, options):
+    """Leave out members a clm_nb class gets from elsewhere: scikit-learn generates `set_*_request` methods on every
+    estimator subclass (e.g. `ShrinkageLDA`), with scikit-learn's own RST and sentinel defaults such as '$UNCHANGED$'."""
+    if what == "class" and not getattr(obj, "__module__", "clm_nb").startswith("clm_nb"):
+        return True
+    return True if re.fullmatch(r"set_\w+_request", name) else None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", process)
+    app.connect("autodoc-skip-member", skip_foreign)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
