@@ -5,21 +5,54 @@
 # %% ../nbs/06_curves.ipynb #05074499
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from .core import SCALE_FREE, check_choice, register
+from .core import SCALE_FREE, check_choice, check_number, register
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
 # %% auto #0
-__all__ = ['ESTIMATORS', 'aucc', 'auprc', 'auiprc', 'sauprc']
+__all__ = ['CURVE_MEASURES', 'ESTIMATORS', 'BoundedScore', 'aucc', 'auprc', 'auiprc', 'sauprc', 'bounded_score']
+
+# %% ../nbs/06_curves.ipynb #b5514988
+@dataclass(frozen=True)
+class BoundedScore:
+    "A curve measure's value and its certified error bound: |value - exact value| <= bound."
+    value: float         # the estimate (the exact value when bound == 0)
+    bound: float         # certified bound on |value - exact value|
+    passes: int          # passes over the pairs it took
+
+    def __float__(self) -> float:
+        return self.value
+
+# %% ../nbs/06_curves.ipynb #84394a93
+CURVE_MEASURES = {"aucc": ["ranks"], "auprc": ["pr"], "auiprc": ["pr_inverse"], "sauprc": ["pr", "pr_inverse"]}
+
+def _curve(X, labels, measure, *, metric, noise, max_memory, tolerance, estimator="step") -> BoundedScore:
+    "Run the pair engine once for one curve measure: its value (areas clipped to [0, 1]), certified bound, passes."
+    step = measure == "aucc" or _estimator(estimator, measure) == "step"
+    s = summarize(X, labels, CURVE_MEASURES[measure], metric=metric, noise=noise, max_memory=max_memory,
+                  tolerance=tolerance, measure=measure)
+    clip = lambda v: min(max(float(v), 0.0), 1.0)
+    if measure == "aucc":
+        return BoundedScore(clip((s.concordant + 0.5 * s.ties) / (float(s.n_within) * s.n_between)),
+                            float(s.aucc_bound), s.passes)
+    ap, apb = (s.ap, s.ap_bound) if step else (s.ap_trapezoid, s.ap_trapezoid_bound)
+    api, apib = ((s.ap_inverse, s.ap_inverse_bound) if step
+                 else (s.ap_inverse_trapezoid, s.ap_inverse_trapezoid_bound))
+    value, bound = {"auprc": (clip(ap), apb), "auiprc": (clip(api), apib),
+                    "sauprc": ((clip(ap) + clip(api)) / 2, (apb + apib) / 2)}[measure]
+    return BoundedScore(float(value), float(bound), s.passes)
 
 # %% ../nbs/06_curves.ipynb #111bbe86
 _DOC_ARGS = ("max_memory bounds the engine's memory; the result is exact whatever its value "
              "(a smaller budget costs passes).")
 
 @register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
-          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about "
-                     "6.7 n^2/max_memory passes (max_memory in bytes) beyond; memory <= max_memory",
+          complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000, about 1 + 5 n^2/max_memory passes "
+                     "(max_memory in bytes) beyond; one counting pass and a small sample with tolerance=; "
+                     "memory <= max_memory",
           reference="Jaskowiak, Costa & Campello (2022), The area under the ROC curve as a measure of clustering "
                     "quality, Data Mining and Knowledge Discovery 36(3):1219-1245")
 def aucc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
@@ -28,11 +61,11 @@ def aucc(X,                                     # (n, d) data, or a `LabeledData
          metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
          noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
          random_state=None,                     # accepted for a common signature; unused (exact, not random)
-         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory, see 01_pairs)
+         tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified (fast mode)
         ) -> float:
     "Area under the ROC curve of pairs ranked by similarity, same-cluster pairs positive (higher is better)."
-    s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="aucc")
-    return float((s.concordant + 0.5 * s.ties) / (float(s.n_within) * s.n_between))
+    return _curve(X, labels, "aucc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance).value
 
 # %% ../nbs/06_curves.ipynb #67f61d6c
 ESTIMATORS = ("step", "trapezoid")
@@ -44,17 +77,10 @@ def _estimator(estimator: str, measure: str = "") -> str:
         raise ValueError(f"{e} ('step' = average precision, 'trapezoid' = trapezoidal rule over the precision-recall "
                          "points)") from None
 
-# %% ../nbs/06_curves.ipynb #3eb3fe0e
-def _pr(X, labels, needs, *, metric, noise, max_memory, estimator, measure):
-    estimator = _estimator(estimator, measure)
-    s = summarize(X, labels, needs, metric=metric, noise=noise, max_memory=max_memory, measure=measure)
-    step = estimator == "step"
-    ap, api = (s.ap if step else s.ap_trapezoid), (s.ap_inverse if step else s.ap_inverse_trapezoid)
-    return min(max(float(ap), 0.0), 1.0), min(max(float(api), 0.0), 1.0)      # rounding can pass 1 by an ulp or two
-
 # %% ../nbs/06_curves.ipynb #6a5b297f
-_PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000 at 512 MB, about 6.7 n^2/max_memory "
-                  "passes (max_memory in bytes) beyond; memory <= max_memory")
+_PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000, about 1 + 5 n^2/max_memory passes "
+                  "(max_memory in bytes) beyond; one counting pass and a small sample with tolerance=; "
+                  "memory <= max_memory")
 
 _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under precision-recall curves (preprint)"
 
@@ -67,12 +93,13 @@ def auprc(X,                                     # (n, d) data, or a `LabeledDat
           noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
           random_state=None,                     # accepted for a common signature; unused (exact, not random)
           estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
-          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+          max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
+          tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
          ) -> float:
     """Area under the precision-recall curve of pairs ranked by similarity, same-cluster pairs positive (higher is
     better)."""
-    return float(_pr(X, labels, ["pr"], metric=metric, noise=noise, max_memory=max_memory, estimator=estimator,
-                     measure="auprc")[0])
+    return _curve(X, labels, "auprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
+                  estimator=estimator).value
 
 # %% ../nbs/06_curves.ipynb #0f9a838c
 @register("auiprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
@@ -85,12 +112,13 @@ def auiprc(X,                                     # (n, d) data, or a `LabeledDa
            noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
            random_state=None,                     # accepted for a common signature; unused (exact, not random)
            estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
-           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+           max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
+           tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
           ) -> float:
     """Area under the inverse precision-recall curve: between-cluster pairs positive, ranked by distance (higher is
     better)."""
-    return float(_pr(X, labels, ["pr_inverse"], metric=metric, noise=noise, max_memory=max_memory,
-                     estimator=estimator, measure="auiprc")[1])
+    return _curve(X, labels, "auiprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
+                  estimator=estimator).value
 
 # %% ../nbs/06_curves.ipynb #3fb248b8
 @register("sauprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
@@ -103,9 +131,26 @@ def sauprc(X,                                     # (n, d) data, or a `LabeledDa
            noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
            random_state=None,                     # accepted for a common signature; unused (exact, not random)
            estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
-           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+           max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
+           tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
           ) -> float:
     "Symmetric area under precision-recall: the mean of AUPRC and AUIPRC, from one computation (higher is better)."
-    ap, api = _pr(X, labels, ["pr", "pr_inverse"], metric=metric, noise=noise, max_memory=max_memory,
-                  estimator=estimator, measure="sauprc")
-    return float((ap + api) / 2)
+    return _curve(X, labels, "sauprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
+                  estimator=estimator).value
+
+# %% ../nbs/06_curves.ipynb #a025a7f2
+def bounded_score(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+                  labels=None,                           # one label per row, any hashable values
+                  measure: str = "aucc",                 # one of `CURVE_MEASURES`
+                  *,
+                  tolerance: float = 1e-6,               # the largest bound accepted (0: the exact value)
+                  estimator: str = "step",               # for the precision-recall areas: 'step' or 'trapezoid'
+                  metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+                  noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                  max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
+                 ) -> BoundedScore:
+    "A curve measure's estimate with its certified bound: |value - exact value| <= bound <= tolerance."
+    measure = check_choice(measure, "measure", list(CURVE_MEASURES), who="bounded_score")
+    tolerance = check_number(tolerance, "tolerance", lo=0, who="bounded_score")
+    return _curve(X, labels, measure, metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
+                  estimator=estimator)

@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -15,8 +16,9 @@ from numba import njit, prange
 from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_number, normalize_scale
 
 # %% auto #0
-__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'check_metric', 'check_max_memory',
-           'SortedData', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
+__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'ROUNDING_ALLOWANCE',
+           'CURVE_COLUMNS', 'check_metric', 'available_memory', 'auto_max_memory', 'check_max_memory', 'SortedData',
+           'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -36,10 +38,51 @@ def check_metric(metric: str, *, who: str = "") -> str:
 TRANSLATION_INVARIANT_METRICS = {"euclidean", "l2", "sqeuclidean", "cityblock", "manhattan", "l1", "chebyshev"}
 
 # %% ../nbs/01_pairs.ipynb #867e362b
-DEFAULT_MAX_MEMORY = 512 * 2**20
+MEMORY_RULE = dict(fraction=0.5,          # of the memory available at the call
+                   floor=256 * 2**20,     # never less: the engine is exact at any budget, only slower
+                   cap=16 * 2**30,        # never more, however large the machine
+                   fallback=512 * 2**20)  # when the available memory cannot be read
+
+def available_memory() -> int | None:
+    """Bytes the system could give this process now: `MemAvailable` of /proc/meminfo (else `os.sysconf`), lowered
+    to the room under a cgroup v2 memory limit if one is set; None when nothing can be read."""
+    avail = None
+    try:
+        with open("/proc/meminfo") as f:
+            avail = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, ValueError, StopIteration, IndexError):
+        try:
+            avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit != "max":
+            with open("/sys/fs/cgroup/memory.current") as f:
+                room = int(limit) - int(f.read())
+            avail = room if avail is None else min(avail, room)
+    except (OSError, ValueError):
+        pass
+    return avail
+
+# %% ../nbs/01_pairs.ipynb #c499b616
+def auto_max_memory(available: int | None = None) -> int:
+    """The default budget: `MEMORY_RULE['fraction']` of `available` bytes (default: `available_memory()` now),
+    within [floor, cap]; the fallback when the available memory is unknown."""
+    r = MEMORY_RULE
+    avail = available_memory() if available is None else available
+    if avail is None:
+        return r["fallback"]
+    return int(min(max(avail * r["fraction"], r["floor"]), r["cap"]))
+
+DEFAULT_MAX_MEMORY = None          # "auto": `check_max_memory` resolves it with `auto_max_memory()` at each call
 
 def check_max_memory(max_memory, *, who: str = "") -> int:
-    "`max_memory`, the engine's budget in bytes, as a positive int (an integral float such as 1e8 is accepted)."
+    """`max_memory`, the engine's budget in bytes, as a positive int (an integral float such as 1e8 is accepted);
+    None means `auto_max_memory()`, read at this call."""
+    if max_memory is None:
+        return auto_max_memory()
     return check_number(max_memory, "max_memory", lo=1, integer=True, who=who)
 
 # %% ../nbs/01_pairs.ipynb #f445faf0
@@ -117,6 +160,14 @@ def _row_distances(XT, i, j0, j1, code, out):
             o[j] = 0.0 if v < 0.0 else (2.0 if v > 2.0 else v)
     return o
 
+# %% ../nbs/01_pairs.ipynb #d6b4472e
+_ROW_BLOCK, _COLUMN_TILE = 16, 2048       # the pairs are walked in blocks of 16 rows x 2048 columns
+
+@njit(cache=True)
+def _n_blocks(n):
+    "Row blocks of `_ROW_BLOCK` rows covering rows 0..n-2 (lane t takes blocks t, t + L, ...)."
+    return (n - 1 + _ROW_BLOCK - 1) // _ROW_BLOCK
+
 # %% ../nbs/01_pairs.ipynb #6c769d05
 @njit(cache=True)
 def _bucket(v, lo, hi, inv, nb, top):
@@ -125,6 +176,18 @@ def _bucket(v, lo, hi, inv, nb, top):
         return -1
     b = int((v - lo) * inv)
     return nb - 1 if b >= nb else b
+
+# %% ../nbs/01_pairs.ipynb #c76c2c5c
+@njit(cache=True)
+def _map_bucket(v, lo, hi, inv, nb, top, tab):
+    """`_bucket`, then, with a fine map (`tab` not empty), the sub-bucket inside it: bucket b is cut into
+    s = tab[b, 1] linear sub-buckets numbered from tab[b, 0], starting at distance tab[b, 2], tab[b, 3] per unit."""
+    b = _bucket(v, lo, hi, inv, nb, top)
+    if b < 0 or tab.shape[0] == 0:
+        return b
+    s = int(tab[b, 1])
+    q = int((v - tab[b, 2]) * tab[b, 3])
+    return int(tab[b, 0]) + (0 if q < 0 else (s - 1 if q >= s else q))
 
 # %% ../nbs/01_pairs.ipynb #d8bc6c5c
 @njit(cache=True)
@@ -150,106 +213,124 @@ def _moments_merge(acc, vals):
 
 # %% ../nbs/01_pairs.ipynb #26d73f05
 @njit(parallel=True, cache=True)
-def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster,
-                want_hist, want_sums, want_moments, want_extremes):
-    """One pass over the n(n-1)/2 pairs, lane t taking rows t, t+n_lanes, ... (deterministic, so a later
-    collecting pass sees the same pairs in the same lane). Returns per-lane accumulators."""
+def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster,
+                want_hist, want_sums, want_moments, want_extremes, block_stride):
+    """One pass over the n(n-1)/2 pairs in blocks of `_ROW_BLOCK` rows x `_COLUMN_TILE` columns, lane t taking row
+    blocks t, t+L, ... (deterministic, so a later collecting pass sees the same pairs in the same lane); with
+    `block_stride` s > 1, only every s-th of its blocks (a sample). Returns per-lane accumulators."""
     n = XT.shape[1]
     K = starts.shape[0] - 1
     S = 2 * K if per_cluster else 2
-    nbh = nb if want_hist else 0
+    nbh = (int(tab[nb - 1, 0] + tab[nb - 1, 1]) if tab.shape[0] > 0 else nb) if want_hist else 0
     H = np.zeros((n_lanes, S, nbh), np.int64)
-    TOT = np.zeros((n_lanes, nbh), np.int64)
     BMIN = np.full((n_lanes, nbh), np.inf)
     BMAX = np.full((n_lanes, nbh), -np.inf)
-    BSUM = np.zeros((n_lanes, nb if want_sums else 0))
+    BSUM = np.zeros((n_lanes, nbh if want_sums else 0))
     MOM = np.zeros((n_lanes, 2, 3))
     ke = K if want_extremes else 0
     MINB = np.full((n_lanes, ke, ke), np.inf)   # [a, c], c >= a: smallest distance between clusters a and c
     MAXB = np.zeros((n_lanes, ke, ke))          # largest (the diagonal: cluster diameters)
     SUMB = np.zeros((n_lanes, ke, ke))          # sum (the diagonal: within-cluster sums)
     for t in prange(n_lanes):
-        buf = np.empty(n)
-        for i in range(t, n - 1, n_lanes):
-            li = labels[i]
-            o = _row_distances(XT, i, i + 1, n, code, buf)
-            e = starts[li + 1] - i - 1                  # o[:e] are within pairs, o[e:] between pairs
-            if want_moments:
-                _moments_merge(MOM[t, 0], o[:e])
-                _moments_merge(MOM[t, 1], o[e:])
-            if want_extremes:
-                for c in range(li, K):
-                    a = 0 if c == li else starts[c] - i - 1
-                    z = e if c == li else starts[c + 1] - i - 1
-                    mn = MINB[t, li, c]
-                    mx = MAXB[t, li, c]
-                    sm = 0.0
-                    for j in range(a, z):
-                        v = o[j]
-                        sm += v
-                        if v < mn:
-                            mn = v
-                        if v > mx:
-                            mx = v
-                    MINB[t, li, c] = mn
-                    MAXB[t, li, c] = mx
-                    SUMB[t, li, c] += sm
-            if want_hist:
-                for c in range(li, K):
-                    a = 0 if c == li else starts[c] - i - 1
-                    z = e if c == li else starts[c + 1] - i - 1
-                    if per_cluster:
-                        s1 = li if c == li else K + li
-                        s2 = -1 if c == li else K + c
-                    else:
-                        s1 = 0 if c == li else 1
-                        s2 = -1
-                    for j in range(a, z):
-                        b = _bucket(o[j], lo, hi, inv, nb, top)
-                        if b < 0:
+        buf = np.empty(_COLUMN_TILE)
+        h, bmn, bmx = H[t], BMIN[t], BMAX[t]
+        for blk in range(t * block_stride, _n_blocks(n), n_lanes * block_stride):
+            i0 = blk * _ROW_BLOCK
+            i1 = min(n - 1, i0 + _ROW_BLOCK)
+            for j0 in range(i0 + 1, n, _COLUMN_TILE):
+                j1 = min(n, j0 + _COLUMN_TILE)
+                for i in range(i0, i1):
+                    a0 = max(j0, i + 1)
+                    if a0 >= j1:
+                        continue
+                    li = labels[i]
+                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    for c in range(labels[a0], labels[j1 - 1] + 1):     # the clusters these columns fall in
+                        a = max(a0, starts[c]) - a0
+                        z = min(j1, starts[c + 1]) - a0
+                        if a >= z:
                             continue
-                        v = o[j]
-                        H[t, s1, b] += 1
-                        if s2 >= 0:
-                            H[t, s2, b] += 1
-                        TOT[t, b] += 1
-                        if v < BMIN[t, b]:
-                            BMIN[t, b] = v
-                        if v > BMAX[t, b]:
-                            BMAX[t, b] = v
-                        if want_sums:
-                            BSUM[t, b] += v
-    return H, TOT, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
+                        if want_moments:
+                            _moments_merge(MOM[t, 0 if c == li else 1], o[a:z])
+                        if want_extremes:
+                            mn, mx, sm = MINB[t, li, c], MAXB[t, li, c], 0.0
+                            for j in range(a, z):
+                                v = o[j]
+                                sm += v
+                                mn = min(mn, v)
+                                mx = max(mx, v)
+                            MINB[t, li, c], MAXB[t, li, c] = mn, mx
+                            SUMB[t, li, c] += sm
+                        if not want_hist:
+                            continue
+                        if per_cluster:
+                            s1, s2 = (li, -1) if c == li else (K + li, K + c)
+                        else:
+                            s1, s2 = (0 if c == li else 1), -1
+                        for j in range(a, z):
+                            v = o[j]
+                            b = _map_bucket(v, lo, hi, inv, nb, top, tab)
+                            if b < 0:
+                                continue
+                            h[s1, b] += 1
+                            if s2 >= 0:
+                                h[s2, b] += 1
+                            if v < bmn[b]:
+                                bmn[b] = v
+                            if v > bmx[b]:
+                                bmx[b] = v
+                            if want_sums:
+                                BSUM[t, b] += v
+    return H, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
 
 # %% ../nbs/01_pairs.ipynb #9b74c9db
 @njit(parallel=True, cache=True)
-def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, per_cluster, need, cursor, vals, codes):
-    """Write every pair whose bucket is in `need` at cursor[t, b] of its lane: the distance and its cluster-pair
-    code, or, when `codes` is empty (within/between is all that is needed), the distance negated for a between pair
-    (-0.0 included), which saves the code array and half the scattered writes."""
+def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster, vlo, vhi, need,
+                  cursor, vals, codes):
+    """Write every pair whose bucket is in `need` at cursor[t, b] of its lane (the blocks of `_stats_pass`): the
+    distance and its cluster-pair code, or, when `codes` is empty (within/between is all that is needed), the
+    distance negated for a between pair (-0.0 included), which saves the code array and half the scattered writes.
+    Only distances in [vlo, vhi] (which holds every needed bucket) are looked at: a branch-free loop lists them
+    first, so the many pairs outside cost no mispredicted branch."""
     n = XT.shape[1]
     K = starts.shape[0] - 1
     for t in prange(n_lanes):
-        buf = np.empty(n)
+        buf = np.empty(_COLUMN_TILE)
+        keep = np.empty(_COLUMN_TILE, np.int64)
         cur = cursor[t]
-        for i in range(t, n - 1, n_lanes):
-            li = labels[i]
-            o = _row_distances(XT, i, i + 1, n, code, buf)
-            for c in range(li, K):
-                a = 0 if c == li else starts[c] - i - 1
-                z = (starts[li + 1] - i - 1) if c == li else starts[c + 1] - i - 1
-                pc = li * K + c if per_cluster else (0 if c == li else 1)
-                for j in range(a, z):
-                    b = _bucket(o[j], lo, hi, inv, nb, top)
-                    if b < 0 or not need[b]:
+        for blk in range(t, _n_blocks(n), n_lanes):
+            i0 = blk * _ROW_BLOCK
+            i1 = min(n - 1, i0 + _ROW_BLOCK)
+            for j0 in range(i0 + 1, n, _COLUMN_TILE):
+                j1 = min(n, j0 + _COLUMN_TILE)
+                for i in range(i0, i1):
+                    a0 = max(j0, i + 1)
+                    if a0 >= j1:
                         continue
-                    p = cur[b]
-                    if per_cluster:
-                        vals[p] = o[j]
-                        codes[p] = pc
-                    else:
-                        vals[p] = o[j] if pc == 0 else -o[j]
-                    cur[b] = p + 1
+                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    k = 0
+                    for j in range(o.shape[0]):
+                        v = o[j]
+                        keep[k] = j
+                        k += (v >= vlo) & (v <= vhi)
+                    li = labels[i]
+                    we = starts[li + 1] - a0                      # o[:we] are within pairs
+                    c = labels[a0]
+                    for q in range(k):
+                        j = keep[q]
+                        v = o[j]
+                        b = _map_bucket(v, lo, hi, inv, nb, top, tab)
+                        if b < 0 or not need[b]:
+                            continue
+                        p = cur[b]
+                        if per_cluster:
+                            while a0 + j >= starts[c + 1]:        # the cluster of column a0 + j
+                                c += 1
+                            vals[p] = v
+                            codes[p] = li * K + c
+                        else:
+                            vals[p] = v if j < we else -v
+                        cur[b] = p + 1
 
 # %% ../nbs/01_pairs.ipynb #9e0c6b08
 @njit(cache=True)
@@ -270,11 +351,49 @@ def _insertion_sort(vals, codes, a, z):
         if not signed:
             codes[y + 1] = c
 
+# %% ../nbs/01_pairs.ipynb #de633fbf
+@njit(cache=True)
+def _spread(vals, codes, a, z, lo, inv, parts, tv, tc, cnt):
+    """Counting sort of vals[a:z] (codes following) into `parts` linear parts of [lo, hi] by |value| (inv = parts
+    per unit); `cnt` holds at least parts + 1 numbers."""
+    signed = codes.shape[0] == 0
+    m = z - a
+    cnt[: parts + 1] = 0
+    for x in range(a, z):
+        cnt[min(int((abs(vals[x]) - lo) * inv), parts - 1) + 1] += 1
+    for q in range(parts):
+        cnt[q + 1] += cnt[q]
+    for x in range(a, z):
+        q = min(int((abs(vals[x]) - lo) * inv), parts - 1)
+        tv[cnt[q]] = vals[x]
+        if not signed:
+            tc[cnt[q]] = codes[x]
+        cnt[q] += 1
+    vals[a:z] = tv[:m]
+    if not signed:
+        codes[a:z] = tc[:m]
+
+# %% ../nbs/01_pairs.ipynb #6bc3d265
+@njit(cache=True)
+def _sort_segment(vals, codes, a, z, tv, tc, cnt):
+    """Sort vals[a:z] (by |value| when `codes` is empty), codes following: a bucket sort into as many linear
+    sub-buckets as values (`_spread`), then an insertion sort that only moves values inside their sub-bucket: O(m)
+    expected, without the log m of a comparison sort."""
+    m = z - a
+    if m > 32:
+        lo = hi = abs(vals[a])
+        for x in range(a, z):
+            lo = min(lo, abs(vals[x]))
+            hi = max(hi, abs(vals[x]))
+        if hi == lo:
+            return                                          # one value: sorted
+        _spread(vals, codes, a, z, lo, min(m / (hi - lo), 1e300), m, tv, tc, cnt)
+    _insertion_sort(vals, codes, a, z)
+
 # %% ../nbs/01_pairs.ipynb #1d852750
 @njit(parallel=True, cache=True)
 def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
-    """Sort each segment [seg_lo[g], seg_hi[g]) of vals (codes follow): a bucket sort into as many linear
-    sub-buckets as values, then one insertion sort that only moves values inside their sub-bucket: O(m) expected."""
+    "Sort each segment [seg_lo[g], seg_hi[g]) of vals (codes follow) with `_sort_segment`, lanes taking every L-th."
     G = seg_lo.shape[0]
     signed = codes.shape[0] == 0
     longest = 0
@@ -285,35 +404,7 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
         tc = np.empty(0 if signed else longest, codes.dtype)
         cnt = np.empty(longest + 1, np.int64)
         for g in range(t, G, n_lanes):
-            a = seg_lo[g]
-            z = seg_hi[g]
-            m = z - a
-            if m < 2:
-                continue
-            if m > 32:
-                lo = abs(vals[a])
-                hi = lo
-                for x in range(a, z):
-                    kx = abs(vals[x])
-                    lo = min(lo, kx)
-                    hi = max(hi, kx)
-                if hi > lo:
-                    inv = min(m / (hi - lo), 1e300)
-                    cnt[: m + 1] = 0
-                    for x in range(a, z):
-                        cnt[min(int((abs(vals[x]) - lo) * inv), m - 1) + 1] += 1
-                    for q in range(m):
-                        cnt[q + 1] += cnt[q]
-                    for x in range(a, z):
-                        q = min(int((abs(vals[x]) - lo) * inv), m - 1)
-                        tv[cnt[q]] = vals[x]
-                        if not signed:
-                            tc[cnt[q]] = codes[x]
-                        cnt[q] += 1
-                    vals[a:z] = tv[:m]
-                    if not signed:
-                        codes[a:z] = tc[:m]
-            _insertion_sort(vals, codes, a, z)
+            _sort_segment(vals, codes, seg_lo[g], seg_hi[g], tv, tc, cnt)
 
 # %% ../nbs/01_pairs.ipynb #7077eac2
 @njit(parallel=True, cache=True)
@@ -486,6 +577,163 @@ def _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, per_cluster,
             _fold_bucket(Hs, g, bsum, bmin, bmax, per_cluster, want_pr, Nw, Nb, NI, NB, cum, acc, ks, targets, sums,
                          flags)
 
+# %% ../nbs/01_pairs.ipynb #bc5cd895
+@njit(cache=True)
+def _local_group(gw, gb, cw, cb, Nw, Nb, want_pr, out):
+    """Add one group of equal distances (gw within, gb between pairs; cw, cb before it) to out[:7] = concordant,
+    tied, discordant, AP, inverse AP, AP trapezoid, inverse AP trapezoid: every term from the state before and after
+    the group only, so buckets can be swept in parallel from their start state."""
+    out[0] += gw * (Nb - cb - gb)
+    out[1] += gw * gb
+    out[2] += gw * cb
+    if not want_pr:
+        return
+    if gw > 0:
+        p = (cw + gw) / (cw + gw + cb + gb)
+        before = cw / (cw + cb) if cw + cb > 0 else 1.0            # the curve starts at (0, 1)
+        out[3] += gw / Nw * p
+        out[5] += gw / Nw * (before + p) / 2
+    if gb > 0:
+        tn, fn = Nb - cb, Nw - cw
+        ip = tn / (tn + fn)
+        tn2, fn2 = tn - gb, fn - gw
+        after = tn2 / (tn2 + fn2) if tn2 + fn2 > 0 else 1.0      # the inverse curve starts at (0, 1) too
+        out[4] += gb / Nb * ip
+        out[6] += gb / Nb * (ip + after) / 2
+
+# %% ../nbs/01_pairs.ipynb #1bdc0cb2
+@njit(cache=True)
+def _walk(vals, x, z, cw, cb, Nw, Nb, want_pr, o):
+    """Walk sorted signed values vals[x:z] (a between pair negated) group by group from the state cw, cb: the terms
+    of `_local_group`, with each precision carried from one group to the next (two divisions a group)."""
+    conc = ties = disc = ap = apt = api = apit = 0.0
+    prev = cw / (cw + cb) if cw + cb > 0 else 1.0               # precision at the state before the next group
+    tn, fn = Nb - cb, Nw - cw
+    ip = tn / (tn + fn) if tn + fn > 0 else 1.0                 # inverse precision of the next group
+    while x < z:
+        v = abs(vals[x])
+        y, gw, gb = x, 0, 0
+        while y < z and abs(vals[y]) == v:
+            if math.copysign(1.0, vals[y]) < 0:                 # a between pair is stored negated (-0.0 too)
+                gb += 1
+            else:
+                gw += 1
+            y += 1
+        conc += gw * (Nb - cb - gb)
+        ties += gw * gb
+        disc += gw * cb
+        cw += gw
+        cb += gb
+        if want_pr:
+            p = cw / (cw + cb)
+            tn -= gb
+            fn -= gw
+            ip2 = tn / (tn + fn) if tn + fn > 0 else 1.0
+            if gw > 0:
+                ap += gw * p
+                apt += gw * (prev + p)
+            if gb > 0:
+                api += gb * ip
+                apit += gb * (ip + ip2)
+            prev, ip = p, ip2
+        x = y
+    o[0] += conc
+    o[1] += ties
+    o[2] += disc
+    if want_pr:
+        o[3] += ap / Nw
+        o[4] += api / Nb
+        o[5] += apt / (2 * Nw)
+        o[6] += apit / (2 * Nb)
+
+# %% ../nbs/01_pairs.ipynb #7b4f221c
+@njit(cache=True)
+def _f(t, F):
+    "Precision t / (t + F) after t positives and F negatives; 1 before any pair (the curves start at (0, 1))."
+    return t / (t + F) if t + F > 0 else 1.0
+
+@njit(cache=True)
+def _sum_f_lower(a, m, F):
+    "A lower bound of sum_{k=1..m} f(a + k, F): exact for small m, else m - F ln(1 + m / (a + F))."
+    if m <= 0:
+        return 0.0
+    if F <= 0:
+        return float(m)
+    if m <= 32:
+        s = 0.0
+        for k in range(1, int(m) + 1):
+            s += (a + k) / (a + k + F)
+        return s
+    return m - F * math.log1p(m / (a + F))
+
+# %% ../nbs/01_pairs.ipynb #0103298e
+@njit(cache=True)
+def _interval(w, b, cw, cb, Nw, Nb, lo, hi):
+    """Certified bounds lo[k] <= contribution <= hi[k] of a bucket of w within and b between pairs (cw, cb before it)
+    whatever their order inside, ties included: k = 0 AUCC, 1 AP, 2 AP trapezoid, 3 inverse AP, 4 its trapezoid
+    (each already divided by its normaliser)."""
+    base = w * (Nb - cb - b) / (Nw * Nb)
+    lo[0], hi[0] = base, base + w * b / (Nw * Nb)
+    lo[1] = _sum_f_lower(cw, w, cb + b) / Nw
+    hi[1] = w * _f(cw + w, cb) / Nw
+    lo[2] = w * (_f(cw, cb + b) + _f(cw + w, cb + b)) / 2 / Nw
+    hi[2] = w * _f(cw + w / 2, cb) / Nw
+    a2, F2 = Nb - cb - b, Nw - cw - w                               # between and within pairs above the bucket
+    lo[3] = _sum_f_lower(a2, b, F2 + w) / Nb
+    hi[3] = b * _f(a2 + b, F2) / Nb
+    lo[4] = b * (_f(a2, F2 + w) + _f(a2 + b, F2 + w)) / 2 / Nb
+    hi[4] = b * _f(a2 + b / 2, F2) / Nb
+
+# %% ../nbs/01_pairs.ipynb #c9504e7e
+@njit(cache=True)
+def _half_widths(w, b, cw0, cb0, single, Nw, Nb):
+    "(G, 5) half-widths of `_interval` for G buckets; 0 for a bucket known to hold one value (`single`)."
+    G = w.shape[0]
+    out = np.zeros((G, 5))
+    lo, hi = np.empty(5), np.empty(5)
+    if Nw <= 0 or Nb <= 0:
+        return out
+    for g in range(G):
+        if single[g] or (w[g] == 0 and b[g] == 0):
+            continue
+        _interval(float(w[g]), float(b[g]), float(cw0[g]), float(cb0[g]), Nw, Nb, lo, hi)
+        for k in range(5):
+            out[g, k] = max(hi[k] - lo[k], 0.0) / 2
+    return out
+
+# %% ../nbs/01_pairs.ipynb #b07fad5d
+@njit(parallel=True, cache=True)
+def _resolve(w, b, cw0, cb0, single, opened, seg_lo, seg_hi, vals, Nw, Nb, want_pr, tolerant, n_lanes, out, half):
+    """Sweep G buckets in parallel, each from its start state (cw0[g], cb0[g] pairs before it): an opened bucket's
+    signed values vals[seg_lo[g]:seg_hi[g]] are sorted and walked group by group; an unopened one is one group,
+    or, when `tolerant` and it may hold several values, the midpoint of its `_interval` (half-widths in half[g])."""
+    G = w.shape[0]
+    longest = 0
+    for g in range(G):
+        if opened[g]:
+            longest = max(longest, seg_hi[g] - seg_lo[g])
+    for t in prange(n_lanes):
+        tv = np.empty(longest)
+        tc = np.empty(0, np.int32)
+        cnt = np.empty(longest + 1, np.int64)
+        lo, hi = np.empty(5), np.empty(5)
+        for g in range(t, G, n_lanes):
+            o = out[g]
+            cw, cb = float(cw0[g]), float(cb0[g])
+            if opened[g]:
+                _sort_segment(vals, tc, seg_lo[g], seg_hi[g], tv, tc, cnt)
+                _walk(vals, seg_lo[g], seg_hi[g], cw, cb, Nw, Nb, want_pr, o)
+            else:
+                _local_group(float(w[g]), float(b[g]), cw, cb, Nw, Nb, want_pr, o)
+                if tolerant and not single[g] and w[g] + b[g] > 1:
+                    _interval(float(w[g]), float(b[g]), cw, cb, Nw, Nb, lo, hi)
+                    o[3] = (lo[1] + hi[1]) / 2          # AUCC: the one-group fold above is already the midpoint
+                    o[5] = (lo[2] + hi[2]) / 2
+                    o[4] = (lo[3] + hi[3]) / 2
+                    o[6] = (lo[4] + hi[4]) / 2
+                    for k in range(5):
+                        half[g, k] = max(hi[k] - lo[k], 0.0) / 2
+
 # %% ../nbs/01_pairs.ipynb #3d6f94eb
 NEEDS = PAIR_SUMMARIES                   # the vocabulary lives in core, where measures declare what they read
 
@@ -515,25 +763,64 @@ class PairSummary:
     passes: int = 0                      # passes over the pairs
     collected: int = 0                   # pair distances that had to be held to resolve ties and ranks
     scale: float = 1.0                   # distances above are in units of `scale`
+    tolerance: float | None = None       # None: exact; else ranks/pr/pr_inverse are estimates within the bounds below
+    aucc_bound: float = 0.0              # certified |AUCC estimate - exact AUCC| (0: exact)
+    ap_bound: float = 0.0                # the same for `ap`
+    ap_trapezoid_bound: float = 0.0      # ... for `ap_trapezoid`
+    ap_inverse_bound: float = 0.0        # ... for `ap_inverse`
+    ap_inverse_trapezoid_bound: float = 0.0   # ... for `ap_inverse_trapezoid`
 
 # %% ../nbs/01_pairs.ipynb #7945461a
 @dataclass
 class _Range:
-    "Buckets linear in the distance over [lo, hi]: bucket of v = int((v - lo) * inv), capped at nb - 1."
+    """Buckets linear in the distance over [lo, hi]: bucket of v = int((v - lo) * inv), capped at nb - 1; with a fine
+    map `tab` (see `_map_bucket`) each bucket is cut further, `size` buckets in all."""
     lo: float
     hi: float
     nb: int
     top: bool = False
+    tab: np.ndarray = field(default_factory=lambda: np.empty((0, 4)))
 
     @property
     def inv(self) -> float:
         return min(self.nb / (self.hi - self.lo), 1e300) if self.hi > self.lo else 1.0
 
+    @property
+    def size(self) -> int:
+        return int(self.tab[-1, 0] + self.tab[-1, 1]) if self.tab.size else self.nb
+
+    def coarse(self, g: int) -> int:
+        "The linear bucket that (fine) bucket g lies in."
+        return int(np.searchsorted(self.tab[:, 0], g, "right")) - 1 if self.tab.size else g
+
+    def interval(self, g: int, h: int) -> tuple[float, float]:
+        "A distance interval holding every distance of buckets g..h-1 (widened: the bucket map decides)."
+        g, h = self.coarse(g), self.coarse(h - 1) + 1
+        lo = -np.inf if g == 0 else self.lo + g / self.inv
+        hi = np.inf if h >= self.nb else self.lo + h / self.inv
+        return (lo - 1e-9 * abs(lo) - 1e-300 if g else lo), (hi + 1e-9 * abs(hi) + 1e-300 if h < self.nb else hi)
+
     def args(self):
-        return self.lo, self.hi, self.inv, self.nb, self.top
+        return self.lo, self.hi, self.inv, self.nb, self.top, self.tab
 
 def _n_lanes() -> int:
     return int(numba.get_num_threads())
+
+# %% ../nbs/01_pairs.ipynb #c8fb2fa2
+def _bucket_values(R: _Range, g: int) -> tuple[float, float]:
+    """The smallest and the largest distance that `R` maps to bucket g, by bisection on the bit patterns of the
+    doubles (ordered as the doubles are, for v >= 0; the map is monotone): the exact range for splitting a bucket
+    whose smallest and largest distances were not recorded."""
+    value = lambda bits: float(np.int64(bits).view(np.float64))
+    top = int(np.float64(R.hi).view(np.int64))
+    def first(target):                              # smallest bit pattern in [0, top] mapped to >= target, else top+1
+        lo, hi = 0, top + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _map_bucket(value(mid), *R.args()) >= target: hi = mid
+            else: lo = mid + 1
+        return lo
+    return value(first(g)), value(first(g + 1) - 1)
 
 # %% ../nbs/01_pairs.ipynb #3e7ba09e
 def _upper_bound(sd: SortedData) -> float:
@@ -567,25 +854,29 @@ def _merge_moments(parts: np.ndarray) -> np.ndarray:
 # %% ../nbs/01_pairs.ipynb #c14fb4fa
 class _ResolverState:
     "The state of one `pair_summary` call: bucket count, budget, and the sweep's running sums."
-    def __init__(self, sd: SortedData, needs: set, max_memory: int):
-        self.sd, self.needs, self.max_memory = sd, needs, max_memory
+    def __init__(self, sd: SortedData, needs: set, max_memory: int, tolerant: bool = False):
+        self.sd, self.needs, self.max_memory, self.tolerant = sd, needs, max_memory, tolerant
         K, n = sd.K, sd.n
         self.per_cluster = "ks" in needs
         self.want_sums = "c_index" in needs
+        self.local = not (self.per_cluster or self.want_sums)    # buckets swept in parallel (`_resolve`)
+        self.want_pr = bool(needs & {"pr", "pr_inverse"})
         self.lanes = _n_lanes()
         S = 2 * K if self.per_cluster else 2
-        per_bucket = 8 * self.lanes * (S + 4) * 2               # lane arrays plus their reductions
+        per_bucket = 8 * self.lanes * (S + 3) * 2               # lane arrays plus their reductions
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
         self.nb = int(2 ** np.clip(min(fit, few), 8, 16))   # 2^16 buckets keep the lane arrays in cache
         self.value_bytes = 12 if self.per_cluster else 8      # two streams only: the sign carries within/between
-        self.budget = max(int(max_memory * 0.6), self.value_bytes * 4096)
+        self.budget = max(int(max_memory * 0.8) - per_bucket * self.nb, self.value_bytes * 4096)
         sizes = sd.sizes.astype(np.float64)
         self.Nw, self.Nb = float(sd.n_within), float(sd.n_pairs - sd.n_within)
         self.NI, self.NB = sizes * (sizes - 1) / 2, sizes * (n - sizes)
         self.cum = np.zeros(S, np.int64)
         self.acc = np.zeros(12)
         self.acc[7] = 1.0                                       # the precision-recall curve starts at (0, 1)
+        self.sums7 = np.zeros(7)                                # the local sweep's totals (layout of `_local_group`)
+        self.half = np.zeros(5)                                 # summed half-widths of the estimated buckets
         self.ks = np.zeros(K)
         self.ks_floor = np.zeros(K)
         self.targets = np.array([self.Nw, sd.n_pairs - self.Nw]) if self.want_sums else np.empty(0)
@@ -594,16 +885,43 @@ class _ResolverState:
         self.passes = 0
         self.collected = 0
 
-    def stats(self, R: _Range, hist=True, moments=False, extremes=False):
+    def stats(self, R: _Range, hist=True, moments=False, extremes=False, block_stride=1):
+        sd = self.sd
+        self.passes += block_stride == 1
+        return _stats_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
+                           self.want_sums and hist, moments, extremes, block_stride)
+
+    def counts(self, R: _Range):
+        "A `_count_pass` as a `_stats_pass` result (smallest and largest distances unknown: -inf, +inf)."
         sd = self.sd
         self.passes += 1
-        return _stats_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
-                           self.want_sums and hist, moments, extremes)
+        C = _count_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
+        return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
+
+    def totals(self, H):
+        "Pairs per bucket from stream counts H (..., S, buckets): a between pair counts in two per-cluster streams."
+        K = self.sd.K
+        if self.per_cluster:
+            return H[..., :K, :].sum(-2) + H[..., K:, :].sum(-2) // 2
+        return H[..., 0, :] + H[..., 1, :]
 
     def sweep(self, Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes):
-        _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster,
-               bool(self.needs & {"pr", "pr_inverse"}), self.Nw, self.Nb,
-               self.NI, self.NB, self.cum, self.acc, self.ks, self.targets, self.sums, self.flags)
+        if not self.local:
+            _sweep(Hs, bmin, bmax, bsum, need, seg_lo, seg_hi, vals, codes, self.per_cluster, self.want_pr,
+                   self.Nw, self.Nb, self.NI, self.NB, self.cum, self.acc, self.ks, self.targets, self.sums,
+                   self.flags)
+            return
+        w, b = Hs[0], Hs[1]
+        cw0 = self.acc[10] + (np.cumsum(w) - w)
+        cb0 = self.acc[11] + (np.cumsum(b) - b)
+        single = (w + b < 2) | (bmin == bmax)
+        out, half = np.zeros((w.size, 7)), np.zeros((w.size, 5))
+        _resolve(w, b, cw0, cb0, single, need, seg_lo, seg_hi, vals, self.Nw, self.Nb, self.want_pr, self.tolerant,
+                 self.lanes, out, half)
+        self.sums7 += out.sum(0)
+        self.half += half.sum(0)
+        self.acc[10] += w.sum()
+        self.acc[11] += b.sum()
 
 # %% ../nbs/01_pairs.ipynb #9abe6e07
 class _ResolverNeeds(_ResolverState):
@@ -647,27 +965,30 @@ class _ResolverNeeds(_ResolverState):
 # %% ../nbs/01_pairs.ipynb #46993272
 class _Resolver(_ResolverNeeds):
     "Runs the passes of one `pair_summary` call and carries the sweep's state from bucket to bucket."
-    def process(self, R: _Range, res, depth: int = 0):
-        H, TOT, BMIN, BMAX, BSUM = res[:5]
+    def process(self, R: _Range, res, depth: int = 0, opened=None):
+        H, BMIN, BMAX, BSUM = res[:4]
+        TOT = self.totals(H)
         Hs, tot, bmin, bmax = H.sum(0), TOT.sum(0), BMIN.min(0), BMAX.max(0)
         bsum = BSUM.sum(0)
-        need = self.need(Hs, tot, bmin, bmax)
-        empty_v, empty_c, empty_i = np.empty(0), np.empty(0, np.int32), np.zeros(R.nb, np.int64)
+        need = self.need(Hs, tot, bmin, bmax) if opened is None else opened
+        size = R.size
+        empty_v, empty_c, empty_i = np.empty(0), np.empty(0, np.int32), np.zeros(size, np.int64)
         g = 0
-        while g < R.nb:
+        while g < size:
             if not need[g]:
                 nxt = np.flatnonzero(need[g:])
-                h = g + int(nxt[0]) if nxt.size else R.nb
+                h = g + int(nxt[0]) if nxt.size else size
                 self.sweep(Hs[:, g:h], bmin[g:h], bmax[g:h], bsum[g:h], need[g:h], empty_i, empty_i, empty_v, empty_c)
                 g = h
                 continue
             if tot[g] * self.value_bytes > self.budget and depth < 64:   # too many pairs in one bucket: split it
-                sub = _Range(float(bmin[g]), float(bmax[g]), self.nb)
+                lo, hi = (bmin[g], bmax[g]) if np.isfinite(bmin[g]) else _bucket_values(R, g)
+                sub = _Range(float(lo), float(hi), self.nb)
                 self.process(sub, self.stats(sub), depth + 1)
                 g += 1
                 continue
             h, used = g, 0
-            while h < R.nb:
+            while h < size:
                 if need[h]:
                     if h > g and (used + tot[h]) * self.value_bytes > self.budget: break
                     used += int(tot[h])
@@ -675,35 +996,177 @@ class _Resolver(_ResolverNeeds):
             idx = np.flatnonzero(need[g:h]) + g
             counts = TOT[:, idx].T.ravel()                              # bucket-major, lane-minor
             starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).reshape(idx.size, self.lanes)
-            cursor = np.zeros((self.lanes, R.nb), np.int64)
+            cursor = np.zeros((self.lanes, size), np.int64)
             cursor[:, idx] = starts.T
             seg_lo = np.zeros(h - g, np.int64)
             seg_hi = np.zeros(h - g, np.int64)
             seg_lo[idx - g] = starts[:, 0]
             seg_hi[idx - g] = starts[:, 0] + tot[idx]
-            needc = np.zeros(R.nb, bool)
+            needc = np.zeros(size, bool)
             needc[idx] = True
             vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, np.int32)
             sd = self.sd
             self.passes += 1
-            _collect_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, needc, cursor,
-                          vals, codes)
+            _collect_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster,
+                          *R.interval(g, h), needc, cursor, vals, codes)
             self.collected += used
-            _sort_segments(vals, codes, seg_lo[idx - g], seg_hi[idx - g], self.lanes)
+            if not self.local:                                          # `_resolve` sorts its own buckets
+                _sort_segments(vals, codes, seg_lo[idx - g], seg_hi[idx - g], self.lanes)
             self.sweep(Hs[:, g:h], bmin[g:h], bmax[g:h], bsum[g:h], need[g:h], seg_lo, seg_hi, vals, codes)
             del vals, codes
             g = h
+
+# %% ../nbs/01_pairs.ipynb #b8cc388b
+@njit(cache=True)
+def _count_run(o, x0, x1, k, lo, hi, inv, nb, top, tab, c8, c64):
+    "Count o[x0:x1] (all of kind k: 0 within, 1 between) into byte counters c8, a byte about to wrap into c64."
+    for j in range(x0, x1):
+        b = _map_bucket(o[j], lo, hi, inv, nb, top, tab)
+        if b < 0:
+            continue
+        x = c8[b, k]
+        if x == 255:
+            c8[b, k] = 0
+            c64[b, k] += 256
+        else:
+            c8[b, k] = x + 1
+
+# %% ../nbs/01_pairs.ipynb #10f6c110
+@njit(parallel=True, cache=True)
+def _count_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, size, block_stride):
+    """Within and between counts per bucket (a fine map allowed), nothing else: the fast mode's pass, in the blocks
+    of `_stats_pass`. The counters are bytes, so a lane's histogram of millions of buckets stays small enough for
+    the caches; a byte about to wrap adds 256 to an int64 overflow array instead (once in 256 increments)."""
+    n = XT.shape[1]
+    C8 = np.zeros((n_lanes, size, 2), np.uint8)
+    C64 = np.zeros((n_lanes, size, 2), np.int64)
+    for t in prange(n_lanes):
+        buf = np.empty(_COLUMN_TILE)
+        c8, c64 = C8[t], C64[t]
+        for blk in range(t * block_stride, _n_blocks(n), n_lanes * block_stride):
+            i0 = blk * _ROW_BLOCK
+            i1 = min(n - 1, i0 + _ROW_BLOCK)
+            for j0 in range(i0 + 1, n, _COLUMN_TILE):
+                j1 = min(n, j0 + _COLUMN_TILE)
+                for i in range(i0, i1):
+                    a0 = max(j0, i + 1)
+                    if a0 >= j1:
+                        continue
+                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    e = min(max(starts[labels[i] + 1] - a0, 0), j1 - a0)     # o[:e] are within pairs
+                    _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64)
+                    _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64)
+    for t in range(n_lanes):
+        C64[t] += C8[t]
+    return C64
+
+# %% ../nbs/01_pairs.ipynb #72646e10
+_SAMPLE_BLOCKS = 128             # row blocks of the sample that places the fine buckets
+_FINE_COARSE = 2**11             # linear buckets of the fine map (its table stays in the first-level cache)
+_MAX_FINE_BUCKETS = 2**22
+ROUNDING_ALLOWANCE = 1e-12      # added to every certified bound: floating-point evaluation of the estimate
+CURVE_COLUMNS = {"ranks": [0], "pr": [1, 2], "pr_inverse": [3, 4]}   # `_interval` columns of each summary
+
+class _TolerantResolver(_Resolver):
+    "The fast mode: a sampled pass places fine buckets, one counting pass fills them, few buckets are opened."
+    def columns(self):
+        return sorted(c for k in self.needs for c in CURVE_COLUMNS[k])
+
+    def fine_range(self, bound: float, tolerance: float, nb: int = _FINE_COARSE) -> _Range:
+        """Cut each of `_FINE_COARSE` linear buckets of [0, bound] into s_g sub-buckets, s_g proportional to the square
+        root of its bound estimated on a sample of row blocks (which minimises the summed bound for a given total)."""
+        sd = self.sd
+        lin = _Range(0.0, bound, nb, top=True)
+        stride = max(1, _n_blocks(sd.n) // _SAMPLE_BLOCKS)
+        H = self.stats(lin, block_stride=stride)[0].sum(0)
+        w, b = H[0].astype(float), H[1].astype(float)
+        w *= self.Nw / max(w.sum(), 1)                                  # the sample scaled to all pairs
+        b *= self.Nb / max(b.sum(), 1)
+        half = _half_widths(w, b, np.cumsum(w) - w, np.cumsum(b) - b, np.zeros(nb, bool), self.Nw, self.Nb)
+        cols = [c for c in self.columns() if half[:, c].sum() > 0]
+        if not cols:
+            s = np.ones(nb, np.int64)
+        else:
+            root = sum(np.sqrt(half[:, c]) / np.sqrt(half[:, c]).sum() for c in cols)
+            weight = root / root.sum()
+            ok = weight > 0
+            predicted = max((half[ok, c] / weight[ok]).sum() for c in cols)        # the bound with M buckets: ~ this/M
+            cap = min(_MAX_FINE_BUCKETS, max(nb, self.max_memory // (8 * (18 * self.lanes + 40))),
+                      max(nb, 4 * sd.n_pairs))
+            M = int(np.clip(predicted / max(0.8 * tolerance, 1e-300), nb, cap))
+            s = np.maximum(1, np.floor(weight * M)).astype(np.int64)
+        off = np.concatenate([[0], np.cumsum(s)[:-1]])
+        tab = np.column_stack([off, s, lin.lo + np.arange(nb) / lin.inv, s * lin.inv]).astype(np.float64)
+        return _Range(0.0, bound, nb, top=True, tab=tab)
+
+    def choose(self, res, tolerance: float) -> np.ndarray:
+        "Buckets to open: most bound per pair first, until every summary's remaining bound fits the tolerance."
+        H, BMIN, BMAX = res[:3]
+        Hs = H.sum(0)
+        w, b = Hs[0], Hs[1]
+        tot = w + b
+        single = (tot < 2) | (BMIN.min(0) == BMAX.max(0))
+        half = _half_widths(w, b, np.cumsum(w) - w, np.cumsum(b) - b, single, self.Nw, self.Nb)
+        opened = np.zeros(w.size, bool)
+        target = (tolerance - ROUNDING_ALLOWANCE) * (1 - 1e-9)
+        for c in self.columns():
+            rest = half[~opened, c].sum()
+            if target > 0 and rest <= target:
+                continue
+            cand = np.flatnonzero(~opened & (half[:, c] > 0))
+            order = cand[np.argsort(-half[cand, c] / tot[cand], kind="stable")]
+            k = int(np.searchsorted(np.cumsum(half[order, c]), rest - target)) + 1 if target > 0 else cand.size
+            opened[order[:k]] = True
+        return opened
+
+# %% ../nbs/01_pairs.ipynb #0b8732f0
+def _fill_ranks(out: PairSummary, r: _Resolver):
+    "Copy the sweep's rank and precision-recall totals (local or serial layout) into `out`."
+    if r.local:
+        a = r.sums7
+        out.concordant, out.ties, out.discordant = float(a[0]), float(a[1]), float(a[2])
+        out.ap, out.ap_inverse, out.ap_trapezoid, out.ap_inverse_trapezoid = (float(a[3]), float(a[4]), float(a[5]),
+                                                                              float(a[6]))
+        if not r.Nb: out.ap_inverse_trapezoid = np.nan
+        return
+    a = r.acc
+    out.concordant, out.ties, out.discordant = float(a[0]), float(a[1]), float(a[2])
+    out.ap, out.ap_inverse, out.ap_trapezoid = float(a[3]), float(a[4]), float(a[5])
+    out.ap_inverse_trapezoid = float(a[6] + a[9] / r.Nb * (a[8] + 1) / 2) if r.Nb else np.nan
+
+# %% ../nbs/01_pairs.ipynb #b6ac7557
+def _tolerant_summary(sd: SortedData, needs: set, max_memory: int, tolerance: float) -> PairSummary:
+    "The fast mode of `pair_summary`: estimates of the curve summaries whose certified bounds fit `tolerance`."
+    extra = needs - set(CURVE_COLUMNS)
+    if extra:
+        raise ValueError(f"tolerance applies to {sorted(CURVE_COLUMNS)} only, not {sorted(extra)}; "
+                         "pass tolerance=None for exact summaries")
+    r = _TolerantResolver(sd, needs, max_memory, tolerant=True)
+    out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale, tolerance=tolerance)
+    top = r.fine_range(_upper_bound(sd), tolerance)
+    res = r.counts(top)
+    r.process(top, res, opened=r.choose(res, tolerance))
+    _fill_ranks(out, r)
+    bounds = np.where(r.half > 0, r.half + ROUNDING_ALLOWANCE, 0.0)
+    out.aucc_bound, out.ap_bound, out.ap_trapezoid_bound, out.ap_inverse_bound, out.ap_inverse_trapezoid_bound = (
+        float(x) for x in bounds)
+    out.passes, out.collected = r.passes, r.collected
+    return out
 
 # %% ../nbs/01_pairs.ipynb #9aa938e3
 def pair_summary(sd: SortedData,                        # the data sorted by cluster (`sort_by_cluster`)
                  needs=("ranks",),                      # the summaries to compute, any of `NEEDS`
                  *,
-                 max_memory: int = DEFAULT_MAX_MEMORY,  # memory budget in bytes: a smaller one means more passes
+                 max_memory: int | None = DEFAULT_MAX_MEMORY,  # memory budget in bytes (None: `auto_max_memory()`)
+                 tolerance: float | None = None,        # None: exact; else ranks/pr/pr_inverse within it (certified)
                 ) -> PairSummary:
     "Stream all pair distances of `sd` (as many passes as exactness needs) and return the summaries in `needs`."
     needs = set(needs)
     unknown = needs - set(NEEDS)
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
+    max_memory = check_max_memory(max_memory)
+    if tolerance is not None:
+        return _tolerant_summary(sd, needs, max_memory, check_number(tolerance, "tolerance", lo=0))
     r = _Resolver(sd, needs, max_memory)
     out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale)
     hist = bool(needs & {"ranks", "pr", "pr_inverse", "ks", "c_index"})
@@ -720,9 +1183,9 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
         return out
     res = r.stats(top, hist=hist, moments="moments" in needs, extremes="extremes" in needs)
     if "moments" in needs:
-        out.within_moments, out.between_moments = _merge_moments(res[5][:, 0]), _merge_moments(res[5][:, 1])
+        out.within_moments, out.between_moments = _merge_moments(res[4][:, 0]), _merge_moments(res[4][:, 1])
     if "extremes" in needs:
-        mn, mx, sm = res[6].min(axis=0), res[7].max(axis=0), res[8].sum(axis=0)
+        mn, mx, sm = res[5].min(axis=0), res[6].max(axis=0), res[7].sum(axis=0)
         out.diameter, out.within_sum = np.diag(mx).copy(), np.diag(sm).copy()
         mn, mx, sm = np.minimum(mn, mn.T), np.maximum(mx, mx.T), np.triu(sm, 1) + np.triu(sm, 1).T
         np.fill_diagonal(mn, np.inf)
@@ -732,14 +1195,11 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
         if r.per_cluster: r.set_ks_floor(res[0].sum(0))
         r.process(top, res)
         if r.flags[0]: raise RuntimeError("pair engine: a rank boundary was left inside an unresolved bucket (bug)")
-        a = r.acc
-        out.concordant, out.ties, out.discordant = float(a[0]), float(a[1]), float(a[2])
-        out.ap, out.ap_inverse, out.ap_trapezoid = float(a[3]), float(a[4]), float(a[5])
-        out.ap_inverse_trapezoid = float(a[6] + a[9] / r.Nb * (a[8] + 1) / 2) if r.Nb else np.nan
+        _fill_ranks(out, r)
         if r.per_cluster:
             out.ks = np.where((r.NI > 0) & (r.NB > 0), r.ks, np.nan)
         if r.want_sums:
-            total = float(res[4].sum())
+            total = float(res[3].sum())
             out.smallest_sum, out.largest_sum = float(r.sums[0]), total - float(r.sums[1])
     out.passes, out.collected = r.passes, r.collected
     return out
@@ -767,18 +1227,23 @@ def summarize(X,                                     # the data (n, d), or a `La
               *,
               metric: str = "euclidean",             # one of the engine's `METRICS`
               noise=None,                            # the noise policy, one of `NOISE_POLICIES` of core
-              max_memory: int = DEFAULT_MAX_MEMORY,  # memory budget in bytes
+              max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes; None: `auto_max_memory()` at this call
+              tolerance: float | None = None,        # None: exact; else ranks/pr/pr_inverse within it (certified)
               measure: str = "",                     # the caller's name, prefixed to error messages
              ) -> PairSummary:
     "Validate (`check_data`), sort by cluster and run `pair_summary`, reusing a cached summary that covers `needs`."
     metric = check_metric(metric, who=measure)
     max_memory = check_max_memory(max_memory, who=measure)
+    tolerance = check_number(tolerance, "tolerance", lo=0, allow_none=True, who=measure)
+    needs = set(needs)
+    if tolerance is not None and needs - set(CURVE_COLUMNS):
+        raise ValueError(f"{measure + ': ' if measure else ''}tolerance={tolerance!r} applies to the summaries "
+                         f"{sorted(CURVE_COLUMNS)} only, not {sorted(needs - set(CURVE_COLUMNS))}; pass tolerance=None")
     data = check_data(X, labels, noise=noise, measure=measure)
     cache = data.__dict__.setdefault("_pair_summaries", {})
-    key = (metric, max_memory)
-    have = cache.get(key)
-    if have is not None and set(needs) <= have[0]:
-        return have[1]
-    s = pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory)
-    cache[key] = (set(needs), s)
+    for (m, tol), (have, s) in cache.items():       # exact whatever the budget; an exact summary serves any tolerance
+        if m == metric and needs <= have and (tol is None or (tolerance is not None and tol <= tolerance)):
+            return s
+    s = pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory, tolerance=tolerance)
+    cache[(metric, tolerance)] = (needs, s)
     return s

@@ -167,3 +167,44 @@ def test_estimator_is_validated():
     for f in (clm_nb.auprc, clm_nb.auiprc, clm_nb.sauprc):
         with pytest.raises(ValueError, match="estimator"):
             f(X, y, estimator="interpolated")
+
+
+# --- issue 23: the memory default and the parallel sweep ---
+
+def test_max_memory_default_is_read_from_the_machine(monkeypatch):
+    import clm_nb.pairs as pairs
+    rule = pairs.MEMORY_RULE
+    assert pairs.DEFAULT_MAX_MEMORY is None
+    assert rule["floor"] <= pairs.check_max_memory(None) <= rule["cap"]
+    assert pairs.auto_max_memory(8 * 2**30) == 4 * 2**30                       # half of what is available
+    assert pairs.auto_max_memory(10 * 2**20) == rule["floor"]
+    assert pairs.auto_max_memory(2**40) == rule["cap"]
+    monkeypatch.setattr(pairs, "available_memory", lambda: None)             # unreadable: the fallback
+    assert pairs.check_max_memory(None) == rule["fallback"]
+    assert pairs.check_max_memory(12345) == 12345                            # explicit values as before
+    with pytest.raises(ValueError, match="aucc: max_memory=0"):
+        clm_nb.aucc(*_case("normal", 40, 0), max_memory=0)
+
+
+@pytest.mark.parametrize("kind", ["normal", "grid", "duplicates"])
+def test_budget_changes_passes_not_results(kind):
+    "The parallel per-bucket sweep (ranks, precision-recall) equals the serial one (forced by asking for KS too)."
+    X, y = _case(kind, 500, 21)
+    fields = ["concordant", "ties", "discordant", "ap", "ap_inverse", "ap_trapezoid", "ap_inverse_trapezoid"]
+    sd = sort_by_cluster(check_data(X, y))
+    serial = pair_summary(sd, ["ranks", "pr", "pr_inverse", "ks"], max_memory=None)
+    for mm in (None, 2**20, 30_000):
+        local = pair_summary(sd, ["ranks", "pr", "pr_inverse"], max_memory=mm)
+        for f in fields:
+            assert getattr(local, f) == pytest.approx(getattr(serial, f), rel=1e-12, abs=1e-12), (mm, f)
+
+
+def test_tolerance_is_checked_at_the_door():
+    X, y = _case("normal", 60, 2)
+    for bad, msg in [(-1e-3, "tolerance=-0.001 must be"), ("1e-6", "tolerance='1e-6'"), (np.nan, "NaN")]:
+        with pytest.raises(ValueError, match=msg):
+            clm_nb.sauprc(X, y, tolerance=bad)
+    with pytest.raises(ValueError, match="pass tolerance=None"):
+        summarize(X, y, ["ks"], tolerance=1e-3)
+    with pytest.raises(ValueError, match="tolerance applies to"):
+        pair_summary(sort_by_cluster(check_data(X, y)), ["ranks", "c_index"], tolerance=1e-3)
