@@ -7,6 +7,15 @@ the median of three calls in that process (one call when a call takes more than 
     .venv/bin/python benchmarks/bench_pairs.py dsi         [--n 8000]   # vs pdist/cdist + ks_2samp per cluster
     .venv/bin/python benchmarks/bench_pairs.py silhouette  [--n 40000]  # vs sklearn.metrics.silhouette_score
     .venv/bin/python benchmarks/bench_pairs.py large       [--n 100000 --measures dsi aucc sauprc --max-memory-mb 2048]
+    .venv/bin/python benchmarks/bench_pairs.py target      [--n 100000 --measures aucc auprc auiprc sauprc
+                                                            --tolerance 1e-6 --max-memory-mb 0]
+
+`target` is issue 23's acceptance data, `make_blobs(n, centers=10, n_features=10, random_state=0, cluster_std=4)`:
+for each measure it prints the exact computation (time, peak RSS, passes over the pairs, value) at the default
+memory budget (`--max-memory-mb 0`: `clm_nb.pairs.auto_max_memory()`, half the available memory) and the fast mode
+(`clm_nb.curves.bounded_score` with `--tolerance`: time, peak RSS, passes, value, certified bound, and the true error
+against the exact value), each call in a fresh process, with the load average before it (the figures are only
+comparable on an idle machine).
 
 Data: n points in d = 10 dimensions, K Gaussian clusters (K = 5 for aucc/dsi, 10 otherwise) whose centres are
 drawn with the same spread as the points, so within and between distances overlap as in real data."""
@@ -102,6 +111,51 @@ def sklearn_silhouette(X, y):
     return silhouette_score(X, y), "sklearn silhouette_score"
 
 
+def blobs(n, seed=0):
+    from sklearn.datasets import make_blobs
+    return make_blobs(n, centers=10, n_features=10, random_state=seed, cluster_std=4)
+
+
+def _target_child(job, queue):
+    measure, n, tolerance, max_memory_mb = job
+    from clm_nb.curves import bounded_score
+    X, y = blobs(n)
+    mm = None if max_memory_mb == 0 else max_memory_mb * 2**20
+    bounded_score(X[:300], y[:300], measure, tolerance=0.0 if tolerance is None else tolerance)   # compile
+    t0 = time.perf_counter()
+    if tolerance is None:                                 # the exact path, as the registered measures run it
+        from clm_nb.curves import CURVE_MEASURES
+        from clm_nb.pairs import summarize
+        s = summarize(X, y, CURVE_MEASURES[measure], max_memory=mm)
+        value = {"aucc": (s.concordant + s.ties / 2) / (s.n_within * s.n_between), "auprc": s.ap,
+                 "auiprc": s.ap_inverse, "sauprc": (s.ap + s.ap_inverse) / 2}[measure]
+        value, bound, passes = value, 0.0, s.passes
+    else:
+        b = bounded_score(X, y, measure, tolerance=tolerance, max_memory=mm)
+        value, bound, passes = b.value, b.bound, b.passes
+    dt = time.perf_counter() - t0
+    queue.put((dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, value, bound, passes))
+
+
+def target(measures, n, tolerance, max_memory_mb):
+    ctx = mp.get_context("spawn")
+    for m in measures:
+        out = {}
+        for tol in (None, tolerance):
+            with open("/proc/loadavg") as f:
+                load = " ".join(f.read().split()[:3])
+            q = ctx.Queue()
+            p = ctx.Process(target=_target_child, args=((m, n, tol, max_memory_mb), q))
+            p.start()
+            out[tol] = q.get()
+            p.join()
+            dt, peak, value, bound, passes = out[tol]
+            mode = "exact" if tol is None else f"fast tol={tol:g}"
+            err = f"  true error {abs(value - out[None][2]):.2e}" if tol is not None else ""
+            print(f"{m:7s} {mode:16s} n={n} {dt:8.1f} s  peak {peak:7.0f} MB  passes {passes:2d}  value {value:.12f}"
+                  f"  bound {bound:.2e}{err}  (load {load})", flush=True)
+
+
 JOBS = {"aucc": engine("aucc"), "sauprc": engine("sauprc"), "dsi": engine("dsi"), "auprc": engine("auprc"),
         "silhouette": engine("silhouette"), "pdist": pdist_only, "roc_auc_score": sklearn_auc,
         "naive_dsi": naive_dsi, "sklearn_silhouette": sklearn_silhouette}
@@ -109,12 +163,19 @@ JOBS = {"aucc": engine("aucc"), "sauprc": engine("sauprc"), "dsi": engine("dsi")
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["aucc", "dsi", "silhouette", "large"])
+    ap.add_argument("what", choices=["aucc", "dsi", "silhouette", "large", "target"])
     ap.add_argument("--n", type=int)
     ap.add_argument("--k", type=int)
     ap.add_argument("--measures", nargs="+", default=["dsi", "aucc", "sauprc"])
-    ap.add_argument("--max-memory-mb", type=int, default=2048)
+    ap.add_argument("--max-memory-mb", type=int, default=None, help="0: the default budget (auto)")
+    ap.add_argument("--tolerance", type=float, default=1e-6)
     a = ap.parse_args()
+    if a.what == "target":
+        target(a.measures if a.measures != ["dsi", "aucc", "sauprc"] else ["aucc", "auprc", "auiprc", "sauprc"],
+               a.n or 100000, a.tolerance, a.max_memory_mb or 0)
+        return
+    if a.max_memory_mb is None:
+        a.max_memory_mb = 2048
     if a.what == "aucc":
         n, k = a.n or 8000, a.k or 5
         ours = run("aucc", n, k)
