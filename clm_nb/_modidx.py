@@ -549,6 +549,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs.available_memory': ('pairs.html#available_memory', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.check_max_memory': ('pairs.html#check_max_memory', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.check_metric': ('pairs.html#check_metric', 'clm_nb/pairs.py'),
+                              'clm_nb.pairs.memory_share': ('pairs.html#memory_share', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.pair_summary': ('pairs.html#pair_summary', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.silhouette_values': ('pairs.html#silhouette_values', 'clm_nb/pairs.py'),
                               'clm_nb.pairs.sort_by_cluster': ('pairs.html#sort_by_cluster', 'clm_nb/pairs.py'),

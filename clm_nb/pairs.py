@@ -16,9 +16,10 @@ from numba import njit, prange
 from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_number, normalize_scale
 
 # %% auto #0
-__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'ROUNDING_ALLOWANCE',
-           'CURVE_COLUMNS', 'check_metric', 'available_memory', 'auto_max_memory', 'check_max_memory', 'SortedData',
-           'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values', 'summarize']
+__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE', 'DEFAULT_MAX_MEMORY', 'NEEDS',
+           'ROUNDING_ALLOWANCE', 'CURVE_COLUMNS', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
+           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values',
+           'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -42,6 +43,7 @@ MEMORY_RULE = dict(fraction=0.5,          # of the memory available at the call
                    floor=256 * 2**20,     # never less: the engine is exact at any budget, only slower
                    cap=16 * 2**30,        # never more, however large the machine
                    fallback=512 * 2**20)  # when the available memory cannot be read
+MEMORY_SHARE_VARIABLE = "CLM_NB_MEMORY_SHARE"      # processes computing at once on this machine (the runner sets it)
 
 def available_memory() -> int | None:
     """Bytes the system could give this process now: `MemAvailable` of /proc/meminfo (else `os.sysconf`), lowered
@@ -66,15 +68,22 @@ def available_memory() -> int | None:
         pass
     return avail
 
+def memory_share() -> int:
+    "Processes sharing this machine's memory: `MEMORY_SHARE_VARIABLE` if it holds a whole number >= 1, else 1."
+    try:
+        return max(1, int(os.environ.get(MEMORY_SHARE_VARIABLE, "1")))
+    except ValueError:
+        return 1
+
 # %% ../nbs/01_pairs.ipynb #c499b616
 def auto_max_memory(available: int | None = None) -> int:
-    """The default budget: `MEMORY_RULE['fraction']` of `available` bytes (default: `available_memory()` now),
-    within [floor, cap]; the fallback when the available memory is unknown."""
+    """The default budget: `MEMORY_RULE['fraction']` of `available` bytes (default: `available_memory()` now) divided
+    by `memory_share()`, within [floor, cap]; the fallback when the available memory is unknown."""
     r = MEMORY_RULE
     avail = available_memory() if available is None else available
     if avail is None:
         return r["fallback"]
-    return int(min(max(avail * r["fraction"], r["floor"]), r["cap"]))
+    return int(min(max(avail * r["fraction"] / memory_share(), r["floor"]), r["cap"]))
 
 DEFAULT_MAX_MEMORY = None          # "auto": `check_max_memory` resolves it with `auto_max_memory()` at each call
 

@@ -39,6 +39,7 @@ from tqdm import tqdm   # plain text bar: readable in papermill logs and in save
 from . import __version__
 from .core import check_choice, check_flag, check_number
 from .datasets import array_digest
+from .pairs import MEMORY_SHARE_VARIABLE, memory_share
 
 # %% auto #0
 __all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'THREAD_VARIABLES', 'MAX_WORKER_DEATHS',
@@ -387,10 +388,12 @@ def worker_threads(n_workers: int,              # tasks running at once on this 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 @contextmanager
-def _child_environment(threads: int):
-    "This process's environment with each of `THREAD_VARIABLES` set to `threads` inside the block, as before after it."
-    saved = {v: os.environ.get(v) for v in THREAD_VARIABLES}
-    os.environ.update({v: str(threads) for v in THREAD_VARIABLES})
+def _child_environment(threads: int, share: int = 1):
+    """This process's environment with each of `THREAD_VARIABLES` set to `threads` and `MEMORY_SHARE_VARIABLE` to
+    `share` inside the block, as before after it."""
+    names = (*THREAD_VARIABLES, MEMORY_SHARE_VARIABLE)
+    saved = {v: os.environ.get(v) for v in names}
+    os.environ.update({v: str(threads) for v in THREAD_VARIABLES} | {MEMORY_SHARE_VARIABLE: str(share)})
     try:
         yield
     finally:
@@ -400,15 +403,18 @@ def _child_environment(threads: int):
 
 # %% ../nbs/12_runner.ipynb #41a4e2ab
 @contextmanager
-def thread_limits(threads: int):
+def thread_limits(threads: int,       # threads each numerical library of this thread may use
+                  share: int = 1,     # tasks running at once on this machine (divides the pair engine's memory)
+                 ):
     """Inside the block, the numerical libraries of this thread use at most `threads` threads: libraries loaded from
     now on through `THREAD_VARIABLES`, OpenMP/OpenBLAS/MKL already loaded through threadpoolctl, numba through
-    `numba.set_num_threads` if it is loaded. Everything is restored on exit."""
+    `numba.set_num_threads` if it is loaded; `MEMORY_SHARE_VARIABLE` is `share`. Everything is restored on exit."""
     from threadpoolctl import threadpool_limits      # on first use: only worker processes call this
     threads = check_number(threads, "threads", lo=1, integer=True, who="thread_limits")
+    share = check_number(share, "share", lo=1, integer=True, who="thread_limits")
     numba = sys.modules.get("numba")
     before = numba.get_num_threads() if numba is not None else None
-    with _child_environment(threads), threadpool_limits(limits=threads):
+    with _child_environment(threads, share), threadpool_limits(limits=threads):
         if numba is not None:
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         try:
@@ -421,7 +427,7 @@ def thread_limits(threads: int):
 def thread_report(openmp: bool = True,     # load scikit-learn's OpenMP runtime first (what its k-means runs on)
                   random_state=None,       # unused; the runner passes every task a seed
                  ) -> dict:
-    "The thread limits this task runs under: OpenMP and BLAS (threadpoolctl), numba, `OMP_NUM_THREADS`, the pid."
+    "The limits this task runs under: OpenMP and BLAS threads, numba's, `OMP_NUM_THREADS`, the memory share, the pid."
     from threadpoolctl import threadpool_info       # on first use: only tests and cluster checks need it
     if openmp:
         import sklearn.cluster                      # noqa: F401  loads scikit-learn's OpenMP runtime
@@ -429,7 +435,7 @@ def thread_report(openmp: bool = True,     # load scikit-learn's OpenMP runtime 
     info = threadpool_info()
     most = lambda api: max([i["num_threads"] for i in info if i["user_api"] == api], default=0)
     return {"openmp_threads": most("openmp"), "blas_threads": most("blas"), "numba_threads": numba.get_num_threads(),
-            "omp_env": os.environ.get("OMP_NUM_THREADS", ""), "pid": os.getpid()}
+            "omp_env": os.environ.get("OMP_NUM_THREADS", ""), "memory_share": memory_share(), "pid": os.getpid()}
 
 # %% ../nbs/12_runner.ipynb #061037d2
 def _die_with_parent(parent_pid: int) -> None:
@@ -449,11 +455,11 @@ def _die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, daemon=True, name="clm_nb-parent-watch").start()
 
 # %% ../nbs/12_runner.ipynb #571dc445
-def _worker_main(conn, parent_pid: int, threads: int) -> None:
-    "A worker process of the local executor: run the tasks sent over `conn` one at a time, with `threads` threads each."
+def _worker_main(conn, parent_pid: int, threads: int, share: int) -> None:
+    "A local executor's worker process: run the tasks sent over `conn` one at a time, under `thread_limits`."
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C in a terminal is the study's: it stops the workers itself
     _die_with_parent(parent_pid)
-    with thread_limits(threads):                      # the environment set at spawn already holds them (see above)
+    with thread_limits(threads, share):               # the environment set at spawn already holds them (see above)
         while True:
             try:
                 msg = conn.recv()
@@ -487,15 +493,15 @@ def run_local(items,                 # tuples (task, seed, identity)
               on_done: Callable,     # called with (item, error) as each task ends
              ) -> None:
     """Run `items` on `n_jobs` spawned worker processes that die with this one, calling `on_done(item, error)`; each
-    worker's libraries use `worker_threads(n_jobs)` threads."""
+    worker's libraries use `worker_threads(n_jobs)` threads, and its pair engine a 1/n_jobs share of the memory."""
     from clm_nb.runner import _worker_main as entry  # by import, so a fresh process finds it (also from this notebook)
     ctx = get_context("spawn")                      # numba's threading layer is not fork-safe
     queue, workers = deque((item, 0) for item in items), []   # jobs: (item, deaths); workers: [process, pipe, job]
     threads = worker_threads(n_jobs)
     def start():
         here, there = ctx.Pipe()
-        p = ctx.Process(target=entry, args=(there, os.getpid(), threads), name="clm_nb-worker")
-        with _child_environment(threads):           # read by the child's libraries as it imports them
+        p = ctx.Process(target=entry, args=(there, os.getpid(), threads, n_jobs), name="clm_nb-worker")
+        with _child_environment(threads, n_jobs):   # read by the child's libraries as it imports them
             p.start()
         there.close()
         workers.append([p, here, None])
@@ -565,9 +571,10 @@ def _local_cluster(n_jobs: int, stack: ExitStack):
     import dask
     from distributed import LocalCluster                # on first use: slow to import
     threads = worker_threads(n_jobs)
-    stack.enter_context(_child_environment(threads))    # entered first: left last, after the cluster has closed
+    stack.enter_context(_child_environment(threads, n_jobs))   # entered first: left last, after the cluster closed
     spawn_env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn_env | {v: threads for v in THREAD_VARIABLES}}):
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn_env | {v: threads for v in THREAD_VARIABLES}
+                                                               | {MEMORY_SHARE_VARIABLE: n_jobs}}):
         cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, dashboard_address=None)
     stack.callback(cluster.close)
     return cluster
@@ -589,7 +596,7 @@ def _dask_execute(task: Task, store: str, seed: int, identity: dict, per_host: d
     from distributed.comm.addressing import get_address_host
     worker = get_worker()
     busy = per_host.get(get_address_host(worker.address), getattr(worker, "nthreads", 1))
-    with thread_limits(worker_threads(busy)):
+    with thread_limits(worker_threads(busy), busy):
         return execute_task(task, store, seed, identity)
 
 # %% ../nbs/12_runner.ipynb #df718fc7
