@@ -684,7 +684,7 @@ def dunn_a(X,                                     # (n, d) data, finite numbers
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            k: float = K_DUNN_A,                   # steepness of the logistic, a finite number > 0
            distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
-           max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+           max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
           ) -> float:
     r"""Adjusted Dunn: per class pair, the mean between-class distance against the larger mean within-class distance
     through $e^{\cdot/\sigma_1}$, range-adjusted, averaged over pairs."""
@@ -704,7 +704,7 @@ def sc_a(X,                                     # (n, d) data, finite numbers
          noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,                     # ignored: deterministic; kept for a uniform signature
          distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
-         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
         ) -> float:
     r"""Adjusted silhouette: per class pair the mean of $(e^{b/\sigma_1} - e^{a/\sigma_1}) / e^{\max(a,b)/\sigma_1}$,
     averaged over pairs."""

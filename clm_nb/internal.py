@@ -85,7 +85,7 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
          random_state=None,                     # ignored: deterministic; kept for a uniform signature
          between: str = "single",               # the separation delta: one of DUNN_BETWEEN (table above)
          within: str = "diameter",              # the diameter Delta: one of DUNN_WITHIN (table above)
-         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
         ) -> float:
     r"""Dunn index: $\min_{i \ne j} \delta(C_i, C_j) / \max_k \Delta(C_k)$, the smallest between-cluster
     (single-linkage) distance over the largest cluster diameter (higher is better)."""
@@ -132,7 +132,7 @@ def silhouette(X,                                     # (n, d) data, or a `Label
                metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
                noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                random_state=None,                     # ignored: deterministic; kept for a uniform signature
-               max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+               max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
               ) -> float:
     r"""Mean silhouette width: $s = \frac{b - a}{\max(a, b)}$ averaged over points, with $a$ the mean distance to the
     point's own cluster and $b$ to the nearest other cluster (higher is better)."""
@@ -222,7 +222,7 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
             metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
             noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
             random_state=None,                     # ignored: deterministic; kept for a uniform signature
-            max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+            max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
            ) -> float:
     r"""C-index: $\frac{S_w - S_{\min}}{S_{\max} - S_{\min}}$, with $S_w$ the sum of the within-cluster pair distances
     (lower is better)."""
@@ -245,7 +245,7 @@ def point_biserial(X,                                     # (n, d) data, or a `L
                    metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
                    noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                    random_state=None,                     # ignored: deterministic; kept for a uniform signature
-                   max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+                   max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
                   ) -> float:
     "Point-Biserial correlation between pair distance and being a between-cluster pair (higher is better)."
     s = summarize(X, labels, ["moments"], metric=metric, noise=noise, max_memory=max_memory, measure="point_biserial")
@@ -269,7 +269,7 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
           metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
           noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
           random_state=None,                     # ignored: deterministic; kept for a uniform signature
-          max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use (a positive integer)
+          max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
          ) -> float:
     r"""Baker-Hubert Gamma: $\frac{s_+ - s_-}{s_+ + s_-}$, concordant minus discordant over all couples of a within- and
     a between-cluster pair (higher is better)."""
@@ -654,7 +654,7 @@ def dbcv(X,                                     # (n, d) data, or a `LabeledData
          metric: str = "euclidean",             # 'euclidean' only (the core distance is a d-dimensional density)
          noise=None,                            # `check_data`'s policy; with 'ignore' noise still counts in |O|
          random_state=None,                     # ignored (DBCV is deterministic); kept for a uniform signature
-         max_memory: int = DEFAULT_MAX_MEMORY,  # bytes for lane buffers, 64 per lane and point of the largest cluster
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for lane buffers (None: half the free memory)
         ) -> float:
     r"""DBCV:
     $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the

@@ -25,7 +25,7 @@ def dsi(X,                                     # (n, d) data, or a `LabeledData`
         metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
         noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
         random_state=None,                     # accepted for a common signature; unused (exact, not random)
-        max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+        max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
        ) -> float:
     """Distance-based Separability Index: mean over clusters of KS(intra-cluster, between-cluster distances) (higher
     is better)."""
@@ -42,7 +42,7 @@ def dsi_per_cluster(X,                                     # (n, d) data, or a `
                     *,
                     metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
                     noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
-                    max_memory: int = DEFAULT_MAX_MEMORY,  # bytes the pair engine may use; exact whatever its value
+                    max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
                    ) -> np.ndarray:
     "Each cluster's KS distance (in the order of the sorted labels; nan for singleton clusters)."
     return summarize(X, labels, ["ks"], metric=metric, noise=noise, max_memory=max_memory, measure="dsi").ks
