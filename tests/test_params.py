@@ -35,7 +35,6 @@ def _options(name):
 # domain limits the default's type cannot tell: out-of-range values, and inf where a parameter allows it
 OUT_OF_RANGE = {
     "k": {"cvnn": [0, -3, 2.5], "cvdd": [0, -3, 2.5], "*": [0, -1.0, 1e-320 * 0]},   # kNN counts; logistic steepness > 0
-    "max_memory": {"*": [0, -1, 1.5]},
     "max_points": {"*": [0, -10, 2.5]},
     "max_pair_points": {"*": [0, 99, -10, 2.5]},           # dbcv_btwn: the per-pair sample size, >= 100
     "n_permutations": {"*": [0, 1, -5, 2.5]},
@@ -57,6 +56,10 @@ SPECIAL = {
     "must_link": ([("abc", {}), ([[0, 1, 2]], {}), ([[0, 999]], {}), ([[0, 0]], {}), ([[0, 1], [2]], {}), ([[0.5, 1]], {})]),
     "cannot_link": ([("abc", {}), ([[0, 999]], {}), ([[3, 3]], {})]),
     "labels_partial": ([([0, 1], {}), (np.zeros((3, 3)), {})]),
+    # None = half the free memory (01_pairs); a budget is a positive whole number of bytes
+    "max_memory": ([(v, {}) for v in (0, -1, 1.5, np.nan, np.inf, "1GB", True, 1 + 2j, [10**8])]),
+    # None = exact; a tolerance is a finite number >= 0
+    "tolerance": ([(v, {}) for v in (-1, -1e-9, np.nan, np.inf, "1e-6", True, 1 + 2j, [1e-6])]),
 }
 
 
