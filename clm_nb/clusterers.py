@@ -26,9 +26,10 @@ from .core import check_X, get_measure
 from .datasets import subsample_dataset
 
 # %% auto #0
-__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique', 'register_technique', 'Geometry',
-           'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans', 'SearchResult', 'search', 'partition_pool',
-           'ShrinkageLDA', 'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
+__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'KERNEL_MAX_TRAIN', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique',
+           'register_technique', 'Geometry', 'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans',
+           'SearchResult', 'search', 'partition_pool', 'ShrinkageLDA', 'Fold', 'forest_accuracy', 'cv_accuracy',
+           'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/10_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -526,60 +527,148 @@ class ShrinkageLDA(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         return self.classes_[np.argmax(np.asarray(X, float) @ self.coef_.T + self.intercept_, axis=1)]
 
+# %% ../nbs/10_clusterers.ipynb #00bb1807
+class Fold:
+    "One cross-validation split of (X, y), with the views of its data that the classifiers' trials share, each computed once."
+    def __init__(self,
+                 X: np.ndarray,      # (n, d) data
+                 y: np.ndarray,      # (n,) integer labels
+                 train: np.ndarray,  # indices of the training rows
+                 test: np.ndarray,   # indices of the test rows
+                ):
+        self.X, self.train, self.test = X, np.asarray(train), np.asarray(test)
+        self.y_train, self.y_test = y[self.train], y[self.test]
+        self._views = {}
+        self.forests = {}    # the random forests grown on this fold, see `forest_accuracy`
+
+    def view(self, kind) -> tuple:
+        "(training rows, test rows) as 'raw', 'standardized', 'span' or ('rbf', gamma) (kernel against the training rows)."
+        if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "rbf":
+            D_train, D_test = self._cached("sq_distances")
+            return np.exp(-kind[1] * D_train), np.exp(-kind[1] * D_test)
+        if kind == "raw":
+            return self.X[self.train], self.X[self.test]
+        if kind not in ("standardized", "span"):
+            raise ValueError(f"Fold.view: unknown view {kind!r}; use 'raw', 'standardized', 'span' or ('rbf', gamma).")
+        return self._cached(kind)
+
+    def _cached(self, kind) -> tuple:
+        if kind not in self._views:
+            self._views[kind] = self._compute(kind)
+        return self._views[kind]
+
+    def _compute(self, kind) -> tuple:
+        if kind == "standardized":
+            from sklearn.preprocessing import StandardScaler
+            s = StandardScaler().fit(self.X[self.train])
+            return s.transform(self.X[self.train]), s.transform(self.X[self.test])
+        A, B = self._cached("standardized")
+        if kind == "span":
+            if A.shape[0] > A.shape[1] // 2:                 # no saving: the coordinates would be nearly as many
+                return A, B
+            V = np.linalg.svd(A, full_matrices=False)[2].T  # (d, n_train), orthonormal columns spanning the rows
+            return A @ V, B @ V
+        a, b = np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)   # kind == "sq_distances"
+        return (np.maximum(a[:, None] + a[None, :] - 2 * (A @ A.T), 0),
+                np.maximum(b[:, None] + a[None, :] - 2 * (B @ A.T), 0))
+
+# %% ../nbs/10_clusterers.ipynb #5eac6838
+def forest_accuracy(model,   # an unfitted RandomForestClassifier
+                    fold,    # the `Fold` it is scored on (its raw view); the fold keeps the trees for later trials
+                   ) -> float:
+    "Test accuracy of `model` on `fold`, from trees the fold grew for earlier trials where they are the same trees."
+    from sklearn.base import clone
+    m, D = model.n_estimators, model.max_depth
+    rest = repr(sorted((k, v) for k, v in model.get_params().items() if k not in ("n_estimators", "max_depth")))
+    forests = fold.forests.setdefault(rest, {})      # max_depth -> {"forest", "probas", "depths"}
+    limit = lambda depth: np.inf if depth is None else depth   # max_depth=None: no limit
+
+    def same_trees(D0):                              # the first m trees (or all there are) are the ones D grows?
+        depths = forests[D0]["depths"][:m]
+        return D0 == D or (len(depths) > 0 and max(depths) < min(limit(D0), limit(D)))
+
+    def grow(D0):                                    # the first m trees of limit D0, as a single fit would make them
+        if D0 not in forests:
+            forests[D0] = {"forest": clone(model).set_params(max_depth=D0, warm_start=True), "probas": [], "depths": []}
+        entry = forests[D0]
+        if len(entry["depths"]) < m:
+            train, test = fold.view("raw")
+            forest = entry["forest"].set_params(n_estimators=m).fit(train, fold.y_train)
+            test32 = np.asarray(test, dtype=np.float32)  # the forest predicts on float32 rows
+            for tree in forest.estimators_[len(entry["depths"]):]:
+                entry["probas"].append(tree.predict_proba(test32))
+                entry["depths"].append(tree.get_depth())
+        return entry
+
+    for D0 in sorted([D0 for D0 in forests if same_trees(D0)], key=lambda D0: D0 != D) + [D]:   # D's own first
+        entry = grow(D0)
+        if same_trees(D0):                           # still true with the grown trees (always for D0 == D)
+            break
+    proba = np.zeros_like(entry["probas"][0])
+    for p in entry["probas"][:m]:                    # summed in tree order, then divided: predict_proba's numbers
+        proba += p
+    proba /= m
+    return float(np.mean(entry["forest"].classes_.take(np.argmax(proba, axis=1)) == fold.y_test))
+
 # %% ../nbs/10_clusterers.ipynb #842d2a72
 CLASSIFIERS = ("svm", "knn", "mlp", "naive_bayes", "random_forest", "logistic_regression", "lda")
+KERNEL_MAX_TRAIN = 3000   # the SVM uses precomputed kernel matrices (Fold.view) up to this many training rows
 
-def _classifier(name, trial, seed):
-    "Classifier `name` (one of CLASSIFIERS) with the hyper-parameters suggested by the optuna `trial`."
+def _classifier(name, trial, seed, n_train=0):
+    "(view of a Fold, unfitted classifier) for `name` with the hyper-parameters the optuna `trial` suggests."
     # imported on first use: only the classifier proxies need these scikit-learn modules
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
-    scaled = lambda m: make_pipeline(StandardScaler(), m)
     if name == "svm":
-        return scaled(SVC(C=trial.suggest_float("C", 1e-2, 1e3, log=True),
-                          gamma=trial.suggest_float("gamma", 1e-4, 10, log=True)))
+        C, gamma = trial.suggest_float("C", 1e-2, 1e3, log=True), trial.suggest_float("gamma", 1e-4, 10, log=True)
+        if n_train <= KERNEL_MAX_TRAIN:
+            return ("rbf", gamma), SVC(C=C, kernel="precomputed")
+        return "standardized", SVC(C=C, gamma=gamma)
     if name == "knn":
-        return scaled(KNeighborsClassifier(trial.suggest_int("n_neighbors", 1, 50)))
+        return "standardized", KNeighborsClassifier(trial.suggest_int("n_neighbors", 1, 50))
     if name == "mlp":
-        return scaled(MLPClassifier((trial.suggest_int("hidden", 8, 128, log=True),),
-                                    alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
-                                    max_iter=300, early_stopping=True, random_state=seed))
+        return "standardized", MLPClassifier((trial.suggest_int("hidden", 8, 128, log=True),),
+                                             alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
+                                             max_iter=300, early_stopping=True, random_state=seed)
     if name == "naive_bayes":
-        return GaussianNB(var_smoothing=trial.suggest_float("var_smoothing", 1e-12, 1e-3, log=True))
+        return "raw", GaussianNB(var_smoothing=trial.suggest_float("var_smoothing", 1e-12, 1e-3, log=True))
     if name == "random_forest":
-        return RandomForestClassifier(trial.suggest_int("n_estimators", 20, 200, log=True),
-                                      max_depth=trial.suggest_int("max_depth", 2, 32, log=True), random_state=seed,
-                                      n_jobs=1)
+        return "raw", RandomForestClassifier(trial.suggest_int("n_estimators", 20, 200, log=True),
+                                             max_depth=trial.suggest_int("max_depth", 2, 32, log=True),
+                                             random_state=seed, n_jobs=1)
     if name == "logistic_regression":
-        return scaled(LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True), max_iter=1000))
+        return "span", LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True), max_iter=1000)
     if name == "lda":
-        return ShrinkageLDA(trial.suggest_float("shrinkage", 0.0, 1.0))
+        return "raw", ShrinkageLDA(trial.suggest_float("shrinkage", 0.0, 1.0))
     raise ValueError(name)
 
 # %% ../nbs/10_clusterers.ipynb #76540a71
-def cv_accuracy(model,             # an unfitted scikit-learn classifier (cloned for every fold)
-                X,                 # (n, d) data
-                y,                 # (n,) integer labels
-                splits,            # the folds: a list of (train indices, test indices)
+def cv_accuracy(model,                  # an unfitted scikit-learn classifier (cloned for every fold)
+                folds,                  # the folds: a list of `Fold`
+                *,
+                view="raw",             # which `Fold.view` the model sees
                 beat: float = -np.inf,  # the best mean so far: stop as soon as the mean cannot exceed it
                ) -> float | None:
     "Mean accuracy over the folds, or None as soon as even perfect remaining folds could not reach `beat`."
     from sklearn.base import clone                 # imported on first use, with the classifiers
+    from sklearn.ensemble import RandomForestClassifier
     total = 0.0
-    for f, (train, test) in enumerate(splits):
+    for f, fold in enumerate(folds):
         try:
-            total += float(clone(model).fit(X[train], y[train]).score(X[test], y[test]))
+            if isinstance(model, RandomForestClassifier) and view == "raw":
+                total += forest_accuracy(model, fold)
+            else:
+                train, test = fold.view(view)
+                total += float(clone(model).fit(train, fold.y_train).score(test, fold.y_test))
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             return float("nan")
-        if (total + len(splits) - f - 1) / len(splits) < beat:
+        if (total + len(folds) - f - 1) / len(folds) < beat:
             return None
-    return total / len(splits)
+    return total / len(folds)
 
 # %% ../nbs/10_clusterers.ipynb #b6fe8202
 def classifier_proxies(X,                          # data, (n, d) array-like of finite numbers
@@ -599,7 +688,7 @@ def classifier_proxies(X,                          # data, (n, d) array-like of 
         raise ValueError(f"classifier_proxies: the smallest class has {np.bincount(y).min()} points, "
                          f"fewer than cv={cv} folds.")
     seed = int(np.random.default_rng(random_state).integers(2**31))
-    splits = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, y))
+    folds = [Fold(X, y, tr, te) for tr, te in StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, y)]
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     out = {}
     for name in classifiers:
@@ -609,7 +698,8 @@ def classifier_proxies(X,                          # data, (n, d) array-like of 
         def objective(trial):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                value = cv_accuracy(_classifier(name, trial, seed), X, y, splits, beat=best[0])
+                view, model = _classifier(name, trial, seed, n_train=len(folds[0].train))
+                value = cv_accuracy(model, folds, view=view, beat=best[0])
             if value is None:
                 raise optuna.TrialPruned()
             best[0] = max(best[0], value) if np.isfinite(value) else best[0]

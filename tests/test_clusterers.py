@@ -188,17 +188,20 @@ def test_cv_accuracy_stops_only_trials_that_cannot_beat_the_bar(seed, bar):
     Xr = rng.normal(size=(30, 2)) + y[:, None] * rng.uniform(0, 2)
     splits = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(Xr, y))
     full = cross_val_score(GaussianNB(), Xr, y, cv=splits).mean()
-    got = CL.cv_accuracy(GaussianNB(), Xr, y, splits, beat=bar)
+    got = CL.cv_accuracy(GaussianNB(), [CL.Fold(Xr, y, tr, te) for tr, te in splits], beat=bar)
     assert (got is None and full < bar) or got == pytest.approx(full, abs=1e-15)
 
 
 def test_classifier_proxies_best_value_is_a_full_cross_validation():
     from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
     Xr, yr = make_blobs(150, centers=3, cluster_std=4, random_state=2)
     out = CL.classifier_proxies(Xr, yr, classifiers=("knn",), n_trials=8, random_state=0)
     seed = int(np.random.default_rng(0).integers(2**31))
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
-    every_k = [cross_val_score(CL._classifier("knn", _Fixed(k), seed), Xr, yr, cv=folds).mean() for k in range(1, 51)]
+    knn = lambda k: make_pipeline(StandardScaler(), CL._classifier("knn", _Fixed(k), seed)[1])
+    every_k = [cross_val_score(knn(k), Xr, yr, cv=folds).mean() for k in range(1, 51)]
     assert min(abs(out["knn"] - v) for v in every_k) < 1e-12 and out["knn"] <= max(every_k)
 
 
@@ -206,6 +209,7 @@ class _Fixed:
     "A stand-in for an optuna trial that suggests one fixed integer."
     def __init__(self, v): self.v = v
     def suggest_int(self, name, lo, hi, log=False): return self.v
+    def suggest_float(self, name, lo, hi, log=False): return float(self.v)
 
 
 @settings(max_examples=25, deadline=None)
@@ -223,3 +227,41 @@ def test_shrinkage_lda_is_scikit_learns_lsqr_lda(seed, n, d, K, lam):
     if K == 2:
         ours_scores = ours_scores[:, 1] - ours_scores[:, 0]
     assert np.allclose(ours_scores, ref_scores, rtol=1e-6, atol=1e-6 * np.abs(ref_scores).max())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_svm_proxy_on_precomputed_kernels_is_libsvms_rbf_svm(seed, monkeypatch):
+    Xr, yr = make_blobs(200, centers=3, n_features=30, cluster_std=6, random_state=seed)
+    fast = CL.classifier_proxies(Xr, yr, classifiers=("svm",), n_trials=6, random_state=seed)
+    monkeypatch.setattr(CL, "KERNEL_MAX_TRAIN", 0)                 # every fold too large: libsvm computes the kernel
+    assert CL._classifier("svm", _Fixed(1), 0, n_train=160)[0] == "standardized"
+    assert CL.classifier_proxies(Xr, yr, classifiers=("svm",), n_trials=6, random_state=seed) == fast
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(10, 40), st.floats(-3, 0))
+def test_logistic_regression_in_the_span_of_the_training_rows_is_the_same_model(seed, n, log_c):
+    from sklearn.linear_model import LogisticRegression
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 3
+    Xr = rng.normal(size=(n, 3 * n)) + y[:, None] * rng.uniform(0, 1)   # wide: the span view has n_train coordinates
+    fold = CL.Fold(Xr, y, np.arange(n // 5, n), np.arange(n // 5))
+    (A, B), (S, T) = fold.view("standardized"), fold.view("span")
+    assert S.shape[1] == len(fold.train) < A.shape[1]
+    full = LogisticRegression(C=10**log_c, max_iter=5000, tol=1e-10).fit(A, fold.y_train)
+    span = LogisticRegression(C=10**log_c, max_iter=5000, tol=1e-10).fit(S, fold.y_train)
+    assert np.allclose(span.decision_function(T), full.decision_function(B), atol=1e-5)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.lists(st.tuples(st.integers(1, 40), st.sampled_from([1, 2, 3, 5, 8, 20, 32, None])),
+                                        min_size=1, max_size=8))
+def test_forest_accuracy_reuses_only_the_same_trees(seed, trials):
+    from sklearn.ensemble import RandomForestClassifier
+    Xr, yr = make_blobs(90, centers=3, n_features=4, cluster_std=3, random_state=seed)
+    fold = CL.Fold(Xr, yr, np.arange(20, 90), np.arange(20))
+    for m, depth in trials:                          # any order of trials: each is the fresh forest's exact accuracy
+        model = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
+        fresh = model.fit(Xr[20:], yr[20:]).score(Xr[:20], yr[:20])
+        again = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
+        assert CL.forest_accuracy(again, fold) == fresh
