@@ -26,10 +26,10 @@ from .core import check_X, get_measure
 from .datasets import subsample_dataset
 
 # %% auto #0
-__all__ = ['TECHNIQUES', 'CLASSIFIERS', 'KERNEL_MAX_TRAIN', 'PAPER000_TECHNIQUES', 'GT_MEASURES', 'Technique',
-           'register_technique', 'Geometry', 'cluster', 'techniques', 'xmeans_bic', 'two_means_all', 'XMeans',
-           'SearchResult', 'search', 'partition_pool', 'ShrinkageLDA', 'Fold', 'forest_accuracy', 'cv_accuracy',
-           'classifier_proxies', 'ground_truth_task', 'classifier_task']
+__all__ = ['TECHNIQUES', 'FOREST_CACHE_BYTES', 'CLASSIFIERS', 'KERNEL_MAX_TRAIN', 'PAPER000_TECHNIQUES', 'GT_MEASURES',
+           'Technique', 'register_technique', 'Geometry', 'cluster', 'techniques', 'xmeans_bic', 'two_means_all',
+           'XMeans', 'SearchResult', 'search', 'partition_pool', 'ShrinkageLDA', 'Fold', 'forest_accuracy',
+           'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
 
 # %% ../nbs/10_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -539,7 +539,7 @@ class Fold:
         self.X, self.train, self.test = X, np.asarray(train), np.asarray(test)
         self.y_train, self.y_test = y[self.train], y[self.test]
         self._views = {}
-        self.forests = {}    # the random forests grown on this fold, see `forest_accuracy`
+        self.forests, self.forest_trees = {}, 0   # the random forests grown on this fold (`forest_accuracy`)
 
     def view(self, kind) -> tuple:
         "(training rows, test rows) as 'raw', 'standardized', 'span' or ('rbf', gamma) (kernel against the training rows)."
@@ -573,12 +573,17 @@ class Fold:
                 np.maximum(b[:, None] + a[None, :] - 2 * (B @ A.T), 0))
 
 # %% ../nbs/10_clusterers.ipynb #5eac6838
+FOREST_CACHE_BYTES = 64 * 2**20   # per fold: the trees' test probabilities kept for later trials (then fresh fits)
+
 def forest_accuracy(model,   # an unfitted RandomForestClassifier
                     fold,    # the `Fold` it is scored on (its raw view); the fold keeps the trees for later trials
                    ) -> float:
     "Test accuracy of `model` on `fold`, from trees the fold grew for earlier trials where they are the same trees."
     from sklearn.base import clone
     m, D = model.n_estimators, model.max_depth
+    train, test = fold.view("raw")
+    if 8 * len(test) * len(np.unique(fold.y_train)) * (fold.forest_trees + m) > FOREST_CACHE_BYTES:  # no room
+        return float(clone(model).fit(train, fold.y_train).score(test, fold.y_test))
     rest = repr(sorted((k, v) for k, v in model.get_params().items() if k not in ("n_estimators", "max_depth")))
     forests = fold.forests.setdefault(rest, {})      # max_depth -> {"forest", "probas", "depths"}
     limit = lambda depth: np.inf if depth is None else depth   # max_depth=None: no limit
@@ -590,14 +595,14 @@ def forest_accuracy(model,   # an unfitted RandomForestClassifier
     def grow(D0):                                    # the first m trees of limit D0, as a single fit would make them
         if D0 not in forests:
             forests[D0] = {"forest": clone(model).set_params(max_depth=D0, warm_start=True), "probas": [], "depths": []}
-        entry = forests[D0]
+        entry, test32 = forests[D0], np.asarray(test, dtype=np.float32)   # the forest predicts on float32 rows
         if len(entry["depths"]) < m:
-            train, test = fold.view("raw")
             forest = entry["forest"].set_params(n_estimators=m).fit(train, fold.y_train)
-            test32 = np.asarray(test, dtype=np.float32)  # the forest predicts on float32 rows
-            for tree in forest.estimators_[len(entry["depths"]):]:
-                entry["probas"].append(tree.predict_proba(test32))
-                entry["depths"].append(tree.get_depth())
+            fold.forest_trees += m - len(entry["depths"])
+            for i in range(len(entry["depths"]), m):
+                entry["probas"].append(forest.estimators_[i].predict_proba(test32))
+                entry["depths"].append(forest.estimators_[i].get_depth())
+                forest.estimators_[i] = None         # a warm start only counts the trees it has: free their memory
         return entry
 
     for D0 in sorted([D0 for D0 in forests if same_trees(D0)], key=lambda D0: D0 != D) + [D]:   # D's own first

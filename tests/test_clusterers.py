@@ -255,13 +255,17 @@ def test_logistic_regression_in_the_span_of_the_training_rows_is_the_same_model(
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10_000), st.lists(st.tuples(st.integers(1, 40), st.sampled_from([1, 2, 3, 5, 8, 20, 32, None])),
-                                        min_size=1, max_size=8))
-def test_forest_accuracy_reuses_only_the_same_trees(seed, trials):
+                                        min_size=1, max_size=8), st.sampled_from([64 * 2**20, 8 * 20 * 3 * 60]))
+def test_forest_accuracy_reuses_only_the_same_trees(seed, trials, budget):
+    "Any order of trials, with room for all trees or for about 60 (then fresh fits): each is the fresh forest's accuracy."
+    from unittest.mock import patch
     from sklearn.ensemble import RandomForestClassifier
     Xr, yr = make_blobs(90, centers=3, n_features=4, cluster_std=3, random_state=seed)
     fold = CL.Fold(Xr, yr, np.arange(20, 90), np.arange(20))
-    for m, depth in trials:                          # any order of trials: each is the fresh forest's exact accuracy
-        model = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
-        fresh = model.fit(Xr[20:], yr[20:]).score(Xr[:20], yr[:20])
-        again = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
-        assert CL.forest_accuracy(again, fold) == fresh
+    with patch.object(CL, "FOREST_CACHE_BYTES", budget):
+        for m, depth in trials:
+            model = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
+            fresh = model.fit(Xr[20:], yr[20:]).score(Xr[:20], yr[:20])
+            again = RandomForestClassifier(m, max_depth=depth, random_state=seed % 97, n_jobs=1)
+            assert CL.forest_accuracy(again, fold) == fresh
+    assert 8 * 20 * 3 * fold.forest_trees <= budget

@@ -336,21 +336,35 @@ STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl",
 NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level", "clm_evidence"}   # the studies with a `noise` parameter
 
 
+def _check_cell_error(path, **overrides) -> str:
+    "Run a study's parameters cell, the overrides (as papermill injects them) and its check cell in-process; the error."
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    assert "parameters" in cells[0]["metadata"].get("tags", []) and "check_params(" in "".join(cells[1]["source"])
+    namespace = {}
+    exec("".join(cells[0]["source"]), namespace)
+    namespace.update(overrides)
+    with pytest.raises(ValueError) as err:
+        exec("".join(cells[1]["source"]), namespace)
+    return str(err.value)
+
+
 @pytest.mark.parametrize("study", sorted(STUDIES_CHECKED))
 def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypatch):
-    """`-p noise drop` (not a noise policy) and a negative count stop the study in its parameter check, naming the
-    parameter, before anything is computed or written: no task store, no table."""
+    """A negative count stops the study (papermill, a real kernel) in its parameter check, naming the parameter, before
+    anything is computed or written: no task store, no table. The same check cell refuses `-p noise drop` (not a noise
+    policy) and a fractional seed, run in-process (a kernel start per bad value cost 15-30 s per study)."""
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
     path = ROOT / "nbs" / "studies" / f"{study}.ipynb"
+    name, out = STUDIES_CHECKED[study], tmp_path / "out"
+    with pytest.raises(pm.PapermillExecutionError) as err:
+        pm.execute_notebook(str(path), str(tmp_path / "executed.ipynb"), parameters={"out_dir": str(out), name: -1},
+                            progress_bar=False, kernel_name="python3", cwd=str(ROOT))
+    assert err.value.ename == "ValueError" and f"{name}=" in err.value.evalue, err.value.evalue
+    assert not out.exists()                                             # stopped before making its output folder
     bad = [("noise", "drop")] if study in NOISE_STUDIES else []
-    bad += [(STUDIES_CHECKED[study], -1), ("seed", 1.5)]
-    for name, value in bad:
-        out = tmp_path / f"out_{name}"
-        with pytest.raises(pm.PapermillExecutionError) as err:
-            pm.execute_notebook(str(path), str(tmp_path / "executed.ipynb"), parameters={"out_dir": str(out), name: value},
-                                progress_bar=False, kernel_name="python3", cwd=str(ROOT))
-        assert err.value.ename == "ValueError" and f"{name}=" in err.value.evalue, err.value.evalue
-        assert not out.exists()                                             # stopped before making its output folder
+    for name, value in bad + [("seed", 1.5)]:
+        assert f"{name}=" in _check_cell_error(path, out_dir=str(out), **{name: value})
+    assert not out.exists()
 
 
 
