@@ -3,6 +3,7 @@ worker speed-up on a real Dask cluster, and the fit of the ground-truth cost mod
 
     .venv/bin/python benchmarks/bench_scaleout.py simulate [RECORDS] [--workers 1 2 8 32 128]
     .venv/bin/python benchmarks/bench_scaleout.py measure [--data-dir ../shared/datasets] [--n-trials 20]
+    .venv/bin/python benchmarks/bench_scaleout.py study STORE [--workers 1 2 8 32 128]
     .venv/bin/python benchmarks/bench_scaleout.py fit [RECORDS]
 
 RECORDS is a task store of a dataset-ranking run (a folder of parquet files: its ground-truth tasks are read) or its
@@ -21,7 +22,13 @@ measure   starts `dask scheduler` and N `dask worker` processes (one thread each
           runs the same ground-truth tasks (default: 4 datasets x 4 techniques of hjn_labeled96) through
           `clm_nb.runner.run(..., executor="dask", dask_address=...)` from an empty store each time, and prints the
           wall time per N, the speed-up, whether both runs gave identical values, and the load average before and
-          after. The workers are warmed up (imports) before the clock starts.
+          after. The workers are warmed up (imports) before the clock starts, but numba compiles the
+          kernels on their first call: on a fresh checkout run it twice (the first 1-worker run pays the compilation;
+          2026-11-23: 3.35x cold, 1.57x warm).
+study     the whole study from a task store (RECORDS must be a folder): its three phases (measures, ground truth,
+          classifier proxies) run one after the other, each scheduled longest first by recorded time; prints per
+          phase and number of workers the makespan, its lower bound max(longest task, total / workers), and the
+          study's projected minutes (the sum of the phases; what the runner reaches when its estimate orders well).
 fit       fits log(seconds / n_trials) = log a_t + p_t log n + q_t log d per technique (least squares) on the
           recorded tasks and prints the `GT_COST_MODEL` literal of `clm_nb.tasks` and each fit's residual spread.
 """
@@ -125,6 +132,38 @@ def simulate(args):
         print(table.round(2).to_string())
 
 
+def study(args):
+    from clm_nb.clusterers import PAPER000_TECHNIQUES
+    if not args.records.is_dir():
+        raise SystemExit(f"study: {args.records} is not a task store (a folder of parquet files)")
+    rows = []
+    for f in sorted(args.records.glob("*.parquet")):
+        d = pd.read_parquet(f)
+        if not len(d):
+            continue
+        r = d.iloc[0]
+        phase = ("measures" if r.get("part") == "measures" else "classifiers" if r.get("technique") == "classifiers"
+                 else "ground truth" if r.get("technique") in PAPER000_TECHNIQUES else None)
+        if phase:
+            rows.append((phase, r.dataset, float(r.seconds)))
+    rec = pd.DataFrame(rows, columns=["phase", "dataset", "seconds"])
+    table = []
+    for phase, g in rec.groupby("phase", sort=False):
+        s = np.sort(g.seconds.to_numpy())[::-1]
+        longest = g.loc[g.seconds.idxmax()]
+        print(f"{phase}: {len(s)} tasks, {s.sum():.0f} task-seconds, longest {s[0]:.1f} s ({longest.dataset})")
+        for w in args.workers:
+            table.append({"phase": phase, "workers": w, "makespan (s)": makespan(s, w),
+                          "bound (s)": max(s[0], s.sum() / w)})
+    t = pd.DataFrame(table)
+    whole = t.groupby("workers")[["makespan (s)", "bound (s)"]].sum()
+    whole["minutes"] = whole["makespan (s)"] / 60
+    whole["speed-up"] = whole["makespan (s)"].iloc[0] / whole["makespan (s)"] if args.workers[0] == 1 else np.nan
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(t.pivot(index="workers", columns="phase", values="makespan (s)").round(1).to_string())
+        print(whole.round(2).to_string())
+
+
 # ---------------------------------------------------------------- fit
 
 def fit(args):
@@ -213,7 +252,7 @@ def measure(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", choices=["simulate", "measure", "fit"])
+    ap.add_argument("mode", choices=["simulate", "measure", "study", "fit"])
     ap.add_argument("records", nargs="?", type=Path, default=DEFAULT_RECORDS)
     ap.add_argument("--collection", default="hjn_labeled96", help="'all' keeps every collection")
     ap.add_argument("--n-trials", type=int, default=20, help="0 keeps every n_trials")
@@ -223,7 +262,7 @@ def main():
     ap.add_argument("--datasets", nargs="+", default=MEASURE_DATASETS)
     ap.add_argument("--techniques", nargs="+", default=MEASURE_TECHNIQUES)
     args = ap.parse_args()
-    {"simulate": simulate, "measure": measure, "fit": fit}[args.mode](args)
+    {"simulate": simulate, "measure": measure, "study": study, "fit": fit}[args.mode](args)
 
 
 if __name__ == "__main__":
