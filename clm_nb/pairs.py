@@ -134,32 +134,56 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
     starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
     return SortedData(Xs, np.ascontiguousarray(Xs.T), labels, order, starts, float(scale), metric)
 
+# %% ../nbs/01_pairs.ipynb #f7a13361
+@njit(inline="always")
+def _term(code, x, r):
+    "One feature's term of the distance sum of metric `code` (not Chebyshev's, which takes a maximum)."
+    if code == 2:
+        return abs(x - r)
+    if code == 4:
+        return x * r
+    t = x - r
+    return t * t
+
 # %% ../nbs/01_pairs.ipynb #8b1b98d3
 @njit(cache=True, nogil=True)
 def _row_distances(XT, i, j0, j1, code, out):
-    "out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order."
+    """out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order, four
+    features per sweep of the buffer (the same additions in the same order as one feature per sweep)."""
     d = XT.shape[0]
     m = j1 - j0
     o = out[:m]
-    o[:] = 0.0
-    for k in range(d):
-        xi = XT[k, i]
-        row = XT[k, j0:j1]
-        if code == 2:
-            for j in range(m):
-                o[j] += abs(xi - row[j])
-        elif code == 3:
+    if code == 3:                                        # Chebyshev: a maximum, not a sum
+        o[:] = 0.0
+        for k in range(d):
+            xi = XT[k, i]
+            row = XT[k, j0:j1]
             for j in range(m):
                 v = abs(xi - row[j])
                 if v > o[j]:
                     o[j] = v
-        elif code == 4:
+        return o
+    k = 0
+    if d < 4:
+        o[:] = 0.0
+    while k + 4 <= d:
+        x0, x1, x2, x3 = XT[k, i], XT[k + 1, i], XT[k + 2, i], XT[k + 3, i]
+        r0, r1, r2, r3 = XT[k, j0:j1], XT[k + 1, j0:j1], XT[k + 2, j0:j1], XT[k + 3, j0:j1]
+        if k == 0:
             for j in range(m):
-                o[j] += xi * row[j]
+                o[j] = (((0.0 + _term(code, x0, r0[j])) + _term(code, x1, r1[j])) + _term(code, x2, r2[j])) \
+                    + _term(code, x3, r3[j])
         else:
             for j in range(m):
-                diff = xi - row[j]
-                o[j] += diff * diff
+                o[j] = (((o[j] + _term(code, x0, r0[j])) + _term(code, x1, r1[j])) + _term(code, x2, r2[j])) \
+                    + _term(code, x3, r3[j])
+        k += 4
+    while k < d:
+        xk = XT[k, i]
+        rk = XT[k, j0:j1]
+        for j in range(m):
+            o[j] += _term(code, xk, rk[j])
+        k += 1
     if code == 0:
         for j in range(m):
             o[j] = np.sqrt(o[j])
@@ -194,9 +218,8 @@ def _map_bucket(v, lo, hi, inv, nb, top, tab):
     b = _bucket(v, lo, hi, inv, nb, top)
     if b < 0 or tab.shape[0] == 0:
         return b
-    s = int(tab[b, 1])
-    q = int((v - tab[b, 2]) * tab[b, 3])
-    return int(tab[b, 0]) + (0 if q < 0 else (s - 1 if q >= s else q))
+    q = (v - tab[b, 2]) * tab[b, 3]                      # clamped as a double: one conversion to int, not three
+    return int(tab[b, 0] + min(max(q, 0.0), tab[b, 1] - 1.0))
 
 # %% ../nbs/01_pairs.ipynb #d8bc6c5c
 @njit(cache=True)
@@ -242,6 +265,7 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
     SUMB = np.zeros((n_lanes, ke, ke))          # sum (the diagonal: within-cluster sums)
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
+        g = np.empty(_COLUMN_TILE, np.int64)
         h, bmn, bmx = H[t], BMIN[t], BMAX[t]
         for blk in range(t * block_stride, _n_blocks(n), n_lanes * block_stride):
             i0 = blk * _ROW_BLOCK
@@ -276,9 +300,11 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
                             s1, s2 = (li, -1) if c == li else (K + li, K + c)
                         else:
                             s1, s2 = (0 if c == li else 1), -1
+                        for j in range(a, z):                    # buckets first (see `_count_run`)
+                            g[j] = _map_bucket(o[j], lo, hi, inv, nb, top, tab)
                         for j in range(a, z):
                             v = o[j]
-                            b = _map_bucket(v, lo, hi, inv, nb, top, tab)
+                            b = g[j]
                             if b < 0:
                                 continue
                             h[s1, b] += 1
@@ -306,6 +332,7 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, 
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
         keep = np.empty(_COLUMN_TILE, np.int64)
+        g = np.empty(_COLUMN_TILE, np.int64)
         cur = cursor[t]
         for blk in range(t, _n_blocks(n), n_lanes):
             i0 = blk * _ROW_BLOCK
@@ -325,10 +352,12 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, 
                     li = labels[i]
                     we = starts[li + 1] - a0                      # o[:we] are within pairs
                     c = labels[a0]
+                    for q in range(k):                            # buckets first (see `_count_run`)
+                        g[q] = _map_bucket(o[keep[q]], lo, hi, inv, nb, top, tab)
                     for q in range(k):
                         j = keep[q]
                         v = o[j]
-                        b = _map_bucket(v, lo, hi, inv, nb, top, tab)
+                        b = g[q]
                         if b < 0 or not need[b]:
                             continue
                         p = cur[b]
@@ -1027,10 +1056,13 @@ class _Resolver(_ResolverNeeds):
 
 # %% ../nbs/01_pairs.ipynb #b8cc388b
 @njit(cache=True)
-def _count_run(o, x0, x1, k, lo, hi, inv, nb, top, tab, c8, c64):
-    "Count o[x0:x1] (all of kind k: 0 within, 1 between) into byte counters c8, a byte about to wrap into c64."
+def _count_run(o, x0, x1, k, lo, hi, inv, nb, top, tab, c8, c64, g):
+    """Count o[x0:x1] (all of kind k: 0 within, 1 between) into byte counters c8, a byte about to wrap into c64:
+    first every bucket into g (a buffer as long as o), then the counts, so the map's loop has no stores to wait on."""
     for j in range(x0, x1):
-        b = _map_bucket(o[j], lo, hi, inv, nb, top, tab)
+        g[j] = _map_bucket(o[j], lo, hi, inv, nb, top, tab)
+    for j in range(x0, x1):
+        b = g[j]
         if b < 0:
             continue
         x = c8[b, k]
@@ -1051,6 +1083,7 @@ def _count_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, si
     C64 = np.zeros((n_lanes, size, 2), np.int64)
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
+        g = np.empty(_COLUMN_TILE, np.int64)
         c8, c64 = C8[t], C64[t]
         for blk in range(t * block_stride, _n_blocks(n), n_lanes * block_stride):
             i0 = blk * _ROW_BLOCK
@@ -1063,8 +1096,8 @@ def _count_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, si
                         continue
                     o = _row_distances(XT, i, a0, j1, code, buf)
                     e = min(max(starts[labels[i] + 1] - a0, 0), j1 - a0)     # o[:e] are within pairs
-                    _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64)
-                    _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64)
+                    _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64, g)
+                    _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64, g)
     for t in range(n_lanes):
         C64[t] += C8[t]
     return C64
