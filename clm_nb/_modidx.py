@@ -150,6 +150,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.clusterers.Fold.__init__': ('clusterers.html#fold.__init__', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.Fold._cached': ('clusterers.html#fold._cached', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.Fold._compute': ('clusterers.html#fold._compute', 'clm_nb/clusterers.py'),
+                                   'clm_nb.clusterers.Fold.release': ('clusterers.html#fold.release', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.Fold.view': ('clusterers.html#fold.view', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.Geometry': ('clusterers.html#geometry', 'clm_nb/clusterers.py'),
                                    'clm_nb.clusterers.Geometry.__init__': ('clusterers.html#geometry.__init__', 'clm_nb/clusterers.py'),

@@ -552,6 +552,13 @@ class Fold:
             raise ValueError(f"Fold.view: unknown view {kind!r}; use 'raw', 'standardized', 'span' or ('rbf', gamma).")
         return self._cached(kind)
 
+    def release(self, kind: str) -> None:
+        "Free what a single classifier uses, once its search is over: 'sq_distances' (the SVM's) or 'forests'."
+        if kind == "forests":
+            self.forests, self.forest_trees = {}, 0
+        else:
+            self._views.pop(kind, None)
+
     def _cached(self, kind) -> tuple:
         if kind not in self._views:
             self._views[kind] = self._compute(kind)
@@ -712,6 +719,10 @@ def classifier_proxies(X,                          # data, (n, d) array-like of 
         study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
         study.optimize(objective, n_trials=n_trials)
         out[name] = float(study.best_value)
+        freed = {"svm": "sq_distances", "random_forest": "forests"}.get(name)
+        if freed:                                  # used by this classifier only: not held through the next ones
+            for fold in folds:
+                fold.release(freed)
     out["ensemble"] = max(out[c] for c in classifiers)
     return out
 
