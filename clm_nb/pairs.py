@@ -265,7 +265,6 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
     SUMB = np.zeros((n_lanes, ke, ke))          # sum (the diagonal: within-cluster sums)
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
-        g = np.empty(_COLUMN_TILE, np.int64)
         h, bmn, bmx = H[t], BMIN[t], BMAX[t]
         for blk in range(t * block_stride, _n_blocks(n), n_lanes * block_stride):
             i0 = blk * _ROW_BLOCK
@@ -300,11 +299,9 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
                             s1, s2 = (li, -1) if c == li else (K + li, K + c)
                         else:
                             s1, s2 = (0 if c == li else 1), -1
-                        for j in range(a, z):                    # buckets first (see `_count_run`)
-                            g[j] = _map_bucket(o[j], lo, hi, inv, nb, top, tab)
                         for j in range(a, z):
                             v = o[j]
-                            b = g[j]
+                            b = _map_bucket(v, lo, hi, inv, nb, top, tab)
                             if b < 0:
                                 continue
                             h[s1, b] += 1
@@ -332,7 +329,6 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, 
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
         keep = np.empty(_COLUMN_TILE, np.int64)
-        g = np.empty(_COLUMN_TILE, np.int64)
         cur = cursor[t]
         for blk in range(t, _n_blocks(n), n_lanes):
             i0 = blk * _ROW_BLOCK
@@ -352,12 +348,10 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, 
                     li = labels[i]
                     we = starts[li + 1] - a0                      # o[:we] are within pairs
                     c = labels[a0]
-                    for q in range(k):                            # buckets first (see `_count_run`)
-                        g[q] = _map_bucket(o[keep[q]], lo, hi, inv, nb, top, tab)
                     for q in range(k):
                         j = keep[q]
                         v = o[j]
-                        b = g[q]
+                        b = _map_bucket(v, lo, hi, inv, nb, top, tab)
                         if b < 0 or not need[b]:
                             continue
                         p = cur[b]
