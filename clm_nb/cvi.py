@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from numba import njit, prange
 from scipy import sparse
 
 from .core import (SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
@@ -115,46 +116,157 @@ def _check_k(k, n: int | None, name: str) -> int:
                          f"(after the noise policy). Use k <= {n - 1}.")
     return k
 
-# %% ../nbs/05_cvi.ipynb #53939635
-def _exact_metric(metric: str) -> tuple[str, bool]:
-    "(name, root): the sklearn metric to evaluate in blocks, and whether its square root gives `metric`."
-    # sklearn's 'euclidean' expands |x|^2 - 2x.y + |y|^2 (residues ~1e-8 between duplicates); 'sqeuclidean' goes to
-    # scipy's cdist, which subtracts coordinates first: exact zeros for duplicate points.
-    return ("sqeuclidean", True) if metric in ("euclidean", "l2") else (metric, False)
+# %% ../nbs/05_cvi.ipynb #e5c3f450
+_U = 2.0 ** -53           # unit roundoff of float64
 
-# %% ../nbs/05_cvi.ipynb #b1c8bbf4
-_TIE_RTOL = 1e-9          # distances this close (relatively) to the k-th neighbour distance count as tied with it
+@njit(inline="always")
+def _estimate(P, sq, a, i, j, mode):
+    "Row i of block P is point a: the estimate of the squared distance to point j (mode 0, 1) or the distance (2)."
+    if mode == 2:
+        return P[i, j]
+    return sq[a] + sq[j] - 2.0 * P[i, j]
 
-_BLOCK_MB = 32            # working memory of one block of distance rows (sklearn's default would be 1 GB)
+# %% ../nbs/05_cvi.ipynb #ede35f44
+@njit(inline="always")
+def _exact(X, P, a, i, j, mode):
+    "The value every decision reads: sqrt of the direct sum (mode 0), the direct sum (1), or the given distance (2)."
+    if mode == 2:
+        return P[i, j]
+    s = 0.0
+    for f in range(X.shape[1]):
+        t = X[a, f] - X[j, f]
+        s += t * t
+    return np.sqrt(s) if mode == 0 else s
 
-def _foreign_neighbours(Xn: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.ndarray:
-    "q_k(x) for every point: how many of its k nearest neighbours (itself excluded) lie outside its cluster."
-    n = Xn.shape[0]
-    m = min(k + 1, n - 1)                       # one neighbour more than k, to see whether the k-th one is tied
+# %% ../nbs/05_cvi.ipynb #f773c060
+@njit(inline="always")
+def _heap_offer(h, size, v):
+    "Offer v to the max-heap h of the h.shape[0] smallest values so far (`size` of its places filled); the new size."
+    k = h.shape[0]
+    if size < k:                                   # not full: sift the new value up
+        c = size
+        h[c] = v
+        while c > 0 and h[(c - 1) // 2] < h[c]:
+            p = (c - 1) // 2
+            h[p], h[c] = h[c], h[p]
+            c = p
+        return size + 1
+    if v >= h[0]:                                  # not among the k smallest
+        return size
+    h[0] = v                                       # replace the largest, sift it down
+    p = 0
+    while 2 * p + 1 < k:
+        c = 2 * p + 1
+        if c + 1 < k and h[c + 1] > h[c]:
+            c += 1
+        if h[p] >= h[c]:
+            break
+        h[p], h[c] = h[c], h[p]
+        p = c
+    return size
+
+# %% ../nbs/05_cvi.ipynb #f93edfc1
+@njit(inline="always")
+def _k_nearest_row(X, P, sq, a, i, mode, c, h):
+    "Fill the max-heap h (size k) with the k smallest exact values from point a (row i of P) to the other points."
+    n, size = P.shape[1], 0
+    for j in range(n):                             # step 1: U, the k-th smallest upper bound
+        if j != a:
+            size = _heap_offer(h, size, _estimate(P, sq, a, i, j, mode) + c * (sq[a] + sq[j]))
+    top, size = h[0], 0
+    for j in range(n):                             # step 2: exact values of the candidates only
+        if j != a and _estimate(P, sq, a, i, j, mode) - c * (sq[a] + sq[j]) <= top:
+            size = _heap_offer(h, size, _exact(X, P, a, i, j, mode))
+
+# %% ../nbs/05_cvi.ipynb #323126cf
+_BLOCK_MB = 32            # working memory of one block of rows against all points
+
+def _gram_blocks(X: np.ndarray, metric: str):
+    "Yield (first row, block P, squared norms, mode, c) over all rows of the float64 C-contiguous X."
+    n, p = X.shape
+    if metric in ("euclidean", "l2", "sqeuclidean"):
+        sq = np.einsum("ij,ij->i", X, X)
+        mode, c = (1 if metric == "sqeuclidean" else 0), 8 * (p + 2) * _U
+        rows = max(1, int(_BLOCK_MB * 2**20) // (8 * n))
+        for s in range(0, n, rows):
+            yield s, X[s:s + rows] @ X.T, sq, mode, c
+        return
     # imported on first use: sklearn takes ~1 s to import
     from sklearn.metrics import pairwise_distances_chunked
-    from sklearn.neighbors import BallTree, NearestNeighbors
-    algorithm = "ball_tree" if metric in BallTree.valid_metrics else "brute"
-    dist, ind = NearestNeighbors(n_neighbors=m, algorithm=algorithm, metric=metric).fit(Xn).kneighbors()
-    q = (labels[ind[:, :k]] != labels[:, None]).sum(axis=1).astype(np.float64)
-    if m == k:                                  # k = n - 1: every other point is a neighbour, no tie to break
-        return q
-    rows = np.flatnonzero(dist[:, k] <= dist[:, k - 1] * (1 + _TIE_RTOL))
-    if rows.size == 0:
-        return q
-    name, root = _exact_metric(metric)
-    def shared(D, start):                       # tied rows: S strictly closer, T tied; T shares the k - |S| places
-        if root: np.sqrt(D, out=D)
-        idx = rows[start:start + D.shape[0]]
-        D[np.arange(idx.size), idx] = np.inf    # x is not its own neighbour
-        r = np.partition(D, k - 1, axis=1)[:, k - 1]
-        lo, hi = (r * (1 - _TIE_RTOL))[:, None], (r * (1 + _TIE_RTOL))[:, None]
-        closer, tied = D < lo, (D >= lo) & (D <= hi)
-        other = labels[None, :] != labels[idx][:, None]
-        share = (k - closer.sum(axis=1)) / tied.sum(axis=1)
-        return (closer & other).sum(axis=1) + share * (tied & other).sum(axis=1)
-    blocks = pairwise_distances_chunked(Xn[rows], Xn, metric=name, reduce_func=shared, working_memory=_BLOCK_MB)
-    q[rows] = np.concatenate(list(blocks))
+    s, sq = 0, np.zeros(n)
+    for D in pairwise_distances_chunked(X, metric=metric, working_memory=_BLOCK_MB):
+        yield s, np.ascontiguousarray(D), sq, 2, 0.0
+        s += D.shape[0]
+
+# %% ../nbs/05_cvi.ipynb #c98cfea7
+_TIE_RTOL = 1e-9          # distances this close (relatively) to the k-th neighbour distance count as tied with it
+
+@njit(parallel=True, cache=True)
+def _foreign_block(X, P, sq, s, labels, k, mode, c, q):
+    "q[a] for the points a = s + i of block P (row i): foreign neighbours among the k nearest, ties shared out."
+    n = P.shape[1]
+    for i in prange(P.shape[0]):
+        a = s + i
+        h = np.empty(k)
+        _k_nearest_row(X, P, sq, a, i, mode, c, h)
+        lo, hi = h[0] * (1 - _TIE_RTOL), h[0] * (1 + _TIE_RTOL)           # the tie band about r_k
+        vlo, vhi = (lo * lo, hi * hi) if mode == 0 else (lo, hi)           # ... in the estimate's units
+        vlo, vhi = vlo * (1 - 8 * _U), vhi * (1 + 8 * _U)
+        closer = tied = closer_f = tied_f = 0
+        for j in range(n):
+            if j == a:
+                continue
+            est, e = _estimate(P, sq, a, i, j, mode), c * (sq[a] + sq[j])
+            if est - e > vhi:                                              # surely beyond T
+                continue
+            other = labels[j] != labels[a]
+            if est + e < vlo:                                              # surely in S
+                closer += 1
+                closer_f += other
+                continue
+            x = _exact(X, P, a, i, j, mode)
+            if x < lo:
+                closer += 1
+                closer_f += other
+            elif x <= hi:
+                tied += 1
+                tied_f += other
+        q[a] = closer_f + (k - closer) / tied * tied_f
+
+# %% ../nbs/05_cvi.ipynb #d6c161c0
+_TREE_MAX_P = 15          # at most this many features: a k-d tree finds the neighbours (blocks above)
+
+def _foreign_tree(X: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.ndarray:
+    "q_k(x) for every point from a k-d tree: r_k from its k-nearest query, S and T from its radius query."
+    from sklearn.neighbors import KDTree          # imported on first use: sklearn takes ~1 s to import
+    n = X.shape[0]
+    tree = KDTree(X, metric=metric)
+    r = tree.query(X, k=k + 1)[0][:, k]
+    lo, hi = r * (1 - _TIE_RTOL), r * (1 + _TIE_RTOL)
+    q, step = np.empty(n), 4096
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        ind, dist = tree.query_radius(X[s:e], hi[s:e], return_distance=True)
+        rows = s + np.repeat(np.arange(e - s), [len(j) for j in ind])
+        J, D = np.concatenate(ind), np.concatenate(dist)
+        keep = J != rows                                               # a point is not its own neighbour
+        rows, J, D = rows[keep], J[keep], D[keep]
+        closer, other = D < lo[rows], labels[J] != labels[rows]
+        count = lambda w: np.bincount(rows - s, weights=w, minlength=e - s)
+        n_closer, n_tied = count(closer.astype(float)), count((~closer).astype(float))
+        q[s:e] = count((closer & other).astype(float)) + (k - n_closer) / n_tied * count((~closer & other).astype(float))
+    return q
+
+# %% ../nbs/05_cvi.ipynb #09bbc77a
+def _foreign_neighbours(Xn: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.ndarray:
+    "q_k(x) for every point: how many of its k nearest neighbours (itself excluded) lie outside its cluster."
+    X = np.ascontiguousarray(Xn, dtype=np.float64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    if X.shape[1] <= _TREE_MAX_P and metric in ("euclidean", "l2", "cityblock", "manhattan", "l1", "chebyshev"):
+        return _foreign_tree(X, labels, k, metric)
+    q = np.empty(X.shape[0])
+    for s, P, sq, mode, c in _gram_blocks(X, metric):
+        _foreign_block(X, P, sq, s, labels, k, mode, c, q)
     return q
 
 # %% ../nbs/05_cvi.ipynb #44b5dc45
@@ -226,6 +338,24 @@ def cvnn(X,                          # (n, p) data of finite numbers, or a `Labe
     data = check_data(X, labels, noise=noise, measure="cvnn")
     separation, compactness, _, mean_d = _cvnn_terms(data, k, metric, "cvnn")
     return float(separation + (compactness / mean_d if mean_d > 0 else 0.0))
+
+# %% ../nbs/05_cvi.ipynb #575dbde2
+@njit(parallel=True, cache=True)
+def _knn_mean_block(X, P, sq, s, k, mode, c, out):
+    "out[a] = mean of the k smallest exact values from point a = s + i (row i of P) to the other points."
+    for i in prange(P.shape[0]):
+        h = np.empty(k)
+        _k_nearest_row(X, P, sq, s + i, i, mode, c, h)
+        out[s + i] = np.sort(h).sum() / k
+
+# %% ../nbs/05_cvi.ipynb #80f9362b
+def _knn_density(Xn: np.ndarray, k: int) -> np.ndarray:
+    "Den(x): the mean Euclidean distance from each point to its k nearest other points (duplicates at distance 0)."
+    X = np.ascontiguousarray(Xn, dtype=np.float64)
+    den = np.empty(X.shape[0])
+    for s, P, sq, mode, c in _gram_blocks(X, "euclidean"):
+        _knn_mean_block(X, P, sq, s, k, mode, c, den)
+    return den
 
 # %% ../nbs/05_cvi.ipynb #7d330ff2
 def _density_floor(den: np.ndarray, dist: np.ndarray, k: int) -> np.ndarray:
@@ -313,9 +443,7 @@ def cvdd(X,                          # (n, p) data of finite numbers, or a `Labe
                          f"pairwise distances (about {n * (n - 1) * 4 / 2**20:.0f} MB of float64 here); pass "
                          f"max_points={n} (or more) to allow it, or score a subsample.")
     Xn, scale, _ = normalize_scale(data.X)
-    # imported on first use: sklearn takes ~1 s to import
-    from sklearn.neighbors import NearestNeighbors
-    den = NearestNeighbors(n_neighbors=k, algorithm="kd_tree").fit(Xn).kneighbors()[0].mean(axis=1)
+    den = _knn_density(Xn, k)
     from scipy.spatial.distance import pdist  # imported on first use: scipy.spatial is slow to import
     drd = pdist(Xn)                                          # condensed: pairs (i, j > i), row after row
     den = _density_floor(den, drd, k)
