@@ -235,6 +235,7 @@ def _foreign_block(X, P, sq, s, labels, k, mode, c, q):
 
 # %% ../nbs/05_cvi.ipynb #d6c161c0
 _TREE_MAX_P = 15          # at most this many features: a k-d tree finds the neighbours (blocks above)
+_TREE_CHUNK = 2**21       # radius-query results held at once, about (2**21) * 16 bytes = 32 MB (one row may exceed it)
 
 def _foreign_tree(X: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.ndarray:
     "q_k(x) for every point from a k-d tree: r_k from its k-nearest query, S and T from its radius query."
@@ -243,9 +244,11 @@ def _foreign_tree(X: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.
     tree = KDTree(X, metric=metric)
     r = tree.query(X, k=k + 1)[0][:, k]
     lo, hi = r * (1 - _TIE_RTOL), r * (1 + _TIE_RTOL)
-    q, step = np.empty(n), 4096
-    for s in range(0, n, step):
-        e = min(n, s + step)
+    sizes = tree.query_radius(X, hi, count_only=True)                # |S| + |T| + 1 per row: chunks of bounded size
+    ends = np.searchsorted(np.cumsum(sizes), np.arange(1, n + 1) * _TREE_CHUNK, side="right")
+    bounds = np.unique(np.r_[0, np.clip(ends, 1, n), n])
+    q = np.empty(n)
+    for s, e in zip(bounds[:-1], bounds[1:]):
         ind, dist = tree.query_radius(X[s:e], hi[s:e], return_distance=True)
         rows = s + np.repeat(np.arange(e - s), [len(j) for j in ind])
         J, D = np.concatenate(ind), np.concatenate(dist)
@@ -254,7 +257,8 @@ def _foreign_tree(X: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.
         closer, other = D < lo[rows], labels[J] != labels[rows]
         count = lambda w: np.bincount(rows - s, weights=w, minlength=e - s)
         n_closer, n_tied = count(closer.astype(float)), count((~closer).astype(float))
-        q[s:e] = count((closer & other).astype(float)) + (k - n_closer) / n_tied * count((~closer & other).astype(float))
+        share = (k - n_closer) / n_tied                              # of the k - |S| places, per tied point
+        q[s:e] = count((closer & other).astype(float)) + share * count((~closer & other).astype(float))
     return q
 
 # %% ../nbs/05_cvi.ipynb #09bbc77a

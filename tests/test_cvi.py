@@ -148,17 +148,20 @@ def test_cvnn_ties_are_shared_out_and_order_free(seed):
 def test_cvnn_neighbours_exact_across_blocks_and_where_the_dot_product_cancels(seed, path, monkeypatch):
     """The neighbours come from blocks of a matrix product, refined exactly where its error bound cannot decide, or
     from a k-d tree. Rows far from the origin (the product cancels), up to 40 dimensions, an integer grid (ties,
-    duplicates) and blocks of a few rows: q_k must equal the definition on exact distances for every point and metric."""
+    duplicates) and blocks or chunks of a few rows: q_k must equal the definition on exact distances for every point
+    and metric."""
     import clm_nb.cvi as cvi
     monkeypatch.setattr(cvi, "_BLOCK_MB", 0.02)             # a block holds a few rows: many block boundaries
     monkeypatch.setattr(cvi, "_TREE_MAX_P", 0 if path == "blocks" else 10**6)
+    monkeypatch.setattr(cvi, "_TREE_CHUNK", 50)             # radius lists in chunks of about 50: many chunk boundaries
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(40, 160)), int(rng.integers(1, 41))
     X = rng.integers(0, 3, size=(n, d)) * 10.0 ** int(rng.integers(-3, 3)) + rng.choice([0.0, 1e4, 1e7])
     y, k = rng.integers(0, 3, n), int(rng.integers(1, 12))
     for metric in ("euclidean", "sqeuclidean", "cityblock", "chebyshev"):
+        diff = np.abs(X[:, None] - X[None])
         D = {"euclidean": _pairwise(X), "sqeuclidean": _pairwise(X) ** 2,
-             "cityblock": np.abs(X[:, None] - X[None]).sum(-1), "chebyshev": np.abs(X[:, None] - X[None]).max(-1)}[metric]
+             "cityblock": diff.sum(-1), "chebyshev": diff.max(-1)}[metric]
         np.fill_diagonal(D, np.inf)
         r = np.sort(D, axis=1)[:, k - 1:k]
         closer, tied = D < r * (1 - 1e-9), (D >= r * (1 - 1e-9)) & (D <= r * (1 + 1e-9))
