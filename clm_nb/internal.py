@@ -296,6 +296,27 @@ def _dists_to(X, D, idx, a, pts, lo, hi, out):
     for k in range(hi - lo):
         out[k] = _dbcv_dist(X, D, idx, a, pts[lo + k])
 
+# %% ../nbs/02_internal.ipynb #7d82ea0a
+@njit(cache=True)
+def _dists4(X, D, idx, a, s, e, out):
+    "out[r, j - s] = distance from point a[r] to point j, r < 4, s <= j < e: four rows in one sweep of the points."
+    if D.shape[0] > 0:
+        for r in range(4):
+            for j in range(s, e):
+                out[r, j - s] = D[idx[a[r]], idx[j]]
+        return
+    a0, a1, a2, a3 = a[0], a[1], a[2], a[3]
+    for j in range(s, e):
+        s0 = s1 = s2 = s3 = 0.0
+        for f in range(X.shape[1]):
+            x = X[j, f]
+            t0, t1, t2, t3 = X[a0, f] - x, X[a1, f] - x, X[a2, f] - x, X[a3, f] - x
+            s0 += t0 * t0
+            s1 += t1 * t1
+            s2 += t2 * t2
+            s3 += t3 * t3
+        out[0, j - s], out[1, j - s], out[2, j - s], out[3, j - s] = np.sqrt(s0), np.sqrt(s1), np.sqrt(s2), np.sqrt(s3)
+
 # %% ../nbs/02_internal.ipynb #1b9d0098
 @njit(inline="always")
 def _ipow(r, p):
@@ -312,41 +333,50 @@ def _ipow(r, p):
         p >>= 1
     return out
 
+# %% ../nbs/02_internal.ipynb #0492001f
+@njit(inline="always")
+def _core_of_row(buf, i, m, dim, cut):
+    "The core distance of the point at position i of its cluster of m points, from its distances buf[:m]."
+    if m == 1:
+        return 0.0                                # a singleton: no other point (documented convention)
+    buf[i] = np.inf                               # the point itself: no term
+    dmin = np.inf
+    for j in range(m):
+        dmin = min(dmin, buf[j])
+    if dmin == 0.0:
+        return 0.0                                # a duplicate: (1/0)^d is infinite, the core distance 0
+    S = 0.0
+    for j in range(m):
+        r = dmin / buf[j]
+        if r >= cut:
+            S += _ipow(r, dim)
+    return dmin * np.exp(np.log((m - 1) / S) / dim)
+
 # %% ../nbs/02_internal.ipynb #2f4dcd22
 @njit(cache=True)
 def _core_lane(X, D, idx, starts, dim, t, lanes, core, buf):
     """All-points core distance of the rows t, t+lanes, ... of every cluster (cluster c = rows starts[c]:starts[c+1]):
     core = dmin * ((n_c - 1) / S) ** (1/dim), S = sum over the other points of (dmin / dist) ** dim.
-    `buf` holds one row."""
+    `buf` (4 rows) holds the distances of four of the lane's points at a time (`_dists4`)."""
     K = starts.shape[0] - 1
     cut = np.exp(-50.0 / dim)                 # (dmin / dist) below this: the term is < e^-50, dropped
+    quad = np.empty(4, np.int64)
     for c in range(K):
         s, e = starts[c], starts[c + 1]
         m = e - s
-        for i in range(s + t, e, lanes):
-            if m == 1:
-                core[i] = 0.0                     # a singleton: no other point (documented convention)
-                continue
-            for j in range(s, e):
-                buf[j - s] = _dbcv_dist(X, D, idx, i, j)
-            buf[i - s] = np.inf                   # the point itself: no term
-            dmin = np.inf
-            for j in range(m):
-                dmin = min(dmin, buf[j])
-            if dmin == 0.0:
-                core[i] = 0.0                     # a duplicate: (1/0)^d is infinite, the core distance 0
-                continue
-            S = 0.0
-            for j in range(m):
-                r = dmin / buf[j]
-                if r >= cut:
-                    S += _ipow(r, dim)
-            core[i] = dmin * np.exp(np.log((m - 1) / S) / dim)
+        mine = np.arange(s + t, e, lanes)
+        for g in range(0, mine.shape[0], 4):
+            for r in range(4):                    # the next four of the lane's points (the last repeated to fill)
+                quad[r] = mine[min(g + r, mine.shape[0] - 1)]
+            if m > 1:
+                _dists4(X, D, idx, quad, s, e, buf)
+            for r in range(min(4, mine.shape[0] - g)):
+                core[quad[r]] = _core_of_row(buf[r], quad[r] - s, m, dim, cut)
 
 @njit(parallel=True, cache=True)
 def _core_parallel(X, D, idx, starts, dim, lanes, core, longest):
     for t in prange(lanes):
-        _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty(longest))
+        _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty((4, longest)))
 
 # %% ../nbs/02_internal.ipynb #68bed360
 @njit(inline="always")
@@ -552,7 +582,7 @@ def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVPa
     if lanes > 1:
         _core_parallel(X, D, idx, starts, dim, lanes, core, longest)
     else:
-        _core_lane(X, D, idx, starts, dim, 0, 1, core, np.empty(longest))
+        _core_lane(X, D, idx, starts, dim, 0, 1, core, np.empty((4, longest)))
     src, bw, deg = np.empty(m, np.int64), np.empty(m), np.zeros(m, np.int64)
     internal, dsc = np.zeros(m, np.bool_), np.zeros(K)
     by_size = np.argsort(-sizes, kind="stable")
