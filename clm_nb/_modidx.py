@@ -477,7 +477,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'clm_nb.internal._core_parallel': ('internal.html#_core_parallel', 'clm_nb/internal.py'),
                                  'clm_nb.internal._dbcv_dist': ('internal.html#_dbcv_dist', 'clm_nb/internal.py'),
                                  'clm_nb.internal._dbcv_parts': ('internal.html#_dbcv_parts', 'clm_nb/internal.py'),
-                                 'clm_nb.internal._dists4': ('internal.html#_dists4', 'clm_nb/internal.py'),
                                  'clm_nb.internal._dists_to': ('internal.html#_dists_to', 'clm_nb/internal.py'),
                                  'clm_nb.internal._index_first': ('internal.html#_index_first', 'clm_nb/internal.py'),
                                  'clm_nb.internal._ipow': ('internal.html#_ipow', 'clm_nb/internal.py'),

@@ -292,30 +292,24 @@ def _dbcv_dist(X, D, idx, a, b):
 
 @njit(cache=True)
 def _dists_to(X, D, idx, a, pts, lo, hi, out):
-    "out[k] = distance from point a to point pts[lo + k], k < hi - lo (a loop of its own: see the note on numba above)."
-    for k in range(hi - lo):
+    """out[k] = distance from point a to point pts[lo + k], k < hi - lo (a loop of its own: see the note on numba
+    above); four points per sweep of the features, each sum in feature order (the bits of `_dbcv_dist`)."""
+    m, k = hi - lo, 0
+    if D.shape[0] == 0:
+        while k + 4 <= m:
+            b0, b1, b2, b3 = pts[lo + k], pts[lo + k + 1], pts[lo + k + 2], pts[lo + k + 3]
+            s0 = s1 = s2 = s3 = 0.0
+            for f in range(X.shape[1]):
+                x = X[a, f]
+                t0, t1, t2, t3 = x - X[b0, f], x - X[b1, f], x - X[b2, f], x - X[b3, f]
+                s0 += t0 * t0
+                s1 += t1 * t1
+                s2 += t2 * t2
+                s3 += t3 * t3
+            out[k], out[k + 1], out[k + 2], out[k + 3] = np.sqrt(s0), np.sqrt(s1), np.sqrt(s2), np.sqrt(s3)
+            k += 4
+    for k in range(k, m):
         out[k] = _dbcv_dist(X, D, idx, a, pts[lo + k])
-
-# %% ../nbs/02_internal.ipynb #7d82ea0a
-@njit(cache=True)
-def _dists4(X, D, idx, a, s, e, out):
-    "out[r, j - s] = distance from point a[r] to point j, r < 4, s <= j < e: four rows in one sweep of the points."
-    if D.shape[0] > 0:
-        for r in range(4):
-            for j in range(s, e):
-                out[r, j - s] = D[idx[a[r]], idx[j]]
-        return
-    a0, a1, a2, a3 = a[0], a[1], a[2], a[3]
-    for j in range(s, e):
-        s0 = s1 = s2 = s3 = 0.0
-        for f in range(X.shape[1]):
-            x = X[j, f]
-            t0, t1, t2, t3 = X[a0, f] - x, X[a1, f] - x, X[a2, f] - x, X[a3, f] - x
-            s0 += t0 * t0
-            s1 += t1 * t1
-            s2 += t2 * t2
-            s3 += t3 * t3
-        out[0, j - s], out[1, j - s], out[2, j - s], out[3, j - s] = np.sqrt(s0), np.sqrt(s1), np.sqrt(s2), np.sqrt(s3)
 
 # %% ../nbs/02_internal.ipynb #1b9d0098
 @njit(inline="always")
@@ -357,26 +351,22 @@ def _core_of_row(buf, i, m, dim, cut):
 def _core_lane(X, D, idx, starts, dim, t, lanes, core, buf):
     """All-points core distance of the rows t, t+lanes, ... of every cluster (cluster c = rows starts[c]:starts[c+1]):
     core = dmin * ((n_c - 1) / S) ** (1/dim), S = sum over the other points of (dmin / dist) ** dim.
-    `buf` (4 rows) holds the distances of four of the lane's points at a time (`_dists4`)."""
+    `buf` holds one row."""
     K = starts.shape[0] - 1
     cut = np.exp(-50.0 / dim)                 # (dmin / dist) below this: the term is < e^-50, dropped
-    quad = np.empty(4, np.int64)
     for c in range(K):
         s, e = starts[c], starts[c + 1]
         m = e - s
-        mine = np.arange(s + t, e, lanes)
-        for g in range(0, mine.shape[0], 4):
-            for r in range(4):                    # the next four of the lane's points (the last repeated to fill)
-                quad[r] = mine[min(g + r, mine.shape[0] - 1)]
+        members = np.arange(s, e)
+        for i in range(s + t, e, lanes):
             if m > 1:
-                _dists4(X, D, idx, quad, s, e, buf)
-            for r in range(min(4, mine.shape[0] - g)):
-                core[quad[r]] = _core_of_row(buf[r], quad[r] - s, m, dim, cut)
+                _dists_to(X, D, idx, i, members, 0, m, buf)
+            core[i] = _core_of_row(buf, i - s, m, dim, cut)
 
 @njit(parallel=True, cache=True)
 def _core_parallel(X, D, idx, starts, dim, lanes, core, longest):
     for t in prange(lanes):
-        _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty((4, longest)))
+        _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty(longest))
 
 # %% ../nbs/02_internal.ipynb #68bed360
 @njit(inline="always")
@@ -582,7 +572,7 @@ def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVPa
     if lanes > 1:
         _core_parallel(X, D, idx, starts, dim, lanes, core, longest)
     else:
-        _core_lane(X, D, idx, starts, dim, 0, 1, core, np.empty((4, longest)))
+        _core_lane(X, D, idx, starts, dim, 0, 1, core, np.empty(longest))
     src, bw, deg = np.empty(m, np.int64), np.empty(m), np.zeros(m, np.int64)
     internal, dsc = np.zeros(m, np.bool_), np.zeros(K)
     by_size = np.argsort(-sizes, kind="stable")
