@@ -558,7 +558,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs._sum_f_lower': ('pairs.html#_sum_f_lower', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._sweep': ('pairs.html#_sweep', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._take_smallest': ('pairs.html#_take_smallest', 'clm_nb/pairs.py'),
-                              'clm_nb.pairs._term': ('pairs.html#_term', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._tolerant_summary': ('pairs.html#_tolerant_summary', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._upper_bound': ('pairs.html#_upper_bound', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._walk': ('pairs.html#_walk', 'clm_nb/pairs.py'),

@@ -134,22 +134,12 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
     starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
     return SortedData(Xs, np.ascontiguousarray(Xs.T), labels, order, starts, float(scale), metric)
 
-# %% ../nbs/01_pairs.ipynb #f7a13361
-@njit(inline="always")
-def _term(code, x, r):
-    "One feature's term of the distance sum of metric `code` (not Chebyshev's, which takes a maximum)."
-    if code == 2:
-        return abs(x - r)
-    if code == 4:
-        return x * r
-    t = x - r
-    return t * t
-
 # %% ../nbs/01_pairs.ipynb #8b1b98d3
 @njit(cache=True, nogil=True)
 def _row_distances(XT, i, j0, j1, code, out):
     """out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order, four
-    features per sweep of the buffer (the same additions in the same order as one feature per sweep)."""
+    features per sweep of the buffer (the same additions in the same order as one feature per sweep). Each metric
+    has its own loops, the branch outside them, so every loop is a plain vectorisable sweep."""
     d = XT.shape[0]
     m = j1 - j0
     o = out[:m]
@@ -169,20 +159,36 @@ def _row_distances(XT, i, j0, j1, code, out):
     while k + 4 <= d:
         x0, x1, x2, x3 = XT[k, i], XT[k + 1, i], XT[k + 2, i], XT[k + 3, i]
         r0, r1, r2, r3 = XT[k, j0:j1], XT[k + 1, j0:j1], XT[k + 2, j0:j1], XT[k + 3, j0:j1]
-        if k == 0:
+        first = k == 0                                   # o holds nothing yet: start the sums at 0.0
+        if code == 2:
             for j in range(m):
-                o[j] = (((0.0 + _term(code, x0, r0[j])) + _term(code, x1, r1[j])) + _term(code, x2, r2[j])) \
-                    + _term(code, x3, r3[j])
+                o[j] = ((((0.0 if first else o[j]) + abs(x0 - r0[j])) + abs(x1 - r1[j])) + abs(x2 - r2[j])) \
+                    + abs(x3 - r3[j])
+        elif code == 4:
+            for j in range(m):
+                o[j] = ((((0.0 if first else o[j]) + x0 * r0[j]) + x1 * r1[j]) + x2 * r2[j]) + x3 * r3[j]
+        elif first:
+            for j in range(m):
+                t0, t1, t2, t3 = x0 - r0[j], x1 - r1[j], x2 - r2[j], x3 - r3[j]
+                o[j] = (((0.0 + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3
         else:
             for j in range(m):
-                o[j] = (((o[j] + _term(code, x0, r0[j])) + _term(code, x1, r1[j])) + _term(code, x2, r2[j])) \
-                    + _term(code, x3, r3[j])
+                t0, t1, t2, t3 = x0 - r0[j], x1 - r1[j], x2 - r2[j], x3 - r3[j]
+                o[j] = (((o[j] + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3
         k += 4
     while k < d:
         xk = XT[k, i]
         rk = XT[k, j0:j1]
-        for j in range(m):
-            o[j] += _term(code, xk, rk[j])
+        if code == 2:
+            for j in range(m):
+                o[j] += abs(xk - rk[j])
+        elif code == 4:
+            for j in range(m):
+                o[j] += xk * rk[j]
+        else:
+            for j in range(m):
+                t = xk - rk[j]
+                o[j] += t * t
         k += 1
     if code == 0:
         for j in range(m):
