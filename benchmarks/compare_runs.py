@@ -2,6 +2,9 @@
 
     .venv/bin/python benchmarks/compare_runs.py BEFORE_OUT_DIR AFTER_OUT_DIR
 
+`benchmarks/reference/hjn96_paper_scale` holds the tables of the paper-scale run of 2026-11-24 (see
+docs/benchmarks.md), a BEFORE_OUT_DIR that survives a new machine.
+
 Each argument is a study's `out_dir` (it holds summary.json, ground_truth.csv, ground_truth_tasks.csv, table1.csv and,
 when the classifiers ran, classifier_proxies.csv). It prints
 - the wall time of each part (measures, ground truth, classifiers, all) from summary.json;
