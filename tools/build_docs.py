@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fcntl
 import hashlib
 import json
 import os
@@ -219,6 +220,14 @@ def run_study(name: str, params: dict, key: str) -> tuple[str, Path, str]:
     code: a changed study, parameter or package module runs it again); returns (name, notebook, how)."""
     study = NBS / "studies" / f"{name}.ipynb"
     digest = hashlib.sha256(study.read_bytes() + json.dumps(params, sort_keys=True).encode() + key.encode()).hexdigest()
+    (BUILD / "studies").mkdir(parents=True, exist_ok=True)
+    with open(BUILD / "studies" / f"{name}.lock", "w") as lock:   # parallel pytest workers: one runs it, the other waits
+        fcntl.flock(lock, fcntl.LOCK_EX)                           # and then finds it cached (released on close)
+        return _run_study_locked(name, study, params, digest)
+
+
+def _run_study_locked(name: str, study: Path, params: dict, digest: str) -> tuple[str, Path, str]:
+    "`run_study`'s work, under its study's lock."
     out_dir = BUILD / "studies" / name
     executed, stamp = out_dir / f"{name}.ipynb", out_dir / "key.txt"
     if executed.exists() and stamp.exists() and stamp.read_text() == digest:
