@@ -55,6 +55,8 @@ def main():
                 rows.append({"dataset": f"{name} ({X.shape[0]} x {X.shape[1]})", "classifier": c,
                              "seconds": time.perf_counter() - t, "accuracy": best})
                 print(f"{rows[-1]['dataset']:>45} {c:>20} {rows[-1]['seconds']:7.1f} s  {best:.4f}", flush=True)
+    if not rows:
+        raise SystemExit("no dataset with a classifier task (each was skipped): nothing to report")
     d = pd.DataFrame(rows)
     table = d.pivot(index="dataset", columns="classifier", values="seconds")[list(CLASSIFIERS)]
     with pd.option_context("display.width", 200, "display.max_columns", 20):
