@@ -522,6 +522,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs._ResolverState': ('pairs.html#_resolverstate', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._ResolverState.__init__': ('pairs.html#_resolverstate.__init__', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._ResolverState.counts': ('pairs.html#_resolverstate.counts', 'clm_nb/pairs.py'),
+                              'clm_nb.pairs._ResolverState.first_pass': ('pairs.html#_resolverstate.first_pass', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._ResolverState.stats': ('pairs.html#_resolverstate.stats', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._ResolverState.sweep': ('pairs.html#_resolverstate.sweep', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._ResolverState.totals': ('pairs.html#_resolverstate.totals', 'clm_nb/pairs.py'),

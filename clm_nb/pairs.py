@@ -391,32 +391,38 @@ def _insertion_sort(vals, codes, a, z):
 
 # %% ../nbs/01_pairs.ipynb #de633fbf
 @njit(cache=True)
-def _spread(vals, codes, a, z, lo, inv, parts, tv, tc, cnt):
+def _spread(vals, codes, a, z, lo, inv, parts, tv, tc, cnt, qs):
     """Counting sort of vals[a:z] (codes following) into `parts` linear parts of [lo, hi] by |value| (inv = parts
-    per unit); `cnt` holds at least parts + 1 numbers."""
+    per unit); `cnt` holds at least parts + 1 numbers, `qs` at least z - a (each value's part)."""
     signed = codes.shape[0] == 0
     m = z - a
+    top = parts - 1
+    for x in range(m):                                  # the parts first: a loop without stores to wait on
+        qs[x] = min(int((abs(vals[a + x]) - lo) * inv), top)
     cnt[: parts + 1] = 0
-    for x in range(a, z):
-        cnt[min(int((abs(vals[x]) - lo) * inv), parts - 1) + 1] += 1
+    for x in range(m):
+        cnt[qs[x] + 1] += 1
     for q in range(parts):
         cnt[q + 1] += cnt[q]
-    for x in range(a, z):
-        q = min(int((abs(vals[x]) - lo) * inv), parts - 1)
-        tv[cnt[q]] = vals[x]
+    for x in range(m):
+        q = qs[x]
+        tv[cnt[q]] = vals[a + x]
         if not signed:
-            tc[cnt[q]] = codes[x]
+            tc[cnt[q]] = codes[a + x]
         cnt[q] += 1
     vals[a:z] = tv[:m]
     if not signed:
         codes[a:z] = tc[:m]
 
 # %% ../nbs/01_pairs.ipynb #6bc3d265
+_SORT_PART = 8192        # values a part of a long segment gets: its sort's buffers then stay in the caches
+
 @njit(cache=True)
-def _sort_segment(vals, codes, a, z, tv, tc, cnt):
+def _sort_segment(vals, codes, a, z, tv, tc, cnt, qs):
     """Sort vals[a:z] (by |value| when `codes` is empty), codes following: a bucket sort into as many linear
-    sub-buckets as values (`_spread`), then an insertion sort that only moves values inside their sub-bucket: O(m)
-    expected, without the log m of a comparison sort."""
+    sub-buckets as values (`_spread`, whose buffers are tv, tc, cnt and qs), then an insertion sort that only moves
+    values inside their sub-bucket: O(m) expected, without the log m of a comparison sort. A segment of more than
+    2 `_SORT_PART` values is first spread into parts of about `_SORT_PART` values, each then sorted alone."""
     m = z - a
     if m > 32:
         lo = hi = abs(vals[a])
@@ -425,7 +431,16 @@ def _sort_segment(vals, codes, a, z, tv, tc, cnt):
             hi = max(hi, abs(vals[x]))
         if hi == lo:
             return                                          # one value: sorted
-        _spread(vals, codes, a, z, lo, min(m / (hi - lo), 1e300), m, tv, tc, cnt)
+        if m > 2 * _SORT_PART:
+            parts = m // _SORT_PART
+            _spread(vals, codes, a, z, lo, min(parts / (hi - lo), 1e300), parts, tv, tc, cnt, qs)
+            ends = cnt[:parts].copy()                       # after the spread, cnt[q] is where part q ends
+            x = a
+            for q in range(parts):
+                _sort_segment(vals, codes, x, a + ends[q], tv, tc, cnt, qs)
+                x = a + ends[q]
+            return
+        _spread(vals, codes, a, z, lo, min(m / (hi - lo), 1e300), m, tv, tc, cnt, qs)
     _insertion_sort(vals, codes, a, z)
 
 # %% ../nbs/01_pairs.ipynb #1d852750
@@ -441,8 +456,9 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
         tv = np.empty(longest, vals.dtype)
         tc = np.empty(0 if signed else longest, codes.dtype)
         cnt = np.empty(longest + 1, np.int64)
+        qs = np.empty(longest, np.int64)
         for g in range(t, G, n_lanes):
-            _sort_segment(vals, codes, seg_lo[g], seg_hi[g], tv, tc, cnt)
+            _sort_segment(vals, codes, seg_lo[g], seg_hi[g], tv, tc, cnt, qs)
 
 # %% ../nbs/01_pairs.ipynb #7077eac2
 @njit(parallel=True, cache=True)
@@ -754,12 +770,13 @@ def _resolve(w, b, cw0, cb0, single, opened, seg_lo, seg_hi, vals, Nw, Nb, want_
         tv = np.empty(longest)
         tc = np.empty(0, np.int32)
         cnt = np.empty(longest + 1, np.int64)
+        qs = np.empty(longest, np.int64)
         lo, hi = np.empty(5), np.empty(5)
         for g in range(t, G, n_lanes):
             o = out[g]
             cw, cb = float(cw0[g]), float(cb0[g])
             if opened[g]:
-                _sort_segment(vals, tc, seg_lo[g], seg_hi[g], tv, tc, cnt)
+                _sort_segment(vals, tc, seg_lo[g], seg_hi[g], tv, tc, cnt, qs)
                 _walk(vals, seg_lo[g], seg_hi[g], cw, cb, Nw, Nb, want_pr, o)
             else:
                 _local_group(float(w[g]), float(b[g]), cw, cb, Nw, Nb, want_pr, o)
@@ -904,8 +921,10 @@ class _ResolverState:
         per_bucket = 8 * self.lanes * (S + 3) * 2               # lane arrays plus their reductions
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
-        self.nb = int(2 ** np.clip(min(fit, few), 8, 16))   # 2^16 buckets keep the lane arrays in cache
+        self.curve_only = needs <= {"ranks", "pr", "pr_inverse"}   # `first_pass` is then a byte-counter pass
+        self.nb = int(2 ** np.clip(min(fit, few), 8, 14 if self.curve_only else 16))   # see the prose
         self.value_bytes = 12 if self.per_cluster else 8      # two streams only: the sign carries within/between
+        self.sort_bytes = self.lanes * (28 if self.per_cluster else 24)   # `_spread`'s buffers, per value sorted
         self.budget = max(int(max_memory * 0.8) - per_bucket * self.nb, self.value_bytes * 4096)
         sizes = sd.sizes.astype(np.float64)
         self.Nw, self.Nb = float(sd.n_within), float(sd.n_pairs - sd.n_within)
@@ -935,6 +954,18 @@ class _ResolverState:
         self.passes += 1
         C = _count_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
         return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
+
+    def first_pass(self, R: _Range, hist: bool):
+        """The pass over the top range. For the curve summaries alone (ranks, pr, pr_inverse) it is `counts`, whose
+        byte counters stay in the caches where `stats`' int64 counts and per-bucket extremes do not (about half the
+        time a pair); a bucket then looks as if it held distinct values, so it is sorted even when all its values
+        are equal. Should a bucket hold more values than the budget, a `stats` pass follows: splitting it needs
+        its extremes."""
+        if hist and self.curve_only:
+            res = self.counts(R)
+            if (self.totals(res[0]).sum(0) * (self.value_bytes + self.sort_bytes) <= self.budget).all():
+                return res
+        return self.stats(R, hist=hist, moments="moments" in self.needs, extremes="extremes" in self.needs)
 
     def totals(self, H):
         "Pairs per bucket from stream counts H (..., S, buckets): a between pair counts in two per-cluster streams."
@@ -1019,17 +1050,19 @@ class _Resolver(_ResolverNeeds):
                 self.sweep(Hs[:, g:h], bmin[g:h], bmax[g:h], bsum[g:h], need[g:h], empty_i, empty_i, empty_v, empty_c)
                 g = h
                 continue
-            if tot[g] * self.value_bytes > self.budget and depth < 64:   # too many pairs in one bucket: split it
+            if tot[g] * (self.value_bytes + self.sort_bytes) > self.budget and depth < 64:   # too large: split it
                 lo, hi = (bmin[g], bmax[g]) if np.isfinite(bmin[g]) else _bucket_values(R, g)
                 sub = _Range(float(lo), float(hi), self.nb)
                 self.process(sub, self.stats(sub), depth + 1)
                 g += 1
                 continue
-            h, used = g, 0
+            h, used, longest = g, 0, 0
             while h < size:
                 if need[h]:
-                    if h > g and (used + tot[h]) * self.value_bytes > self.budget: break
+                    if h > g and ((used + tot[h]) * self.value_bytes + max(longest, tot[h]) * self.sort_bytes
+                                  > self.budget): break
                     used += int(tot[h])
+                    longest = max(longest, int(tot[h]))
                 h += 1
             idx = np.flatnonzero(need[g:h]) + g
             counts = TOT[:, idx].T.ravel()                              # bucket-major, lane-minor
@@ -1223,7 +1256,7 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     if not needs & {"ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes"}:
         out.passes, out.collected = r.passes, r.collected
         return out
-    res = r.stats(top, hist=hist, moments="moments" in needs, extremes="extremes" in needs)
+    res = r.first_pass(top, hist)
     if "moments" in needs:
         out.within_moments, out.between_moments = _merge_moments(res[4][:, 0]), _merge_moments(res[4][:, 1])
     if "extremes" in needs:

@@ -14,6 +14,7 @@ from scipy.stats import ks_2samp
 from sklearn.metrics import auc, average_precision_score, precision_recall_curve, roc_auc_score
 
 import clm_nb
+from clm_nb import pairs
 from clm_nb.core import check_data
 from clm_nb.pairs import DEFAULT_MAX_MEMORY, NEEDS, pair_summary, sort_by_cluster, summarize
 
@@ -172,7 +173,6 @@ def test_estimator_is_validated():
 # --- issue 23: the memory default and the parallel sweep ---
 
 def test_max_memory_default_is_read_from_the_machine(monkeypatch):
-    import clm_nb.pairs as pairs
     rule = pairs.MEMORY_RULE
     assert pairs.DEFAULT_MAX_MEMORY is None
     assert rule["floor"] <= pairs.check_max_memory(None) <= rule["cap"]
@@ -208,3 +208,32 @@ def test_tolerance_is_checked_at_the_door():
         summarize(X, y, ["ks"], tolerance=1e-3)
     with pytest.raises(ValueError, match="tolerance applies to"):
         pair_summary(sort_by_cluster(check_data(X, y)), ["ranks", "c_index"], tolerance=1e-3)
+
+
+def test_curve_summaries_take_the_counting_first_pass(monkeypatch):
+    "Ranks and precision-recall alone start with the byte-counter pass; a bucket over the budget brings the stats pass."
+    calls = []
+    stats = pairs._stats_pass
+    monkeypatch.setattr(pairs, "_stats_pass", lambda *a: calls.append(a[-1]) or stats(*a))
+    X, y = _case("normal", 400, 5)
+    sd = sort_by_cluster(check_data(X, y))
+    big = pair_summary(sd, ["ranks", "pr"], max_memory=None)
+    assert calls == [] and big.passes == 2                       # the counting pass, then one collecting pass
+    small = pair_summary(sd, ["ranks", "pr"], max_memory=30_000)
+    assert calls and calls[0] == 1                               # a full stats pass over the top range first
+    assert (small.concordant, small.ties) == (big.concordant, big.ties)
+    assert small.ap == pytest.approx(big.ap, rel=1e-12)
+
+
+@pytest.mark.parametrize("m", [10, 16_385, 50_000])
+def test_sort_segment_sorts_long_segments_in_parts(m):
+    "Segments longer than 2 x _SORT_PART go through a first spread into parts: the same order, ties and -0.0 kept."
+    rng = np.random.default_rng(m)
+    for v in (rng.normal(size=m), rng.integers(-20, 20, m).astype(float), np.r_[np.zeros(m // 2), -np.zeros(m - m // 2)]):
+        s = v.copy()
+        pairs._sort_segments(s, np.empty(0, np.int32), np.array([0]), np.array([m]), 2)
+        assert np.array_equal(np.abs(s), np.sort(np.abs(v))) and np.array_equal(np.sort(s), np.sort(v))
+        u, c = np.abs(v), np.arange(m, dtype=np.int32)
+        s = u.copy()
+        pairs._sort_segments(s, c, np.array([0]), np.array([m]), 2)
+        assert np.array_equal(s, np.sort(u)) and np.array_equal(u[c], s)
