@@ -956,12 +956,13 @@ class _ResolverState:
         return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
 
     def first_pass(self, R: _Range, hist: bool):
-        """The pass over the top range. For the curve summaries alone (ranks, pr, pr_inverse) it is `counts`, whose
-        byte counters stay in the caches where `stats`' int64 counts and per-bucket extremes do not (about half the
-        time a pair); a bucket then looks as if it held distinct values, so it is sorted even when all its values
-        are equal. Should a bucket hold more values than the budget, a `stats` pass follows: splitting it needs
-        its extremes."""
-        if hist and self.curve_only:
+        """The pass over the top range. For the curve summaries alone (ranks, pr, pr_inverse) over many pairs (64 a
+        bucket or more) it is `counts`, whose byte counters stay in the caches where `stats`' int64 counts and
+        per-bucket extremes do not (about half the time a pair). A bucket then looks as if it held distinct values,
+        so it is sorted even when all its values are equal; with fewer pairs, where such buckets are common and the
+        pass is short, `stats` finds them. Should a bucket hold more values than the budget, a `stats` pass
+        follows: splitting it needs its extremes."""
+        if hist and self.curve_only and self.sd.n_pairs >= 64 * R.size:
             res = self.counts(R)
             if (self.totals(res[0]).sum(0) * (self.value_bytes + self.sort_bytes) <= self.budget).all():
                 return res

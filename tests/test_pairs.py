@@ -215,14 +215,17 @@ def test_curve_summaries_take_the_counting_first_pass(monkeypatch):
     calls = []
     stats = pairs._stats_pass
     monkeypatch.setattr(pairs, "_stats_pass", lambda *a: calls.append(a[-1]) or stats(*a))
-    X, y = _case("normal", 400, 5)
+    X, y = _case("normal", 1500, 5)                               # 1.1 million pairs: 64 or more a bucket
     sd = sort_by_cluster(check_data(X, y))
     big = pair_summary(sd, ["ranks", "pr"], max_memory=None)
     assert calls == [] and big.passes == 2                       # the counting pass, then one collecting pass
-    small = pair_summary(sd, ["ranks", "pr"], max_memory=30_000)
-    assert calls and calls[0] == 1                               # a full stats pass over the top range first
+    small = pair_summary(sd, ["ranks", "pr"], max_memory=200_000)
+    assert calls and calls[0] == 1                               # a full stats pass over the top range next
     assert (small.concordant, small.ties) == (big.concordant, big.ties)
     assert small.ap == pytest.approx(big.ap, rel=1e-12)
+    calls.clear()
+    few = pair_summary(sort_by_cluster(check_data(X[:300], y[:300])), ["ranks", "pr"], max_memory=None)
+    assert calls == [1] and few.n_within + few.n_between == 300 * 299 // 2   # few pairs: the stats pass
 
 
 @pytest.mark.parametrize("m", [10, 16_385, 50_000])
