@@ -17,9 +17,9 @@ from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_n
 
 # %% auto #0
 __all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE', 'DEFAULT_MAX_MEMORY', 'NEEDS',
-           'ROUNDING_ALLOWANCE', 'CURVE_COLUMNS', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
-           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'pair_summary', 'silhouette_values',
-           'summarize']
+           'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
+           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'check_tolerance', 'pair_summary',
+           'silhouette_values', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -791,6 +791,7 @@ def _resolve(w, b, cw0, cb0, single, opened, seg_lo, seg_hi, vals, Nw, Nb, want_
 
 # %% ../nbs/01_pairs.ipynb #3d6f94eb
 NEEDS = PAIR_SUMMARIES                   # the vocabulary lives in core, where measures declare what they read
+CURVE_COLUMNS = {"ranks": [0], "pr": [1, 2], "pr_inverse": [3, 4]}   # the curve summaries: their `_interval` columns
 
 @dataclass
 class PairSummary:
@@ -921,7 +922,7 @@ class _ResolverState:
         per_bucket = 8 * self.lanes * (S + 3) * 2               # lane arrays plus their reductions
         fit = np.floor(np.log2(max(max_memory // 4, 1) / per_bucket))          # a quarter of the budget...
         few = np.ceil(np.log2(max(sd.n_pairs, 2)))                                 # ...but no more than the pairs
-        self.curve_only = needs <= {"ranks", "pr", "pr_inverse"}   # `first_pass` is then a byte-counter pass
+        self.curve_only = needs <= CURVE_COLUMNS.keys()            # `first_pass` is then a byte-counter pass
         self.nb = int(2 ** np.clip(min(fit, few), 8, 14 if self.curve_only else 16))   # see the prose
         self.value_bytes = 12 if self.per_cluster else 8      # two streams only: the sign carries within/between
         self.sort_bytes = self.lanes * (28 if self.per_cluster else 24)   # `_spread`'s buffers, per value sorted
@@ -955,16 +956,16 @@ class _ResolverState:
         C = _count_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
         return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
 
+    def fits(self, held, longest):
+        "Whether `held` values (`longest` of them in one bucket, whose lanes' sort buffers count too) fit the budget."
+        return held * self.value_bytes + longest * self.sort_bytes <= self.budget
+
     def first_pass(self, R: _Range, hist: bool):
-        """The pass over the top range. For the curve summaries alone (ranks, pr, pr_inverse) over many pairs (64 a
-        bucket or more) it is `counts`, whose byte counters stay in the caches where `stats`' int64 counts and
-        per-bucket extremes do not (about half the time a pair). A bucket then looks as if it held distinct values,
-        so it is sorted even when all its values are equal; with fewer pairs, where such buckets are common and the
-        pass is short, `stats` finds them. Should a bucket hold more values than the budget, a `stats` pass
-        follows: splitting it needs its extremes."""
+        "The pass over the top range: `counts` for the curve summaries over many pairs, else `stats` (see the prose)."
         if hist and self.curve_only and self.sd.n_pairs >= 64 * R.size:
             res = self.counts(R)
-            if (self.totals(res[0]).sum(0) * (self.value_bytes + self.sort_bytes) <= self.budget).all():
+            tot = self.totals(res[0]).sum(0)
+            if self.fits(tot, tot).all():
                 return res
         return self.stats(R, hist=hist, moments="moments" in self.needs, extremes="extremes" in self.needs)
 
@@ -1051,7 +1052,7 @@ class _Resolver(_ResolverNeeds):
                 self.sweep(Hs[:, g:h], bmin[g:h], bmax[g:h], bsum[g:h], need[g:h], empty_i, empty_i, empty_v, empty_c)
                 g = h
                 continue
-            if tot[g] * (self.value_bytes + self.sort_bytes) > self.budget and depth < 64:   # too large: split it
+            if not self.fits(tot[g], tot[g]) and depth < 64:                    # too large: split it
                 lo, hi = (bmin[g], bmax[g]) if np.isfinite(bmin[g]) else _bucket_values(R, g)
                 sub = _Range(float(lo), float(hi), self.nb)
                 self.process(sub, self.stats(sub), depth + 1)
@@ -1060,8 +1061,7 @@ class _Resolver(_ResolverNeeds):
             h, used, longest = g, 0, 0
             while h < size:
                 if need[h]:
-                    if h > g and ((used + tot[h]) * self.value_bytes + max(longest, tot[h]) * self.sort_bytes
-                                  > self.budget): break
+                    if h > g and not self.fits(used + tot[h], max(longest, tot[h])): break
                     used += int(tot[h])
                     longest = max(longest, int(tot[h]))
                 h += 1
@@ -1141,7 +1141,6 @@ _SAMPLE_BLOCKS = 128             # row blocks of the sample that places the fine
 _FINE_COARSE = 2**11             # linear buckets of the fine map (its table stays in the first-level cache)
 _MAX_FINE_BUCKETS = 2**22
 ROUNDING_ALLOWANCE = 1e-12      # added to every certified bound: floating-point evaluation of the estimate
-CURVE_COLUMNS = {"ranks": [0], "pr": [1, 2], "pr_inverse": [3, 4]}   # `_interval` columns of each summary
 
 class _TolerantResolver(_Resolver):
     "The fast mode: a sampled pass places fine buckets, one counting pass fills them, few buckets are opened."
@@ -1195,6 +1194,20 @@ class _TolerantResolver(_Resolver):
             opened[order[:k]] = True
         return opened
 
+# %% ../nbs/01_pairs.ipynb #5e2b9f31
+def check_tolerance(tolerance,                  # None (exact) or the largest error allowed, a number >= 0
+                    needs,                      # the summaries asked for, a set of `NEEDS` names
+                    *,
+                    who: str = "",              # the caller's name, prefixed to error messages
+                   ) -> float | None:
+    "The fast mode's tolerance, checked: None, or a float >= 0 when every summary in `needs` has a certified bound."
+    tolerance = check_number(tolerance, "tolerance", lo=0, allow_none=True, who=who)
+    extra = set(needs) - CURVE_COLUMNS.keys()
+    if tolerance is not None and extra:
+        raise ValueError(f"{who + ': ' if who else ''}tolerance applies to the curve summaries {sorted(CURVE_COLUMNS)} "
+                         f"only, not {sorted(extra)} (tolerance={tolerance!r}); pass tolerance=None for exact summaries")
+    return tolerance
+
 # %% ../nbs/01_pairs.ipynb #0b8732f0
 def _fill_ranks(out: PairSummary, r: _Resolver):
     "Copy the sweep's rank and precision-recall totals (local or serial layout) into `out`."
@@ -1213,10 +1226,6 @@ def _fill_ranks(out: PairSummary, r: _Resolver):
 # %% ../nbs/01_pairs.ipynb #b6ac7557
 def _tolerant_summary(sd: SortedData, needs: set, max_memory: int, tolerance: float) -> PairSummary:
     "The fast mode of `pair_summary`: estimates of the curve summaries whose certified bounds fit `tolerance`."
-    extra = needs - set(CURVE_COLUMNS)
-    if extra:
-        raise ValueError(f"tolerance applies to {sorted(CURVE_COLUMNS)} only, not {sorted(extra)}; "
-                         "pass tolerance=None for exact summaries")
     r = _TolerantResolver(sd, needs, max_memory, tolerant=True)
     out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale, tolerance=tolerance)
     top = r.fine_range(_upper_bound(sd), tolerance)
@@ -1241,11 +1250,11 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     unknown = needs - set(NEEDS)
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
     max_memory = check_max_memory(max_memory)
-    if tolerance is not None:
-        return _tolerant_summary(sd, needs, max_memory, check_number(tolerance, "tolerance", lo=0))
+    if check_tolerance(tolerance, needs) is not None:
+        return _tolerant_summary(sd, needs, max_memory, tolerance)
     r = _Resolver(sd, needs, max_memory)
     out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale)
-    hist = bool(needs & {"ranks", "pr", "pr_inverse", "ks", "c_index"})
+    hist = bool(needs & (CURVE_COLUMNS.keys() | {"ks", "c_index"}))
     bound = _upper_bound(sd)
     top = _Range(0.0, bound, r.nb, top=True)
     if "cluster_sums" in needs:
@@ -1254,7 +1263,7 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
         out.cluster_sums = np.empty_like(sums)
         out.cluster_sums[sd.order] = sums
         r.passes += 1
-    if not needs & {"ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes"}:
+    if not hist and not needs & {"moments", "extremes"}:
         out.passes, out.collected = r.passes, r.collected
         return out
     res = r.first_pass(top, hist)
@@ -1310,11 +1319,8 @@ def summarize(X,                                     # the data (n, d), or a `La
     "Validate (`check_data`), sort by cluster and run `pair_summary`, reusing a cached summary that covers `needs`."
     metric = check_metric(metric, who=measure)
     max_memory = check_max_memory(max_memory, who=measure)
-    tolerance = check_number(tolerance, "tolerance", lo=0, allow_none=True, who=measure)
     needs = set(needs)
-    if tolerance is not None and needs - set(CURVE_COLUMNS):
-        raise ValueError(f"{measure + ': ' if measure else ''}tolerance={tolerance!r} applies to the summaries "
-                         f"{sorted(CURVE_COLUMNS)} only, not {sorted(needs - set(CURVE_COLUMNS))}; pass tolerance=None")
+    tolerance = check_tolerance(tolerance, needs, who=measure)
     data = check_data(X, labels, noise=noise, measure=measure)
     cache = data.__dict__.setdefault("_pair_summaries", {})
     for (m, tol), (have, s) in cache.items():       # exact whatever the budget; an exact summary serves any tolerance
