@@ -183,21 +183,30 @@ def _measure(name: str):
                          + " `clm-nb measures` lists them.") from None
 
 # %% ../nbs/18_cli.ipynb #e7b6a1b0
-def _score_value(info, X, y, pred, noise, seed: int) -> tuple[float, float | None]:
-    "(value, Monte-Carlo se or None) of the measure `info` on the data (`pred`: the second labeling of external ones)."
+def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[float, float | None, float | None]:
+    """(value, Monte-Carlo se or None, certified bound or None) of the measure `info` on the data (`pred`: the second
+    labeling of external ones; `tolerance`: the curve measures' fast mode)."""
     import inspect
+    from clm_nb.curves import CURVE_MEASURES
+    if tolerance is not None:
+        if info.name not in CURVE_MEASURES:
+            raise ValueError(f"--tolerance applies to the curve measures {', '.join(CURVE_MEASURES)} only, which have "
+                             f"a fast mode with a certified bound; drop it for {info.name}.")
+        from clm_nb.curves import bounded_score
+        b = bounded_score(X, y, info.name, tolerance=tolerance, noise=noise)
+        return b.value, None, b.bound
     if info.kind == "external":
         if pred is None:
             raise ValueError(f"{info.name} is an external measure: it compares two labelings; name the second one's "
                              "column with --pred-col.")
-        return float(info.func(y, pred, noise=noise)), None
+        return float(info.func(y, pred, noise=noise)), None, None
     if info.kind == "ensemble":
         raise ValueError(f"{info.name} is an ensemble measure: it scores a set of partitions, which one table does not "
                          f"hold; call clm_nb.{info.name} from Python.")
     params = inspect.signature(info.func).parameters
     kw = {k: v for k, v in (("random_state", seed), ("return_se", True)) if k in params}
     out = info.func(X, y, noise=noise, **kw)
-    return (float(out.value), float(out.se)) if hasattr(out, "se") else (float(out), None)
+    return (float(out.value), float(out.se), None) if hasattr(out, "se") else (float(out), None, None)
 
 # %% ../nbs/18_cli.ipynb #7ca64962
 SCORE_SCHEMA = "clm-nb.score/1"
@@ -210,9 +219,12 @@ SCORE_SCHEMA = "clm-nb.score/1"
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess.")
 @click.option("--standardize", is_flag=True, help="z-score every feature first.")
 @click.option("--seed", default=0, show_default=True, help="Seed of randomised measures.")
+@click.option("--tolerance", type=float, metavar="TOL",
+              help="Curve measures (aucc, auprc, auiprc, sauprc): the fast mode, one pass over the pairs and a value "
+                   "within a certified bound <= TOL (e.g. 1e-6); exact by default.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.score/1).")
 def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, decimal, pred_col, noise, standardize, seed,
-           as_json):
+           tolerance, as_json):
     """One registered measure on one labeled DATA file.
 
     MEASURE is a registry name (`clm-nb measures` lists them)."""
@@ -223,15 +235,16 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
     if standardize:
         from clm_nb.core import zscore
         X = zscore(X)
-    value, se = _score_value(info, X, y, pred, _noise_policy(noise, noise_label), seed)
+    value, se, bound = _score_value(info, X, y, pred, _noise_policy(noise, noise_label), seed, tolerance)
     classes = set(y.tolist()) - ({-1} if noise_label is not None else set())      # -1: the noise label, if any
     facts = {"n": X.shape[0], "d": X.shape[1], "n_classes": len(classes)}
     if as_json:
         return _echo_json({"schema": SCORE_SCHEMA, "measure": info.name, "value": value, "se": se, "kind": info.kind,
                            "direction": info.direction, "lower": info.lower, "upper": info.upper,
-                           "source": str(data), **facts})
+                           "bound": bound, "source": str(data), **facts})
     best = "higher" if info.direction == "max" else "lower"
-    click.echo(f"{info.name} = {value:.6g}" + (f" ± {se:.2g}" if se else "") + f"  ({info.kind}, {best} is better, "
+    spread = f" ± {se:.2g}" if se else f" ± {bound:.2g} (certified)" if bound is not None else ""
+    click.echo(f"{info.name} = {value:.6g}{spread}  ({info.kind}, {best} is better, "
                f"range [{info.lower:g}, {info.upper:g}]; {data}: {facts['n']} points, {facts['d']} features, "
                f"{facts['n_classes']} classes)")
 

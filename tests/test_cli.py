@@ -213,14 +213,37 @@ def test_score_json_and_text(scripted, data):
     r = scripted["score_json"]
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert set(out) == {"schema", "measure", "value", "se", "kind", "direction", "lower", "upper", "source", "n", "d",
-                        "n_classes"}
+    assert set(out) == {"schema", "measure", "value", "se", "kind", "direction", "lower", "upper", "bound", "source",
+                        "n", "d", "n_classes"}
+    assert out["bound"] is None                                           # exact: no fast mode asked
     assert (out["schema"], out["measure"], out["kind"], out["direction"]) == ("clm-nb.score/1", "ch_btwn", "between",
                                                                               "max")
     assert 0.9 < out["value"] < 1 and 0 < out["se"] < 0.01 and out["lower"] is None and out["upper"] == 1.0
     assert (out["n"], out["d"], out["n_classes"]) == (150, 4, 3)
     r = invoke("score", "silhouette", data / "iris.csv", "-l", "species")
     assert r.exit_code == 0 and r.stdout.startswith("silhouette = 0.503477  (internal, higher is better")
+
+
+@pytest.mark.parametrize("measure", ["aucc", "auprc", "auiprc", "sauprc"])
+def test_score_tolerance_is_the_curve_measures_fast_mode(data, measure):
+    "--tolerance: an estimate within its certified bound of the exact value (the Python API's), for every curve measure."
+    X, y = load_iris(return_X_y=True)
+    exact = float(clm_nb.get_measure(measure).func(X, y))
+    out = json.loads(invoke("score", measure, data / "iris.csv", "-l", "species", "--tolerance", "1e-3", "--json").stdout)
+    assert out["se"] is None and 0 <= out["bound"] <= 1e-3 and abs(out["value"] - exact) <= out["bound"]
+    out = json.loads(invoke("score", measure, data / "iris.csv", "-l", "species", "--json").stdout)
+    assert out["bound"] is None and out["value"] == pytest.approx(exact, abs=1e-12)
+    r = invoke("score", measure, data / "iris.csv", "-l", "species", "--tolerance", "1e-3")
+    assert r.exit_code == 0 and " (certified)  (internal, higher is better" in r.stdout
+
+
+def test_score_tolerance_bad_input(data):
+    assert_error(invoke("score", "silhouette", data / "iris.csv", "-l", "species", "--tolerance", "1e-3"),
+                 "--tolerance applies to the curve measures", "drop it for silhouette")
+    assert_error(invoke("score", "aucc", data / "iris.csv", "-l", "species", "--tolerance", "-1"), "tolerance=-1.0",
+                 "[0, inf)")
+    r = invoke("score", "aucc", data / "iris.csv", "-l", "species", "--tolerance", "small")
+    assert r.exit_code == 2 and "'small' is not a valid float" in r.stderr            # click's own usage error
 
 
 def test_score_unknown_measure_suggests(scripted):
