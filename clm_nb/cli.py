@@ -188,7 +188,9 @@ def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[fl
     labeling of external ones; `tolerance`: the curve measures' fast mode)."""
     import inspect
     from clm_nb.curves import CURVE_MEASURES
+    from clm_nb.core import check_number
     if tolerance is not None:
+        check_number(tolerance, "--tolerance", lo=0)
         if info.name not in CURVE_MEASURES:
             raise ValueError(f"--tolerance applies to the curve measures {', '.join(CURVE_MEASURES)} only, which have "
                              f"a fast mode with a certified bound; drop it for {info.name}.")
