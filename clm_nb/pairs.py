@@ -1232,7 +1232,9 @@ def _tolerant_summary(sd: SortedData, needs: set, max_memory: int, tolerance: fl
     res = r.counts(top)
     r.process(top, res, opened=r.choose(res, tolerance))
     _fill_ranks(out, r)
-    bounds = np.where(r.half > 0, r.half + ROUNDING_ALLOWANCE, 0.0)
+    bounds = np.zeros(5)
+    cols = r.columns()                   # every asked summary's estimate is evaluated in its own order: allowance
+    bounds[cols] = r.half[cols] + ROUNDING_ALLOWANCE
     out.aucc_bound, out.ap_bound, out.ap_trapezoid_bound, out.ap_inverse_bound, out.ap_inverse_trapezoid_bound = (
         float(x) for x in bounds)
     out.passes, out.collected = r.passes, r.collected
@@ -1250,10 +1252,10 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     unknown = needs - set(NEEDS)
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
     max_memory = check_max_memory(max_memory)
-    if check_tolerance(tolerance, needs) is not None:
+    if check_tolerance(tolerance, needs) is not None and tolerance >= ROUNDING_ALLOWANCE:
         return _tolerant_summary(sd, needs, max_memory, tolerance)
-    r = _Resolver(sd, needs, max_memory)
-    out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale)
+    r = _Resolver(sd, needs, max_memory)             # exact; a tolerance below the allowance is met only by exactness
+    out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale, tolerance=tolerance)
     hist = bool(needs & (CURVE_COLUMNS.keys() | {"ks", "c_index"}))
     bound = _upper_bound(sd)
     top = _Range(0.0, bound, r.nb, top=True)

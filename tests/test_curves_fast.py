@@ -11,7 +11,7 @@ from sklearn.metrics import auc, average_precision_score, precision_recall_curve
 import clm_nb
 from clm_nb.core import check_data
 from clm_nb.curves import CURVE_MEASURES, BoundedScore, bounded_score
-from clm_nb.pairs import PairSummary, _TolerantResolver, _fill_ranks, _upper_bound, sort_by_cluster
+from clm_nb.pairs import ROUNDING_ALLOWANCE, PairSummary, _TolerantResolver, _fill_ranks, _upper_bound, sort_by_cluster
 
 SLACK = 1e-12                                                     # rounding between the two computations
 
@@ -80,7 +80,9 @@ def test_degenerate_data():
     X = np.zeros((6, 2))                                          # every distance 0: one tied group
     y = [0, 0, 0, 1, 1, 1]
     b = bounded_score(X, y, "aucc", tolerance=1e-3)
-    assert (b.value, b.bound) == (0.5, 0.0)
+    assert (b.value, b.bound) == (0.5, ROUNDING_ALLOWANCE)        # nothing estimated; the allowance for rounding stays
+    b = bounded_score(X, y, "aucc", tolerance=0.0)
+    assert (b.value, b.bound) == (0.5, 0.0)                       # tolerance 0: the exact passes, bound 0
     X = np.r_[np.zeros((4, 2)), np.full((4, 2), 10.0)] + np.random.default_rng(0).normal(scale=1e-3, size=(8, 2))
     y = [0] * 4 + [1] * 4                                         # perfectly separated: exact from counts
     for m in CURVE_MEASURES:
