@@ -222,8 +222,9 @@ SCORE_SCHEMA = "clm-nb.score/1"
 @click.option("--standardize", is_flag=True, help="z-score every feature first.")
 @click.option("--seed", default=0, show_default=True, help="Seed of randomised measures.")
 @click.option("--tolerance", type=float, metavar="TOL",
-              help="Curve measures (aucc, auprc, auiprc, sauprc): the fast mode, one pass over the pairs and a value "
-                   "within a certified bound <= TOL (e.g. 1e-6); exact by default.")
+              help="Curve measures (aucc, auprc, auiprc, sauprc): the fast mode, usually one pass over the pairs, and a "
+                   "value within a certified bound <= TOL (e.g. 1e-6); below 1e-12 (0 too) the exact value, bound 0. "
+                   "Exact without the option.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.score/1).")
 def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, decimal, pred_col, noise, standardize, seed,
            tolerance, as_json):
@@ -245,8 +246,9 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
                            "direction": info.direction, "lower": info.lower, "upper": info.upper,
                            "bound": bound, "source": str(data), **facts})
     best = "higher" if info.direction == "max" else "lower"
+    shown = f"{value:.{max(6, math.ceil(-math.log10(bound)))}f}" if bound else f"{value:.6g}"   # digits the bound holds
     spread = f" ± {se:.2g}" if se else f" ± {bound:.2g} (certified)" if bound is not None else ""
-    click.echo(f"{info.name} = {value:.6g}{spread}  ({info.kind}, {best} is better, "
+    click.echo(f"{info.name} = {shown}{spread}  ({info.kind}, {best} is better, "
                f"range [{info.lower:g}, {info.upper:g}]; {data}: {facts['n']} points, {facts['d']} features, "
                f"{facts['n_classes']} classes)")
 
