@@ -178,7 +178,7 @@ def _measure(name: str):
     try:
         return clm_nb.get_measure(name)
     except ValueError:
-        close = difflib.get_close_matches(name, list(clm_nb.measures().name), n=3)
+        close = difflib.get_close_matches(name.lower(), list(clm_nb.measures().name), n=3)   # AUCC -> aucc
         raise ValueError(f"no measure named {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ".")
                          + " `clm-nb measures` lists them.") from None
 
@@ -189,6 +189,9 @@ def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[fl
     import inspect
     from clm_nb.curves import CURVE_MEASURES
     from clm_nb.core import check_number
+    if pred is not None and info.kind != "external":
+        raise ValueError(f"--pred-col names the second labeling of an external measure; {info.name} is {info.kind} "
+                         "and reads the labels alone: drop --pred-col (or --drop-col the column).")
     if tolerance is not None:
         check_number(tolerance, "--tolerance", lo=0)
         if info.name not in CURVE_MEASURES:

@@ -152,5 +152,6 @@ def bounded_score(X,                                     # (n, d) data, or a `La
     "A curve measure's estimate with its certified bound: |value - exact value| <= bound <= tolerance."
     measure = check_choice(measure, "measure", list(CURVE_MEASURES), who="bounded_score")
     tolerance = check_number(tolerance, "tolerance", lo=0, who="bounded_score")
+    estimator = _estimator(estimator, measure)                  # checked for every measure, aucc too (which ignores it)
     return _curve(X, labels, measure, metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
                   estimator=estimator)

@@ -257,6 +257,9 @@ def test_score_external_and_ensemble(data):
     assert json.loads(r.stdout)["value"] == 1.0
     assert_error(invoke("score", "ari", data / "iris.csv", "-l", "species"), "--pred-col")
     assert_error(invoke("score", "aari", data / "iris.csv", "-l", "species"), "ensemble measure")
+    assert_error(invoke("score", "aucc", data / "km.csv", "-l", "species", "--pred-col", "km"),   # not silently dropped
+                 "aucc is internal", "drop --pred-col")
+    assert_error(invoke("score", "AUCC", data / "iris.csv", "-l", "species"), "did you mean aucc")
 
 
 def test_measures_json_and_table(scripted):

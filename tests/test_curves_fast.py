@@ -107,3 +107,5 @@ def test_bounded_score_bad_input():
         bounded_score(X, y, tolerance=-1)
     with pytest.raises(ValueError, match="sauprc: estimator='mid'"):
         bounded_score(X, y, "sauprc", estimator="mid")
+    with pytest.raises(ValueError, match="aucc: estimator='mid'"):       # aucc ignores it, but it is still checked
+        bounded_score(X, y, "aucc", estimator="mid")
