@@ -1252,7 +1252,8 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     unknown = needs - set(NEEDS)
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
     max_memory = check_max_memory(max_memory)
-    if check_tolerance(tolerance, needs) is not None and tolerance >= ROUNDING_ALLOWANCE:
+    tolerance = check_tolerance(tolerance, needs)                      # a Python float or None from here on
+    if tolerance is not None and tolerance >= ROUNDING_ALLOWANCE:
         return _tolerant_summary(sd, needs, max_memory, tolerance)
     r = _Resolver(sd, needs, max_memory)             # exact; a tolerance below the allowance is met only by exactness
     out = PairSummary(sd.n_within, sd.n_pairs - sd.n_within, scale=sd.scale, tolerance=tolerance)
