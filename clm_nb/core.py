@@ -659,19 +659,118 @@ def render_math(text) -> str:
     return "".join(out) + plain(text[pos:])
 
 # %% ../nbs/00_core.ipynb #d3e03f1f
-_TEX_SYMBOLS = {"sigma": "σ", "delta": "δ", "Delta": "Δ", "sum": "Σ", "cdot": "·", "times": "×", "ne": "≠", "le": "≤",
-                "ge": "≥", "approx": "≈", "lVert": "‖", "rVert": "‖", "sqrt": "√", "infty": "∞"}
+_TEX_SYMBOLS = {
+    **dict(zip("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho "
+               "sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi "
+               "Omega".split(), "αβγδεεζηθϑικλμνξπρστυφφχψωΓΔΘΛΞΠΣΥΦΨΩ")),
+    "sum": "Σ", "prod": "∏", "int": "∫", "cdot": "·", "times": "×", "div": "÷", "pm": "±", "mp": "∓", "ne": "≠",
+    "neq": "≠", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ll": "≪", "gg": "≫", "approx": "≈", "sim": "~",
+    "equiv": "≡", "propto": "∝", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪", "cap": "∩",
+    "setminus": "∖", "emptyset": "∅", "forall": "∀", "exists": "∃", "partial": "∂", "infty": "∞", "to": "→",
+    "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "mid": "|", "vert": "|", "lvert": "|", "rvert": "|",
+    "Vert": "‖", "lVert": "‖", "rVert": "‖", "|": "‖", "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋",
+    "lceil": "⌈", "rceil": "⌉", "ldots": "…", "cdots": "⋯", "dots": "…", "{": "{", "}": "}", "%": "%", "&": "&",
+    "_": "_", "#": "#", "$": "$", ",": " ", ";": " ", ":": " ", " ": " ", "quad": " ", "qquad": " ", "!": "",
+    "\\": " "}
+
+# %% ../nbs/00_core.ipynb #4d283331
+_TEX_FONTS = {"mathrm", "text", "textrm", "textit", "textbf", "mathit", "mathbf", "mathsf", "mathtt", "mathcal",
+              "mathbb", "boldsymbol", "operatorname", "operatorname*", "mbox", "hat", "bar", "tilde", "overline",
+              "vec", "displaystyle"}
+_TEX_SIZES = {"left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
+              "biggr", "Biggl", "Biggr", "limits", "nolimits"}
+_BRACKETS = {"(": ")", "[": "]", "{": "}", "|": "|", "‖": "‖", "⟨": "⟩", "⌊": "⌋", "⌈": "⌉"}
+
+# %% ../nbs/00_core.ipynb #5da980a7
+def _tex_token(tex: str, i: int) -> tuple[str, str, int]:
+    "The token at `i` as (kind, text, end): 'group' (the inside of `{...}`), 'command' (its name), 'space' or 'char'."
+    if tex[i].isspace():
+        return "space", " ", len(tex) - len(tex[i:].lstrip())
+    if tex[i] == "\\":
+        m = re.match(r"\\([A-Za-z]+\*?|.?)", tex[i:], re.S)
+        return "command", m.group(1), i + m.end()
+    if tex[i] != "{":
+        return "char", tex[i], i + 1
+    depth, j = 0, i
+    while j < len(tex):
+        depth += {"{": 1, "}": -1}.get(tex[j], 0)
+        if depth == 0: return "group", tex[i + 1:j], j + 1
+        j += 2 if tex[j] == "\\" else 1                     # \{ and \} do not count
+    return "group", tex[i + 1:], len(tex)                   # unclosed: the rest
+
+# %% ../nbs/00_core.ipynb #c004df74
+def _is_atom(s: str) -> bool:
+    "Whether plain text `s` reads as one factor (`K`, `2.5`, `σ_1`, `|C_i|`, `max(a, b)`, `(x - y)`, `√K`)."
+    def group(i):                                           # the end of the bracket that opens at s[i], or -1
+        close, depth = _BRACKETS[s[i]], 0
+        if close == s[i]: return s.find(close, i + 1) + 1 or -1
+        for j in range(i, len(s)):
+            depth += (s[j] == s[i]) - (s[j] == close)
+            if depth == 0: return j + 1
+        return -1
+    i = 1 if s.startswith("√") else 0
+    if s[i:i + 1] in _BRACKETS and s[i:i + 1]: i = group(i)
+    elif m := re.match(r"\d+(\.\d+)?(?!\w)|[A-Za-z]+\d*|[^\W\d_]", s[i:]):
+        i += m.end()
+        if s[i:i + 1] == "(": i = group(i)                   # a function applied: max(a, b)
+    else: return False
+    while 0 <= i < len(s):                                  # then primes, sub- and superscripts
+        if s[i] == "'": i += 1; continue
+        if s[i] not in "_^" or i + 1 == len(s): return False
+        if s[i + 1] in _BRACKETS: i = group(i + 1)
+        elif m := re.match(r"[A-Za-z0-9]+|[^\W_]|[+\-*]", s[i + 1:]): i += 1 + m.end()
+        else: return False
+    return i == len(s)
+
+# %% ../nbs/00_core.ipynb #6889b308
+def _tex_arg(tex: str, i: int) -> tuple[str, int]:
+    "The plain text of the argument of a command or of `_`/`^` starting at `i` (spaces skipped), and its end."
+    while i < len(tex) and tex[i].isspace(): i += 1
+    if i == len(tex): return "", i
+    kind, text, end = _tex_token(tex, i)
+    return _tex_plain(tex[i:end] if kind == "command" else text), end
+
+# %% ../nbs/00_core.ipynb #bbf9c05e
+def _tex_plain(tex: str) -> str:
+    "One LaTeX formula (no dollars) as plain text; nested commands are resolved from the inside out."
+    out, i = "", 0
+    while i < len(tex):
+        kind, tok, i = _tex_token(tex, i)
+        if kind == "group": out += _tex_plain(tok)
+        elif kind == "char" and tok in "_^":
+            arg, i = _tex_arg(tex, i)
+            out += tok + (arg if len(arg) == 1 or _is_atom(arg) else f"({arg})")
+        elif kind != "command": out += " " if tok == "~" else tok
+        elif tok in ("frac", "dfrac", "tfrac", "cfrac", "binom"):
+            num, i = _tex_arg(tex, i); den, i = _tex_arg(tex, i)
+            if tok == "binom": out += f"C({num}, {den})"; continue
+            frac = "/".join(s if _is_atom(s) else f"({s})" for s in (num, den))
+            rest = tex[i:].lstrip()                         # in a product (1/K Σ ..., 2 a/b): parenthesise it all
+            glued = (out[-1:].isalnum() or out[-1:] in (")", "]")
+                     or re.match(r"[\w({^_]|\\(?!right|[^A-Za-z]|cdot|times)", rest))
+            out += (f"({frac})" + " " * (tex[i:i + 1] == "\\")) if glued else frac
+        elif tok == "sqrt":
+            deg = ""
+            if tex[i:i + 1] == "[": deg, i = tex[i + 1:tex.index("]", i)], tex.index("]", i) + 1
+            arg, i = _tex_arg(tex, i)
+            root = "√" + (arg if _is_atom(arg) else f"({arg})")
+            out += f"{root[1:]}^(1/{_tex_plain(deg)})" if deg else root
+        elif tok in _TEX_FONTS:
+            arg, i = _tex_arg(tex, i); out += arg
+        elif tok in _TEX_SIZES:
+            if tex[i:].lstrip().startswith("."): i = len(tex) - len(tex[i:].lstrip()) + 1   # \left. draws nothing
+        elif tok in ("rVert", "rvert", "rangle", "rfloor", "rceil"):
+            out = out.rstrip() + _TEX_SYMBOLS[tok]                  # a closing bar hugs its content
+        else:
+            out += _TEX_SYMBOLS.get(tok, tok)
+            if tok in ("lVert", "lvert", "langle", "lfloor", "lceil"): i = len(tex) - len(tex[i:].lstrip())
+    return out
 
 # %% ../nbs/00_core.ipynb #c6952ad9
 def plain_math(text) -> str:
     "`text` with its `$...$` LaTeX as readable plain text (a terminal, an HTML `title`: no MathML there)."
     def one(m):
-        tex = m.group(1) or m.group(2)
-        while (new := re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)) != tex:
-            tex = new
-        tex = re.sub(r"\\(left|right|[bB]igg?[lr]?)\b|\\[,;!]", "", tex)
-        tex = re.sub(r"\\(mathrm|text|textrm|operatorname|mathbf|mathit|mathcal|boldsymbol)\b\s*", "", tex)   # fonts
-        tex = re.sub(r"([_^])\{([^{}]*)\}", lambda s: s[1] + (s[2] if len(s[2]) == 1 else f"({s[2]})"), tex)
-        tex = re.sub(r"\\([A-Za-z]+)", lambda w: _TEX_SYMBOLS.get(w.group(1), w.group(1)), tex)
-        return re.sub(r"\s+", " ", tex.replace("{", "").replace("}", "")).strip()
+        s = re.sub(r"\s+", " ", _tex_plain(m.group(1) or m.group(2)))
+        s = re.sub(r"([(\[]) (?=\S)", r"\1", s)
+        return re.sub(r"(?<=\S) ([)\]⟩])", r"\1", s).strip()
     return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")

@@ -40,6 +40,25 @@ def test_summary_is_a_whole_paragraph_whose_formulas_render(name):
     assert ("<math" in html) == ("$" in info.summary)
 
 
+@pytest.mark.parametrize("name", REGISTRY.name.tolist())
+def test_summary_reads_as_plain_text_in_the_terminal(name):
+    "`clm-nb measures` prints the summary through `plain_math`: no LaTeX left in its formulas, brackets balanced."
+    import re
+    from clm_nb.core import _MATH, plain_math
+    info = clm_nb.get_measure(name)
+    for m in _MATH.finditer(info.summary):
+        text = plain_math(m.group(0))
+        assert "\\" not in text and "{" not in text and "}" not in text, (m.group(0), text)
+        leftover = re.findall(r"frac|mathrm|operatorname|left|right|sqrt|text|cdot|big[lr]|[lr]Vert|sum|sigma", text)
+        assert not leftover, (m.group(0), text, leftover)               # a command word glued to its argument too
+        depth = 0
+        for ch in text:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            assert depth >= 0, (m.group(0), text)
+        assert depth == 0, (m.group(0), text)
+    assert "$" not in plain_math(info.summary).replace("\\$", "")
+
+
 @pytest.mark.parametrize("name", LABELED)
 def test_value_is_float_within_declared_range(name):
     rng = np.random.default_rng(0)
