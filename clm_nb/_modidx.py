@@ -633,6 +633,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.runner.identity_text': ('runner.html#identity_text', 'clm_nb/runner.py'),
                                'clm_nb.runner.load_results': ('runner.html#load_results', 'clm_nb/runner.py'),
                                'clm_nb.runner.longest_first': ('runner.html#longest_first', 'clm_nb/runner.py'),
+                               'clm_nb.runner.parse_flag': ('runner.html#parse_flag', 'clm_nb/runner.py'),
                                'clm_nb.runner.read_csv': ('runner.html#read_csv', 'clm_nb/runner.py'),
                                'clm_nb.runner.read_result': ('runner.html#read_result', 'clm_nb/runner.py'),
                                'clm_nb.runner.record_failure': ('runner.html#record_failure', 'clm_nb/runner.py'),

@@ -43,11 +43,11 @@ from .pairs import MEMORY_SHARE_VARIABLE, memory_share
 
 # %% auto #0
 __all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'THREAD_VARIABLES', 'MAX_WORKER_DEATHS',
-           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FORMULA_START', 'code_version', 'value_digest', 'Task', 'task_seed',
-           'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
+           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'FORMULA_START', 'code_version', 'value_digest', 'Task',
+           'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
            'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
            'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
-           'Param', 'check_params', 'spreadsheet_safe', 'write_csv', 'read_csv']
+           'Param', 'parse_flag', 'check_params', 'spreadsheet_safe', 'write_csv', 'read_csv']
 
 # %% ../nbs/12_runner.ipynb #36f7c304
 @lru_cache(maxsize=None)
@@ -800,8 +800,31 @@ class Param:
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param: kind={self.kind!r}; use one of {PARAM_KINDS}.")
 
+# %% ../nbs/12_runner.ipynb #404b78b0
+FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+
+# %% ../nbs/12_runner.ipynb #1ad446e7
+def parse_flag(value,                 # True/False, numpy bool, 0/1, or one of FLAG_WORDS in any case
+               name: str,             # the parameter's name, for the message
+               *,
+               who: str = "study",    # the name the message starts with
+               optional: bool = False,  # None (also typed 'none' or 'null') is allowed too
+              ) -> bool | None:
+    "`value` as a Python bool; a one-line `ValueError` naming `name` and what to type when it is no yes/no value."
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in FLAG_WORDS:
+        return FLAG_WORDS[word]
+    if optional and (value is None or word in ("none", "null")):
+        return None
+    raise ValueError(f"{who}: {name}={value!r} is not a yes/no value; type -p {name} true or -p {name} false "
+                     f"(yes/no, on/off and 1/0 work too, in any case{', and none' if optional else ''}).")
+
 # %% ../nbs/12_runner.ipynb #54f7dbcb
-def check_params(values: dict,           # the parameters as given, e.g. `globals()`; numbers are normalised in place
+def check_params(values: dict,           # the parameters as given, e.g. `globals()`; numbers and flags are normalised in place
                  spec: dict,             # {name: Param}
                  *,
                  who: str = "study",     # the name the errors start with
@@ -823,7 +846,7 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                                  f"-y '{name}: [...]'.")
             values[name] = type(v)(check_number(item, name, integer=p.kind == "ints", **bounds) for item in v)
         elif p.kind == "bool":
-            check_flag(v, name, who=who)
+            values[name] = parse_flag(v, name, who=who, optional=p.optional)
         elif p.kind == "choice":
             check_choice(v, name, p.choices, who=who)
         elif p.kind in ("text", "path"):
