@@ -42,3 +42,12 @@ def test_readme_command_lines_run(tmp_path):
     for line in lines:
         res = subprocess.run([exe, *shlex.split(line)[1:]], cwd=tmp_path, capture_output=True, text=True)
         assert res.returncode == 0 and res.stdout.strip(), (line, res.stderr)
+
+
+def test_shared_bundle_examples_say_how_to_get_data():
+    "A page whose examples use `../shared/datasets` says it is the project's shared bundle and how to make one's own."
+    root = README.parent
+    for page in [README, *sorted((root / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        if "../shared/datasets" in text:
+            assert "shared benchmark bundle" in text and "clm-nb bundle add" in text and "CLM_NB_DATA" in text, page.name
