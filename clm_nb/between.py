@@ -1042,3 +1042,7 @@ def axiom_table(measures,     # registered names or measure functions
         t.insert(0, "measure", m if isinstance(m, str) else getattr(m, "__name__", str(m)))
         parts.append(t)
     return pd.concat(parts, ignore_index=True)
+
+# %% ../nbs/03_between.ipynb #372bf54a
+from .core import document_params
+document_params(globals())

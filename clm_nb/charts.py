@@ -382,3 +382,7 @@ def views_chart(table: pd.DataFrame, rule: VerdictRule) -> alt.LayerChart:
     rule_x = alt.Chart(bands).mark_rule(strokeDash=[4, 3], color="#9a9a9a", aria=False).encode(x="v:Q")
     rule_y = alt.Chart(bands).mark_rule(strokeDash=[4, 3], color="#9a9a9a", aria=False).encode(y="v:Q")
     return (rule_x + rule_y + points).properties(width=380, height=300)
+
+# %% ../nbs/15_charts.ipynb #1beb6f99
+from .core import document_params
+document_params(globals())

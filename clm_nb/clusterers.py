@@ -773,3 +773,7 @@ def classifier_task(X,                              # data, (n, d) array-like of
     rng = np.random.default_rng(random_state)
     X, y = _at_most(X, y, max_points, rng)
     return {"points": len(y), **classifier_proxies(X, y, n_trials=n_trials, random_state=rng)}
+
+# %% ../nbs/10_clusterers.ipynb #4809b6a4
+from .core import document_params
+document_params(globals())

@@ -312,3 +312,7 @@ def anmi(partitions,                # T >= 3 labelings: (T, n) array, DataFrame 
         ) -> np.ndarray:
     "Average NMI (arithmetic) of each partition against the $T - 1$ others (higher = closer to the ensemble)."
     return _average_against_others(_nmi_table, partitions, noise, noise_label, "anmi")
+
+# %% ../nbs/08_consensus.ipynb #3d600870
+from .core import document_params
+document_params(globals())

@@ -6,11 +6,16 @@
 from __future__ import annotations
 
 import difflib
+import inspect
+import io
+import linecache
 import numbers
 import re
+import sys
+import tokenize
 import warnings
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -22,7 +27,8 @@ __all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIO
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'check_X',
            'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions',
            'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math']
+           'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'line_comments', 'param_comments',
+           'param_doc', 'document_params']
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -774,3 +780,181 @@ def plain_math(text) -> str:
         s = re.sub(r"([(\[]) (?=\S)", r"\1", s)
         return re.sub(r"(?<=\S) ([)\]⟩])", r"\1", s).strip()
     return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")
+
+# %% ../nbs/00_core.ipynb #d29096de
+def line_comments(source: str,  # Python source text
+                 ) -> dict[int, str]:
+    "The comment of each line of `source` (line number from 1 -> the text after '#', stripped)."
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
+
+# %% ../nbs/00_core.ipynb #c39a4ff3
+def _comment(t) -> tuple[str, bool]:
+    "A COMMENT token's text, and whether it is alone on its line."
+    return t.string.lstrip("#").strip(), t.line[:t.start[1]].strip() == ""
+
+# %% ../nbs/00_core.ipynb #9d971d64
+def _attach(params: list, comments: dict) -> dict[str, str]:
+    """{name: comment} from (name, first line, last line) of each parameter and {line: (comment, alone on its line)}:
+    the comments on a parameter's lines and the comment-only lines right after them, else the comment-only lines
+    just before it."""
+    out, taken = {}, set()
+    for i, (name, first, last) in enumerate(params):
+        lines = [n for n in range(first, last + 1) if n in comments]
+        if lines:
+            n, nxt = last + 1, params[i + 1][1] if i + 1 < len(params) else 1 << 30
+            while n < nxt and comments.get(n, ("", False))[1]: lines.append(n); n += 1    # continued below
+        else:
+            n, before = first - 1, params[i - 1][2] if i else 0
+            while n > before and n not in taken and comments.get(n, ("", False))[1]: lines.insert(0, n); n -= 1
+        taken.update(lines)
+        if lines: out[name] = " ".join(comments[n][0] for n in lines)
+    return out
+
+# %% ../nbs/00_core.ipynb #aa253d56
+def _def_comments(lines: list[str], first: int) -> dict[str, str]:
+    "The parameter comments of the `def` whose signature starts at line index `first` of `lines`."
+    tokens = tokenize.generate_tokens(partial(next, iter(lines[first:]), ""))
+    params, comments, depth, expect = [], {}, 0, False
+    try:
+        for t in tokens:
+            if t.type == tokenize.COMMENT and depth:
+                comments[t.start[0]] = _comment(t)
+            elif t.type == tokenize.OP and t.string in "([{":
+                depth += 1
+                expect = depth == 1
+            elif t.type == tokenize.OP and t.string in ")]}":
+                depth -= 1
+                if depth == 0:
+                    if params and params[-1][2] is None: params[-1][2] = t.start[0]
+                    break
+            elif depth == 1 and t.type == tokenize.OP and t.string == ",":
+                if params and params[-1][2] is None: params[-1][2] = t.start[0]
+                expect = True
+            elif depth == 1 and expect and t.type == tokenize.NAME:
+                params.append([t.string, t.start[0], None])
+                expect = False
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    return _attach([p for p in params if p[2] is not None], comments)
+
+# %% ../nbs/00_core.ipynb #e08ad8a1
+def _class_comments(lines: list[str], first: int) -> dict[str, str]:
+    "The field comments of the class whose `class` line is line index `first` of `lines` (`name: type = v  # ...`)."
+    tokens = tokenize.generate_tokens(partial(next, iter(lines[first:]), ""))
+    fields, comments, level, col, start, name = [], {}, 0, None, True, None
+    try:
+        for t in tokens:
+            if name and t.type == tokenize.OP and t.string in (":", "="):   # a name that starts a line, then : or =
+                fields.append([name.string, name.start[0], None])
+            name = None
+            if t.type == tokenize.INDENT:
+                level += 1
+                col = t.end[1] if col is None else col
+                continue
+            if t.type == tokenize.DEDENT:
+                level -= 1
+                if level == 0: break
+                continue
+            if t.type == tokenize.COMMENT and level == 1:
+                comments[t.start[0]] = _comment(t)
+            elif t.type in (tokenize.NEWLINE, tokenize.NL):
+                if t.type == tokenize.NEWLINE and fields and fields[-1][2] is None: fields[-1][2] = t.start[0]
+                start = True
+                continue
+            elif start and level == 1 and t.type == tokenize.NAME and t.start[1] == col:
+                name = t
+            start = False
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    return _attach([f for f in fields if f[2] is not None], comments)
+
+# %% ../nbs/00_core.ipynb #de337555
+def _source_lines(obj) -> tuple[list[str], int] | None:
+    "The lines of the file that defines `obj` and the index of its `def` or `class` line (from linecache), or None."
+    name = obj.__name__
+    if inspect.isclass(obj):
+        files = [getattr(sys.modules.get(obj.__module__), "__file__", None)]
+        files += [f.__code__.co_filename for f in vars(obj).values() if inspect.isfunction(f)]
+        pattern, start = re.compile(rf"\s*class\s+{name}\b"), 0
+    else:
+        code = getattr(obj, "__code__", None)
+        if code is None: return None
+        files, start = [code.co_filename], code.co_firstlineno - 1
+        pattern = re.compile(rf"\s*(async\s+)?def\s+{name}\b")
+    for file in filter(None, files):
+        lines = linecache.getlines(file)
+        for i in range(start, len(lines)):
+            if pattern.match(lines[i]): return lines, i
+    return None
+
+# %% ../nbs/00_core.ipynb #efab2f00
+def param_comments(obj,  # a function, a class (its `__init__`, or a dataclass's fields) or a numba dispatcher
+                  ) -> dict[str, str]:
+    """The comment after each parameter of `obj` in its source (nbdev's docments style, `x,  # what x is`); {} when
+    the source cannot be found."""
+    obj = inspect.unwrap(getattr(obj, "py_func", obj))
+    if (inspect.isclass(obj) and inspect.isfunction(vars(obj).get("__init__"))
+            and not hasattr(obj, "__dataclass_fields__")):
+        obj = obj.__init__
+    found = _source_lines(obj)
+    if found is None: return {}
+    return (_class_comments if inspect.isclass(obj) else _def_comments)(*found)
+
+# %% ../nbs/00_core.ipynb #425937bc
+def _short_repr(value, width: int = 60) -> str:
+    "`repr(value)`, cut to `width` characters with '...'."
+    r = repr(value)
+    return r if len(r) <= width else r[:width - 3] + "..."
+
+# %% ../nbs/00_core.ipynb #a89399ed
+def param_doc(obj,  # a function or class
+             ) -> str | None:
+    """`obj`'s docstring with a numpy-style 'Parameters' section appended: each parameter with its annotation, its
+    default and its comment (`param_comments`). Unchanged when it has no parameters or already has such a section."""
+    doc = inspect.cleandoc(obj.__doc__) if isinstance(obj.__doc__, str) else ""
+    if re.search(r"^Parameters\n-{10}", doc, re.M): return obj.__doc__
+    try:
+        params = [p for p in inspect.signature(obj).parameters.values() if p.name not in ("self", "cls")]
+    except (TypeError, ValueError):
+        return obj.__doc__
+    if not params: return obj.__doc__
+    comments, rows = param_comments(obj), ["Parameters", "----------"]
+    for p in params:
+        star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        ann = ("" if p.annotation is p.empty else p.annotation if isinstance(p.annotation, str)
+               else inspect.formatannotation(p.annotation))
+        about = ", ".join(filter(None, [ann, "" if p.default is p.empty else f"default {_short_repr(p.default)}"]))
+        rows.append(star + p.name + (f" : {about}" if about else ""))
+        if comments.get(p.name): rows.append("    " + comments[p.name])
+    return (doc + "\n\n" if doc else "") + "\n".join(rows)
+
+# %% ../nbs/00_core.ipynb #0bc087ce
+def document_params(namespace: dict,  # a module's globals(): its __name__, __all__ and objects
+                   ) -> list[str]:
+    """Append the 'Parameters' section (`param_doc`) to the docstring of every public function and class defined in
+    the module whose globals are `namespace`, and of their public methods; the names documented."""
+    module = namespace.get("__name__")
+    names = namespace.get("__all__") or [n for n in list(namespace) if not n.startswith("_")]
+    done = []
+    for name in names:
+        obj = namespace.get(name)
+        if getattr(obj, "__module__", None) != module or not callable(obj): continue
+        if inspect.isclass(obj):
+            targets = [obj] + [m.__func__ if isinstance(m, (classmethod, staticmethod)) else m
+                               for k, m in vars(obj).items() if not k.startswith("_")
+                               and (inspect.isfunction(m) or isinstance(m, (classmethod, staticmethod)))]
+        elif inspect.isfunction(obj) or hasattr(obj, "py_func"):
+            targets = [obj]
+        else:
+            continue
+        for t in targets:
+            doc = param_doc(t)
+            if doc != t.__doc__:
+                try: t.__doc__ = doc
+                except (AttributeError, TypeError): continue
+                done.append(name if t is obj else f"{name}.{t.__name__}")
+    return done
+
+# %% ../nbs/00_core.ipynb #9097759d
+document_params(globals())

@@ -155,3 +155,7 @@ def bounded_score(X,                                     # (n, d) data, or a `La
     estimator = _estimator(estimator, measure)                  # checked for every measure, aucc too (which ignores it)
     return _curve(X, labels, measure, metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
                   estimator=estimator)
+
+# %% ../nbs/06_curves.ipynb #04023fe3
+from .core import document_params
+document_params(globals())

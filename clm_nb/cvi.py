@@ -471,3 +471,7 @@ def cvdd(X,                          # (n, p) data of finite numbers, or a `Labe
     if com == 0.0: return float("inf")
     with np.errstate(over="ignore"):
         return float(np.float64(sep) / com / scale)         # sep in units of scale, com in units of scale^2
+
+# %% ../nbs/05_cvi.ipynb #54339c4f
+from .core import document_params
+document_params(globals())

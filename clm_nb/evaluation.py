@@ -380,3 +380,7 @@ def ci_similarity_runs(X,                       # data, (n, d) array-like of fin
     out = pd.DataFrame(rows)
     out["differ"] = out.ci_partition != out.ci_prototype
     return out
+
+# %% ../nbs/11_evaluation.ipynb #758e530e
+from .core import document_params
+document_params(globals())

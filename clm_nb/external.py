@@ -839,3 +839,7 @@ def csi(labels_a=None,                  # labels of A, a `Contingency`, or None 
     t = maps.table
     dense = similarity != "partition"
     return (_matched_overlap(maps.ab, t, dense) + _matched_overlap(maps.ba, t.T, dense)) / (2 * t.n)
+
+# %% ../nbs/04_external.ipynb #62996b61
+from .core import document_params
+document_params(globals())

@@ -693,3 +693,7 @@ def dbcv(X,                                     # (n, d) data, or a `LabeledData
     longest = int(np.diff(starts).max())
     lanes = max(1, min(numba.get_num_threads(), max_memory // (64 * longest)))   # 64 bytes per point and lane
     return _dbcv_parts(Xs, np.empty((0, 0)), np.arange(data.n, dtype=np.int64), starts, data.d, n_total, lanes).value
+
+# %% ../nbs/02_internal.ipynb #ec93d684
+from .core import document_params
+document_params(globals())

@@ -1332,3 +1332,7 @@ def summarize(X,                                     # the data (n, d), or a `La
     s = pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory, tolerance=tolerance)
     cache[(metric, tolerance)] = (needs, s)
     return s
+
+# %% ../nbs/01_pairs.ipynb #f5d8bfb3
+from .core import document_params
+document_params(globals())

@@ -425,3 +425,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                            disable=not progress):
         (out / "datasets" / f"{slug}.html").write_text(html, encoding="utf-8")
     return out / "index.html"
+
+# %% ../nbs/16_report.ipynb #97422783
+from .core import document_params
+document_params(globals())

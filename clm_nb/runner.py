@@ -824,7 +824,7 @@ def parse_flag(value,                 # True/False, numpy bool, 0/1, or one of F
                      f"(yes/no, on/off and 1/0 work too, in any case{', and none' if optional else ''}).")
 
 # %% ../nbs/12_runner.ipynb #54f7dbcb
-def check_params(values: dict,           # the parameters as given, e.g. `globals()`; numbers and flags are normalised in place
+def check_params(values: dict,           # the parameters as given, e.g. `globals()`; numbers, flags normalised in place
                  spec: dict,             # {name: Param}
                  *,
                  who: str = "study",     # the name the errors start with
@@ -923,3 +923,7 @@ def read_csv(path, **kwargs) -> pd.DataFrame:
     if not pd.api.types.is_numeric_dtype(t.index):
         t.index = t.index.map(restore)
     return t
+
+# %% ../nbs/12_runner.ipynb #3eb13d97
+from .core import document_params
+document_params(globals())

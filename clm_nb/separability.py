@@ -46,3 +46,7 @@ def dsi_per_cluster(X,                                     # (n, d) data, or a `
                    ) -> np.ndarray:
     "Each cluster's KS distance (in the order of the sorted labels; nan for singleton clusters)."
     return summarize(X, labels, ["ks"], metric=metric, noise=noise, max_memory=max_memory, measure="dsi").ks
+
+# %% ../nbs/07_separability.ipynb #51e41a16
+from .core import document_params
+document_params(globals())

@@ -149,3 +149,71 @@ def test_references_in_docs_and_benchmarks_resolve():
             except AttributeError:
                 missing.append(f"{f.name}: {ref}")
     assert not missing, missing
+
+
+# Modules whose notebook does not call `document_params` yet: the cell to add is in FOR_MAIN.md. Once it is there,
+# the strict xfail below turns into a failure that says to empty this set.
+PENDING_DOCSTRINGS = {"datasets", "tasks", "verdict", "assessment", "cli"}
+
+
+def _public_callables(mod):
+    "The public functions and classes `mod` defines (its __all__), and the public methods of those classes."
+    import inspect
+    for name in mod.__all__:
+        obj = getattr(mod, name)
+        if getattr(obj, "__module__", None) != mod.__name__:
+            continue
+        if inspect.isfunction(obj) or hasattr(obj, "py_func"):
+            yield name, obj
+        elif inspect.isclass(obj):
+            yield name, obj
+            for meth_name, meth in vars(obj).items():
+                meth = meth.__func__ if isinstance(meth, (classmethod, staticmethod)) else meth
+                if not meth_name.startswith("_") and inspect.isfunction(meth):
+                    yield f"{name}.{meth_name}", meth
+
+
+@pytest.mark.parametrize("module", [pytest.param(m, marks=pytest.mark.xfail(
+    strict=True, reason="document_params cell pending (FOR_MAIN.md)")) if m in PENDING_DOCSTRINGS else m
+    for m in MODULES])
+def test_docstrings_name_every_parameter(module):
+    """help(), Jupyter's `?` and inspect.getdoc show each parameter of every public function, class and method (the
+    'Parameters' section `clm_nb.core.document_params` builds from the docments comments; issue 37)."""
+    import inspect
+    import re
+    mod = importlib.import_module(f"clm_nb.{module}")
+    missing, checked = {}, 0
+    for name, obj in _public_callables(mod):
+        try:
+            sig = inspect.signature(obj)
+        except (TypeError, ValueError):
+            continue
+        params = [p for p, v in sig.parameters.items() if p not in ("self", "cls")
+                  and v.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        if not params:
+            continue
+        checked += 1
+        doc = inspect.getdoc(obj) or ""
+        parts = re.split(r"(?:^|\n)Parameters\n-{10}\n", doc, maxsplit=1)
+        section = parts[1] if len(parts) == 2 else ""
+        absent = [p for p in params if not re.search(rf"^{p}( : .*)?$", section, re.M)]
+        if absent:
+            missing[name] = absent
+    assert checked
+    assert not missing, missing
+
+
+def test_help_shows_a_parameters_comment():
+    import pydoc
+    text = pydoc.render_doc(clm_nb.silhouette, renderer=pydoc.plaintext)
+    assert "metric : str, default 'euclidean'" in text
+    assert "a metric of the pair engine (`01_pairs`), e.g. 'euclidean'" in text
+    assert "one cluster label per row, any hashable values" in text     # the comment of `labels`
+
+
+def test_documenting_keeps_import_light():
+    "The docstrings are built at import from the lines linecache holds: a few tens of milliseconds in all."
+    code = ("import cProfile, pstats; pr = cProfile.Profile(); pr.enable(); import clm_nb; pr.disable(); "
+            "print(sum(v[3] for k, v in pstats.Stats(pr).stats.items() if k[2] == 'document_params'))")
+    spent = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 0 < spent < 0.25, spent          # profiled (about 3x slower than plain): ~0.09 s on the 2-core machine

@@ -7,7 +7,8 @@ docstring autodoc collects:
 1. turns `code` spans into RST literals and $...$ into the :math: role, and escapes RST's special characters
    everywhere else, so the text reads as written;
 2. appends a `:param name: comment` field for each commented parameter (and `:returns:`), which Sphinx renders as
-   the Parameters list next to the type hints.
+   the Parameters list next to the type hints, in place of the plain-text 'Parameters' section that
+   `clm_nb.core.document_params` appends to the docstrings for help() (removed here).
 """
 import re
 
@@ -39,8 +40,20 @@ def docments_fields(obj) -> list[str]:
     return fields
 
 
+def without_parameters_section(lines: list[str]) -> list[str]:
+    """The docstring's lines without the numpy-style 'Parameters' section that `clm_nb.core.document_params` appends
+    for help() and Jupyter's `?`: the `:param:` fields below say the same, and RST would read its underline as a
+    section title."""
+    for i in range(len(lines) - 1):
+        if lines[i] == "Parameters" and lines[i + 1] and set(lines[i + 1]) == {"-"}:
+            head = lines[:i]
+            while head and not head[-1].strip(): head.pop()
+            return head
+    return lines
+
+
 def process(app, what, name, obj, options, lines):
-    lines[:] = md_line_to_rst("\n".join(lines)).split("\n")
+    lines[:] = md_line_to_rst("\n".join(without_parameters_section(lines))).split("\n")
     if what in ("function", "method", "class"):
         fields = docments_fields(obj)
         if fields:
