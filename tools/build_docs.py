@@ -38,9 +38,9 @@ PAGES = ["guide.md", "command_line.md", "studies.md", "benchmarks.md"]   # docs/
 
 
 def notebook_modules() -> dict[str, str]:
-    "Map each numbered notebook's stem (`02_internal`) to the module it exports (`internal`)."
+    "Map each numbered notebook's stem (`02_internal`, `08a_prepare`) to the module it exports (`internal`)."
     out = {}
-    for path in sorted(NBS.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(NBS.glob("[0-9][0-9]*_*.ipynb")):
         nb = json.loads(path.read_text())
         for cell in nb["cells"]:
             m = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(cell["source"]), re.M)
@@ -74,7 +74,7 @@ def rewrite_links(text: str, modules: dict[str, str], studies: set[str], prefix:
         return f"[{m.group(1)}]({t}{m.group(3) or ''})" if t else m.group(0)
 
     text = re.sub(r"(?<!\[)`((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+(?:\.ipynb)?)`(?!\])",
-                  lambda m: code_span(m) if (".ipynb" in m.group(1) or re.match(r"(nbs/)?\d\d_", m.group(1))) else m.group(0),
+                  lambda m: code_span(m) if (".ipynb" in m.group(1) or re.match(r"(nbs/)?\d\d[a-z]?_", m.group(1))) else m.group(0),
                   text)
     return re.sub(r"\[([^\]]+)\]\(((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+\.ipynb)(#[^)]*)?\)", link, text)
 
