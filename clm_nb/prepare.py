@@ -14,18 +14,41 @@ import pandas as pd
 from .core import check_choice, check_flag, check_number, noise_mask, zscore
 
 # %% auto #0
-__all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE', 'SKEW_THRESHOLD',
-           'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'PrepStep', 'Prepared',
-           'as_table', 'missing_counts', 'handle_missing', 'encode_columns', 'constant_columns', 'rare_classes',
-           'duplicate_rows', 'skewed_features', 'label_runs', 'leakage_findings', 'robust_scale', 'scale_features',
-           'prepare']
+__all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
+           'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'say',
+           'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing', 'encode_columns', 'constant_columns',
+           'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs', 'leakage_findings', 'robust_scale',
+           'scale_features', 'prepare']
 
 # %% ../nbs/08a_prepare.ipynb #bb1fa500
 MISSING_POLICIES = ("refuse", "drop", "impute")      # what `prepare` does with missing feature values
 SCALINGS = ("none", "standardize", "robust", "log")  # the feature scalings (see `scale_features`)
 RARE_POLICIES = ("keep", "set_aside")                # classes below min_class_size: scored, or set aside and listed
 
-# %% ../nbs/08a_prepare.ipynb #c0215a50
+# %% ../nbs/08a_prepare.ipynb #7ae46fa6
+INTERFACES = ("python", "cli")
+_OPTION = re.compile(r"\[\[(\w+)=([^\]]*)\]\]")
+_CLI_NAMES = {"drop_cols": "--drop-col", "n_permutations": "--permutations", "random_state": "--seed"}
+
+def say(text: str,                  # text with option markers [[name=value]]
+        interface: str = "python",  # 'python' (keyword arguments) or 'cli' (clm-nb options)
+       ) -> str:
+    "`text` with each option marker in the words of `interface`."
+    interface = check_choice(interface, "interface", INTERFACES, who="say")
+    def one(m):
+        name, value = m.group(1), m.group(2)
+        if interface == "cli":
+            opt = _CLI_NAMES.get(name, "--" + name.replace("_", "-"))
+            if value in ("True", "False"):                          # a click flag: --name / --no-name
+                return opt if value == "True" else "--no-" + opt[2:]
+            return " ".join(f"{opt} {v}" for v in value.split(",")) if name == "drop_cols" else f"{opt} {value}"
+        if name == "drop_cols":
+            return f"drop_cols={value.split(',')!r}"
+        return f"{name}={value}" if value in ("True", "False", "None") or re.fullmatch(r"-?[\d.]+", value) \
+            else f"{name}={value!r}"
+    return _OPTION.sub(one, text)
+
+# %% ../nbs/08a_prepare.ipynb #e867be81
 @dataclass(frozen=True)
 class PrepStep:
     "One thing `prepare` did or found: its kind, the columns concerned, a sentence, and whether it is a warning."
@@ -34,10 +57,14 @@ class PrepStep:
     detail: str = ""          # what was done or found, in one sentence
     warning: bool = False     # True: look at it before trusting a verdict
 
-    def __str__(self) -> str:
-        return ("WARNING: " if self.warning else "") + self.detail
+    def text(self, interface: str = "python") -> str:
+        "The sentence, 'WARNING: ' first for a warning, its options in the words of `interface` (see `say`)."
+        return ("WARNING: " if self.warning else "") + say(self.detail, interface)
 
-# %% ../nbs/08a_prepare.ipynb #2af0741e
+    def __str__(self) -> str:
+        return self.text()
+
+# %% ../nbs/08a_prepare.ipynb #c8fd81ad
 @dataclass
 class Prepared:
     "The output of `prepare`: the data the measures read, and the record of how they were made from the input."
@@ -65,9 +92,9 @@ class Prepared:
                 out += [c for c in s.columns if c in self.features and c not in out]
         return out
 
-    def record(self) -> list[dict]:
-        "The record as plain dicts (kind, columns, detail, warning), for JSON."
-        return [{"kind": s.kind, "columns": list(s.columns), "detail": s.detail, "warning": s.warning}
+    def record(self, interface: str = "python") -> list[dict]:
+        "The record as plain dicts (kind, columns, detail in the words of `interface`, warning), for JSON."
+        return [{"kind": s.kind, "columns": list(s.columns), "detail": say(s.detail, interface), "warning": s.warning}
                 for s in self.steps]
 
     def __repr__(self) -> str:
@@ -75,7 +102,7 @@ class Prepared:
                 f"scaling {self.scaling}")
         return "\n".join([head] + [f"  - {s}" for s in self.steps])
 
-# %% ../nbs/08a_prepare.ipynb #cd712183
+# %% ../nbs/08a_prepare.ipynb #b8b1309b
 def as_table(X) -> pd.DataFrame:
     "`X` as a DataFrame with string column names (an array: x0, x1, ...); a `ValueError` for other shapes."
     if isinstance(X, pd.DataFrame):
@@ -95,25 +122,25 @@ def as_table(X) -> pd.DataFrame:
         raise ValueError(f"prepare: X has {len(df)} rows but no columns.")
     return df
 
-# %% ../nbs/08a_prepare.ipynb #8cfc834b
+# %% ../nbs/08a_prepare.ipynb #2896a164
 def missing_counts(df: pd.DataFrame) -> pd.Series:
     "Missing values per column of `df` (only the columns that have some), most first."
     counts = df.isna().sum()
     return counts[counts > 0].sort_values(ascending=False, kind="stable")
 
-# %% ../nbs/08a_prepare.ipynb #14f2e38e
+# %% ../nbs/08a_prepare.ipynb #4a6f40bc
 def _label_missing(y) -> np.ndarray:
     "Boolean mask of the missing labels (None, NaN, pandas NA)."
     return pd.isna(pd.Series(np.asarray(y, dtype=object))).to_numpy()
 
-# %% ../nbs/08a_prepare.ipynb #c583baf3
+# %% ../nbs/08a_prepare.ipynb #28f8c0f7
 def _missing_sentence(counts: pd.Series, df: pd.DataFrame) -> str:
     "The columns with missing values as text: name (count, first at row r), ..."
     first = {c: int(np.flatnonzero(df[c].isna().to_numpy())[0]) for c in counts.index}
     return ", ".join(f"{c!r} ({int(k)}, first at row {first[c]})" for c, k in counts.head(8).items()) + (
         f" and {len(counts) - 8} more column(s)" if len(counts) > 8 else "")
 
-# %% ../nbs/08a_prepare.ipynb #a2ae2ff0
+# %% ../nbs/08a_prepare.ipynb #c66add15
 def handle_missing(df: pd.DataFrame,     # the features as a table
                    y: np.ndarray,        # one label per row
                    policy: str,          # 'refuse', 'drop' or 'impute' (MISSING_POLICIES)
@@ -162,15 +189,15 @@ def handle_missing(df: pd.DataFrame,     # the features as a table
                          "(missing='impute') or drop the emptiest columns first.")
     return df.iloc[keep].reset_index(drop=True), np.asarray(y, dtype=object)[keep], keep, steps
 
-# %% ../nbs/08a_prepare.ipynb #82b15d38
+# %% ../nbs/08a_prepare.ipynb #fcdff472
 MAX_LEVELS = 50                 # a nominal column with more levels is refused rather than one-hot encoded
 ID_UNIQUE_SHARE = 0.9           # text with at least this share of distinct values is an identifier
 
-# %% ../nbs/08a_prepare.ipynb #e6241e41
+# %% ../nbs/08a_prepare.ipynb #d35faaa6
 _TRUE, _FALSE = {"true", "t", "yes"}, {"false", "f", "no"}
 
 def _column_kind(s: pd.Series, ordinal: dict) -> str:
-    "'numeric', 'boolean', 'ordinal', 'binary', 'nominal', 'identifier', 'datetime' or 'many' (too many levels)."
+    "'numeric', 'boolean', 'ordinal', 'binary', 'nominal', 'identifier', 'datetime', 'comma' or 'many' (too many levels)."
     if s.name in ordinal or (isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered):
         return "ordinal"
     if pd.api.types.is_bool_dtype(s):
@@ -181,6 +208,8 @@ def _column_kind(s: pd.Series, ordinal: dict) -> str:
         return "numeric"
     values = s.dropna()
     levels = values.astype(str).unique()
+    if len(levels) and pd.Series(levels).str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all():
+        return "comma"                                     # numbers written with a decimal comma: not categories
     if len(levels) and {v.lower() for v in levels} <= _TRUE | _FALSE and len({v.lower() for v in levels} & _TRUE) <= 1:
         return "boolean"
     if len(levels) <= 2:
@@ -189,7 +218,7 @@ def _column_kind(s: pd.Series, ordinal: dict) -> str:
         return "identifier"
     return "nominal" if len(levels) <= MAX_LEVELS else "many"
 
-# %% ../nbs/08a_prepare.ipynb #5826b80a
+# %% ../nbs/08a_prepare.ipynb #aaadfa04
 def _ordinal_codes(s: pd.Series, levels) -> tuple[np.ndarray, list]:
     "The ranks 0..L-1 of an ordered column and its levels; a `ValueError` for a value outside them."
     levels = list(s.cat.categories) if levels is None else list(levels)
@@ -201,7 +230,7 @@ def _ordinal_codes(s: pd.Series, levels) -> tuple[np.ndarray, list]:
                          "to ordinal[...] in their place, or fix the values.")
     return text.map(rank).to_numpy(dtype=np.float64), levels
 
-# %% ../nbs/08a_prepare.ipynb #0ade0951
+# %% ../nbs/08a_prepare.ipynb #7594e96e
 def encode_columns(df: pd.DataFrame,        # the features as a table, no missing values
                    ordinal: dict | None = None,  # column -> its levels, lowest first (ordered categories)
                   ) -> tuple[pd.DataFrame, list[PrepStep]]:
@@ -237,13 +266,13 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
         elif kind == "datetime":
             raise ValueError(f"prepare: column {c!r} holds dates or times; convert it to a number that means something "
                              "here (days since an event, a year) or drop it (drop_cols, clm-nb --drop-col).")
+        elif kind == "comma":
+            raise ValueError(f"prepare: column {c!r} holds numbers with decimal commas, read as text; give the decimal "
+                             "mark (decimal=',', clm-nb --decimal ',').")
         else:
-            text = s.astype(str)
-            comma = text.str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all()
-            raise ValueError(f"prepare: column {c!r} is text with {text.nunique()} levels" + (
-                ": numbers with a decimal comma; give decimal=',' (clm-nb --decimal ',')." if comma else
-                f", more than {MAX_LEVELS} to one-hot encode; encode it yourself or drop it (drop_cols, clm-nb "
-                "--drop-col)."))
+            raise ValueError(f"prepare: column {c!r} is text with {s.astype(str).nunique()} levels, more than "
+                             f"{MAX_LEVELS} to one-hot encode; encode it yourself or drop it (drop_cols, clm-nb "
+                             "--drop-col).")
     steps = []
     words = {"boolean": "booleans as 0/1", "binary": "two-level columns as 0/1", "ordinal": "ordered categories as "
              "ranks", "nominal": "categories one-hot (one 0/1 column per level)"}
@@ -259,13 +288,13 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
                          + "; the measures need at least one numeric, boolean or categorical column.")
     return pd.DataFrame(out), steps
 
-# %% ../nbs/08a_prepare.ipynb #05f44b4d
+# %% ../nbs/08a_prepare.ipynb #5afa41aa
 def constant_columns(X: pd.DataFrame) -> list[str]:
     "The columns of an all-numeric table whose values are all equal."
     a = X.to_numpy(dtype=np.float64)
     return [c for c, j in zip(X.columns, range(a.shape[1])) if a.shape[0] and np.all(a[:, j] == a[0, j])]
 
-# %% ../nbs/08a_prepare.ipynb #8aaa2e3d
+# %% ../nbs/08a_prepare.ipynb #f58e5a5c
 def rare_classes(y,                          # one label per row
                  min_class_size: int,        # classes with fewer points are rare
                  *,
@@ -278,10 +307,10 @@ def rare_classes(y,                          # one label per row
     counts = s.value_counts()
     return {k: int(v) for k, v in counts[counts < min_class_size].items()}
 
-# %% ../nbs/08a_prepare.ipynb #a4bbd03a
+# %% ../nbs/08a_prepare.ipynb #7b450ddc
 DUPLICATE_SHARE = 0.1           # duplicate rows are a warning from this share of the rows
 
-# %% ../nbs/08a_prepare.ipynb #2b2bc54d
+# %% ../nbs/08a_prepare.ipynb #8efc40db
 def duplicate_rows(X,       # (n, d) numeric features
                    y=None,  # the labels, to count duplicates that disagree on them
                   ) -> tuple[int, int]:
@@ -296,10 +325,10 @@ def duplicate_rows(X,       # (n, d) numeric features
     conflicting = int(np.isin(first_of_group[dup], labels.index[labels > 1]).sum())
     return int(dup.sum()), conflicting
 
-# %% ../nbs/08a_prepare.ipynb #53696846
+# %% ../nbs/08a_prepare.ipynb #f781c564
 SKEW_THRESHOLD = 2.0            # sample skewness from which a non-negative feature is heavily skewed
 
-# %% ../nbs/08a_prepare.ipynb #33d1cedb
+# %% ../nbs/08a_prepare.ipynb #5fd933d8
 def skewed_features(X,                     # (n, d) numeric features
                     features=None,         # their names (None: positions as text)
                    ) -> list:
@@ -315,13 +344,13 @@ def skewed_features(X,                     # (n, d) numeric features
                 out.append(names[j])
     return out
 
-# %% ../nbs/08a_prepare.ipynb #ede0c031
+# %% ../nbs/08a_prepare.ipynb #0d56b490
 LEAK_RUNS_SHARE = 0.01          # rule 3: extra label runs allowed, as a share of n - K
 LEAK_MIN_POINTS = 20            # rules 2 and 3 need at least this many points
 ID_NAME = re.compile(r"(?i)^(unnamed:?\s*\d*|rownames?|row[ _.]?(names?|ids?|nums?|numbers?|no|index)|index|idx|"
                      r"ids?|key|obs|record[ _.]?(id|no)|sample[ _.]?(id|no)|.+[ _.]id)$")
 
-# %% ../nbs/08a_prepare.ipynb #2076d702
+# %% ../nbs/08a_prepare.ipynb #d0eb0bac
 def label_runs(values: np.ndarray,   # one feature
                codes: np.ndarray,    # the class codes 0..K-1
               ) -> int:
@@ -330,12 +359,12 @@ def label_runs(values: np.ndarray,   # one feature
     c = codes[order]
     return int(1 + np.count_nonzero(c[1:] != c[:-1])) if c.size else 0
 
-# %% ../nbs/08a_prepare.ipynb #f3e84511
+# %% ../nbs/08a_prepare.ipynb #863a04ac
 def _class_sorted(codes: np.ndarray) -> bool:
     "Whether the labels come in one contiguous block per class down the rows."
     return codes.size > 0 and 1 + np.count_nonzero(codes[1:] != codes[:-1]) == np.unique(codes).size
 
-# %% ../nbs/08a_prepare.ipynb #e2011f34
+# %% ../nbs/08a_prepare.ipynb #c150ee88
 def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), rows in the file's order
                      y,                  # one label per row
                     ) -> list[PrepStep]:
@@ -360,11 +389,11 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
                            f"{K} at the least)")
         if why:
             out.append(PrepStep("leakage", (c,), f"column {c!r} may leak the labels: {'; '.join(why)}. If it encodes "
-                                "the label (an id, a sort key, a derived code), drop it (drop_cols, clm-nb --drop-col); "
+                                f"the label (an id, a sort key, a derived code), drop it ([[drop_cols={c}]]); "
                                 "if it is a real measurement, the classes are trivially separable along it.", True))
     return out
 
-# %% ../nbs/08a_prepare.ipynb #11880f31
+# %% ../nbs/08a_prepare.ipynb #0c3f7ae4
 def robust_scale(X) -> np.ndarray:
     "Columns of `X` centred on their median and divided by their IQR (the standard deviation where it is 0)."
     a = np.asarray(X, dtype=np.float64)
@@ -375,7 +404,7 @@ def robust_scale(X) -> np.ndarray:
     scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
     return (a - med) / scale
 
-# %% ../nbs/08a_prepare.ipynb #9908035c
+# %% ../nbs/08a_prepare.ipynb #205ac102
 def scale_features(X,                    # (n, d) numeric features
                    scaling: str,         # 'none', 'standardize', 'robust' or 'log' (SCALINGS)
                    skewed=None,          # 'log': the positions of the skewed columns (None: `skewed_features`)
@@ -394,11 +423,11 @@ def scale_features(X,                    # (n, d) numeric features
     a[:, cols] = np.log1p(a[:, cols])
     return zscore(a)
 
-# %% ../nbs/08a_prepare.ipynb #a5f94c96
+# %% ../nbs/08a_prepare.ipynb #7d4372ad
 RARE_DEFAULT = "keep"           # the default rare-class policy (see nbs/studies/clm_evidence.ipynb)
 MIN_CLASS_SIZE = 5              # classes with fewer points are rare
 
-# %% ../nbs/08a_prepare.ipynb #7e482ece
+# %% ../nbs/08a_prepare.ipynb #fbaac3f0
 def prepare(X,                                  # (n, d) features: a DataFrame (any column types) or an array
             y,                                  # one label per row, any hashable values
             *,
@@ -449,7 +478,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
         if tiny:
             steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
                                   f"({', '.join(f'{k!s} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
-                                  "class pairs counts as much as any other (rare='set_aside' scores without them)."))
+                                  "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
     A = enc.to_numpy(dtype=np.float64)
     features = list(enc.columns)
     n_dup, n_conflict = duplicate_rows(A, y)
@@ -462,7 +491,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     if skewed:
         steps.append(PrepStep("skew", tuple(skewed), f"{len(skewed)} feature(s) heavily skewed (non-negative, "
                               f"skewness >= {SKEW_THRESHOLD:g}): {', '.join(skewed[:10])}"
-                              f"{' ...' if len(skewed) > 10 else ''}; scaling='log' applies log(1 + x) to them."))
+                              f"{' ...' if len(skewed) > 10 else ''}; [[scaling=log]] applies log(1 + x) to them."))
     steps += leakage_findings(enc, y)
     if scaling != "none":
         pos = [features.index(c) for c in skewed]
