@@ -377,8 +377,9 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
         v = X[c].to_numpy(dtype=np.float64)
         distinct = np.unique(v).size
         why = []
-        if ID_NAME.match(c) and distinct == n:
-            why.append("it is named like an identifier and has a different value in every row")
+        if ID_NAME.match(c) and distinct >= ID_UNIQUE_SHARE * n:
+            why.append("it is named like an identifier and has a different value in " + (
+                "every row" if distinct == n else f"{distinct / n:.0%} of the rows"))
         if n >= LEAK_MIN_POINTS and K >= 2 and distinct > K:
             d = np.diff(v)
             if sorted_file and (np.all(d >= 0) or np.all(d <= 0)):
