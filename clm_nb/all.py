@@ -13,6 +13,7 @@ from .cvi import *
 from .curves import *
 from .separability import *
 from .consensus import *
+from .prepare import *
 from .datasets import *
 from .clusterers import *
 from .evaluation import *

@@ -11,8 +11,9 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from .core import check_data, check_flag, check_number, noise_mask
-from .verdict import (DEFAULT_PRIMARY, DEFAULT_STANDARDIZE, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
+from .core import check_choice, check_data, check_flag, check_number, noise_mask
+from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
+from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
                             check_board_measures, clm_profile, primary_score)
 
 # %% auto #0
@@ -35,18 +36,21 @@ def _assessment_html(a: Assessment) -> str:
     from clm_nb.core import _REGISTRY, render_math
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["math"] = lambda text: Markup(render_math(text))        # $...$ LaTeX typeset as MathML, offline
+    env.filters["say"] = say                                            # option markers as Python keyword arguments
     template = env.from_string(files("clm_nb").joinpath("templates/assessment.html.j2").read_text(encoding="utf-8"))
     sc = a.scores.drop(columns=["problem"]).reset_index()
     wp = a.worst_pairs
+    va = a.variants.reset_index() if a.variants is not None and len(a.variants) > 1 else pd.DataFrame()
     rows = lambda df: [[_cell_text(v) for v in r] for r in df.itertuples(index=False)]
     return template.render(a=a, color=_COLORS.get(a.verdict, "#888888"), score_cols=list(sc.columns), scores=rows(sc),
-                           pair_cols=list(wp.columns), pairs=rows(wp),
+                           pair_cols=list(wp.columns), pairs=rows(wp), variant_cols=list(va.columns),
+                           variants=rows(va), colors=_COLORS,
                            summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
 
 # %% ../nbs/17_assessment.ipynb #6d18d94f
 @dataclass
 class Assessment:
-    "The CLM assessment of one labelled dataset (see `assess`): scores, summaries, verdict, worst pairs, hints."
+    "The CLM assessment of one labelled dataset (see `assess`): preparation, scores, verdict and its stability, hints."
     verdict: str                        # 'trustworthy', 'doubtful' or 'unreliable'
     reason: str                         # the view and the values that carried the verdict
     primary: str                  # the leaderboard's ranking score
@@ -54,35 +58,62 @@ class Assessment:
     score_se: float               # its Monte-Carlo standard error (0 for deterministic scores)
     scores: pd.DataFrame          # one row per measure: view, value, se, weighted, share_below, worst, problem
     worst_pairs: pd.DataFrame     # the lowest class pairs of each view: measure, class_a, class_b, n_a, n_b, value, se
-    hints: list = field(default_factory=list)  # what to look at next
+    hints: list = field(default_factory=list)  # what to look at next (option markers: see `clm_nb.prepare.say`)
     n: int = 0                    # points scored (noise left out under noise='ignore')
     d: int = 0                          # features
     K: int = 0                          # classes
     n_noise: int = 0              # points carrying the noise label -1
     noise: str | None = None            # the noise policy used
-    standardize: bool = False           # whether the features were z-scored
+    scaling: str = "none"               # the feature scaling of the verdict (`clm_nb.prepare.SCALINGS`)
+    stability: str = "not checked"      # 'stable', 'depends on preprocessing' or 'not checked' (variants=False)
+    variants: pd.DataFrame | None = None  # one row per preparation variant: verdict, primary score, the views' scores
+    preparation: list = field(default_factory=list)  # the `clm_nb.prepare.PrepStep`s that made the data
+    features: list = field(default_factory=list)     # the names of the features scored
+    n_input: int = 0                    # rows of the input
 
-    def to_dict(self) -> dict:
-        "Everything as plain Python values (for JSON)."
+    @property
+    def warnings(self) -> list:
+        "The preparation's warnings (leaking columns, identifiers, rows dropped, many duplicates)."
+        return [s for s in self.preparation if s.warning]
+
+    def to_dict(self, interface: str = "python") -> dict:
+        "Everything as plain Python values (for JSON); advice in the words of `interface` ('python' or 'cli')."
         clean = lambda df: [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                             for r in df.reset_index().to_dict("records")]
-        return {"verdict": self.verdict, "reason": self.reason, "primary": self.primary, "score": self.score,
-                "score_se": self.score_se, "n": self.n, "d": self.d, "K": self.K, "n_noise": self.n_noise,
-                "noise": self.noise, "standardize": self.standardize, "scores": clean(self.scores),
-                "worst_pairs": clean(self.worst_pairs), "hints": list(self.hints)}
+        return {"verdict": self.verdict, "reason": self.reason, "stability": self.stability, "primary": self.primary,
+                "score": self.score, "score_se": self.score_se, "n": self.n, "d": self.d, "K": self.K,
+                "n_noise": self.n_noise, "noise": self.noise, "scaling": self.scaling,
+                "standardize": self.scaling == "standardize", "n_input": self.n_input, "features": list(self.features),
+                "preparation": [{"kind": s.kind, "columns": list(s.columns), "detail": say(s.detail, interface),
+                                 "warning": s.warning} for s in self.preparation],
+                "warnings": [s.text(interface) for s in self.warnings],
+                "variants": [] if self.variants is None else clean(self.variants),
+                "scores": clean(self.scores), "worst_pairs": clean(self.worst_pairs),
+                "hints": [say(h, interface) for h in self.hints]}
 
-    def __repr__(self) -> str:
+    def text(self, interface: str = "python") -> str:
+        "The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli')."
         noise = (f", {self.n_noise} noise points {'left out' if self.noise == 'ignore' else 'kept'}"
                  if self.n_noise else "")
+        scaled = "" if self.scaling == "none" else f", scaling {self.scaling}"
         lines = [f"CLM assessment: {self.verdict.upper()}  ({self.n} points, {self.d} features, {self.K} classes"
-                 + noise + (", standardised" if self.standardize else "") + ")",
-                 f"  {self.reason}",
-                 f"  {self.primary} = {self.score:.3f}" + (f" ± {self.score_se:.3f}" if self.score_se > 0 else ""),
-                 "", self.scores.drop(columns=["problem"]).round(3).to_string()]
+                 + noise + scaled + f"; {self.stability})"]
+        lines += [f"  {s.text(interface)}" for s in self.warnings]
+        lines += [f"  {self.reason}",
+                  f"  {self.primary} = {self.score:.3f}" + (f" ± {self.score_se:.3f}" if self.score_se > 0 else "")]
+        notes = [s for s in self.preparation if not s.warning]
+        if notes:
+            lines += ["", "preparation:"] + [f"  - {s.text(interface)}" for s in notes]
+        if self.variants is not None and len(self.variants) > 1:
+            lines += ["", "the verdict under each preparation:", self.variants.round(3).to_string()]
+        lines += ["", self.scores.drop(columns=["problem"]).round(3).to_string()]
         if len(self.worst_pairs):
             lines += ["", "worst class pairs:", self.worst_pairs.round(3).to_string(index=False)]
-        lines += [""] + [f"hint: {h}" for h in self.hints]
+        lines += [""] + [f"hint: {say(h, interface)}" for h in self.hints]
         return "\n".join(lines).rstrip()
+
+    def __repr__(self) -> str:
+        return self.text("python")
 
     def _repr_html_(self) -> str:
         return _assessment_html(self)
@@ -93,15 +124,18 @@ def _views_hint(scores: pd.DataFrame, rule: VerdictRule) -> list[str]:
     val = lambda m: scores.at[m, "value"] if m in scores.index else np.nan
     views = dict(rule.views)
     c, dn = val(views["centroid"]), val(views["density"])
+    check = ("; the ground truth settles it: cluster with {tech} and score the partition against the labels "
+             "(Python: clm_nb.clusterers.ground_truth_task(X, y, '{tech}'); terminal: clm-nb score ami with the "
+             "partition as --pred-col)")
     if dn >= rule.high and c < rule.low:
         return [f"Centroid and density views disagree ({views['centroid']} {c:.2f}, {views['density']} {dn:.2f}): the "
                 "classes look nested or elongated. Density-based techniques or single linkage should recover them and "
-                "k-means will not; check with clm_nb.clusterers.ground_truth_task(X, y, 'hdbscan')."]
+                "k-means will not" + check.format(tech="hdbscan") + "."]
     if c >= rule.high and dn < rule.low:
         return [f"Centroid and density views disagree ({views['centroid']} {c:.2f}, {views['density']} {dn:.2f}): the "
                 "classes are apart around their centroids but touch, with no density gap. Centroid-based techniques "
-                "(k-means, k-medoids) should recover them, density-based ones will merge them; check with "
-                "clm_nb.clusterers.ground_truth_task(X, y, 'kmeans')."]
+                "(k-means, k-medoids) should recover them, density-based ones will merge them"
+                + check.format(tech="kmeans") + "."]
     return []
 
 # %% ../nbs/17_assessment.ipynb #7f5d4c93
@@ -120,41 +154,52 @@ def _dominant_pair_hint(scores: pd.DataFrame, pairs: pd.DataFrame, rule: Verdict
             f"{scores.at[m, 'share_below']:.0%} of the points are in a pair below {rule.low:g}."]
 
 # %% ../nbs/17_assessment.ipynb #f9b6bfb6
-def _data_hints(X: np.ndarray, sizes: pd.Series, n_noise: int, noise, standardize: bool) -> list[str]:
-    "The hints on feature scales, tiny classes and the noise label."
+def _data_hints(X: np.ndarray, n_noise: int, noise, scaling: str) -> list[str]:
+    "The hints on feature scales and the noise label (option markers: `clm_nb.prepare.say`)."
     out = []
-    if not standardize and X.shape[1] > 1:
+    if scaling == "none" and X.shape[1] > 1:
         sd = np.nanstd(X, axis=0)
         sd = sd[sd > 0]
         if sd.size > 1 and sd.max() / sd.min() > 100:
             out.append(f"Feature scales differ by a factor of {sd.max() / sd.min():.0f}: the largest feature dominates "
-                       "every distance. If the units are arbitrary, assess(..., standardize=True).")
-    tiny = sizes[sizes < 5]
-    if len(tiny):
-        out.append(f"{len(tiny)} class(es) have fewer than 5 points ({', '.join(map(str, tiny.index[:5]))}"
-                   f"{', ...' if len(tiny) > 5 else ''}): their pair scores rest on very few points.")
+                       "every distance. If the units are arbitrary, scale them ([[scaling=standardize]] or "
+                       "[[scaling=robust]]); the verdict under each scaling is in the table of preparations.")
     if n_noise and noise is None:
-        out.append(f"{n_noise} points are labelled -1 and count as an ordinary class (noise=None); if -1 marks noise, "
-                   "pass noise='ignore' to leave them out (the leaderboard does, for the bundle's noise markers).")
+        out.append(f"{n_noise} points are labelled -1 and count as an ordinary class; if -1 marks noise, "
+                   "[[noise=ignore]] leaves them out (the leaderboard does, for the bundle's noise markers).")
     elif n_noise:
-        kept = "kept as " + ("one class" if noise == "cluster" else "singletons") + " (noise=" + repr(noise) + ")."
+        kept = "kept as " + ("one class" if noise == "cluster" else "singletons") + f" ([[noise={noise}]])."
         out.append(f"{n_noise} points are labelled -1 and were "
-                   + ("left out as noise (noise='ignore')." if noise == "ignore" else kept))
+                   + ("left out as noise ([[noise=ignore]])." if noise == "ignore" else kept))
     return out
+
+# %% ../nbs/17_assessment.ipynb #09f3e980
+def _stability_hint(variants: pd.DataFrame | None, main: str) -> list[str]:
+    "The hint when the verdict changes with the scaling (empty when it does not, or was not checked)."
+    if variants is None:
+        return []
+    scal = variants[variants.index.isin(SCALINGS)]
+    if scal.verdict.nunique() <= 1:
+        return []
+    each = ", ".join(f"{v} under {s}" for s, v in scal.verdict.items())
+    return [f"The verdict depends on the preprocessing ({each}). Choose the scaling from what the features mean, not "
+            "from the verdict: 'none' when they share one unit, 'standardize' or 'robust' when the units are arbitrary, "
+            "'log' for counts and amounts whose tail sets the scale; then [[scaling=...]] and say which in your "
+            "benchmark."]
 
 # %% ../nbs/17_assessment.ipynb #a59d602c
 def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per measure
            pairs: pd.DataFrame,   # the class pairs of every measure
            rule: VerdictRule,     # the verdict rule (its views and bands)
-           X: np.ndarray,         # the validated data
-           sizes: pd.Series,      # the size of each class
+           X: np.ndarray,         # the prepared data, before scaling
            n_noise: int,          # points labelled -1
            noise,                 # the noise policy
-           standardize: bool,     # whether the features were z-scored
+           scaling: str,          # the scaling of the verdict
+           variants: pd.DataFrame | None = None,  # the verdict under each preparation (None: not checked)
           ) -> list[str]:
     "The hints of an assessment (see the prose): one sentence each, most important first."
-    return (_views_hint(scores, rule) + _dominant_pair_hint(scores, pairs, rule)
-            + _data_hints(X, sizes, n_noise, noise, standardize))
+    return (_views_hint(scores, rule) + _stability_hint(variants, scaling) + _dominant_pair_hint(scores, pairs, rule)
+            + _data_hints(X, n_noise, noise, scaling))
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
@@ -173,24 +218,56 @@ def _worst_table(pairs: pd.DataFrame, rule: VerdictRule, worst: int) -> pd.DataF
     return (shown.sort_values(["measure", "value"], key=lambda s: s.map(order) if s.name == "measure" else s)
             .groupby("measure", sort=False).head(worst).reset_index(drop=True))
 
+# %% ../nbs/17_assessment.ipynb #4c1b6a3c
+def _profile_verdict(X: np.ndarray,          # prepared and scaled features
+                     y: np.ndarray,          # their labels
+                     names: list,            # the measures
+                     primary: str,           # the ranking score
+                     rule: VerdictRule,      # the verdict rule
+                     **profile,              # noise, n_permutations, random_state: passed to `clm_profile`
+                    ) -> tuple:
+    "(profile, score table, verdict row, primary value, primary se) of one preparation of the data."
+    prof = clm_profile(X, y, measures=names, primary=names[0], threshold=rule.low, **profile)
+    scores = _score_table(prof, rule)
+    row = {"labeled": True, "problem": " | ".join(p for p in scores.problem if p)}
+    for m in names:
+        row.update({m: scores.at[m, "value"], f"{m}_se": scores.at[m, "se"], f"{m}_weighted": scores.at[m, "weighted"],
+                    f"{m}_share_below": scores.at[m, "share_below"]})
+    table = pd.DataFrame([row])
+    value, se = primary_score(table, primary)
+    return prof, scores, rule.apply(table).iloc[0], float(value.iloc[0]), se.iloc[0]
+
+# %% ../nbs/17_assessment.ipynb #3906b03d
+def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule, primary: str) -> dict:
+    "One row of the table of preparations: the verdict, the primary score and the two views' scores."
+    views = {m: float(scores.at[m, "value"]) for _, m in rule.views}
+    return {"verdict": verdict.verdict, primary: value, **views}
+
 # %% ../nbs/17_assessment.ipynb #3547bcc9
-def assess(X,                                        # (n, d) numeric data (array or DataFrame)
+def assess(X,                                        # (n, d) data: a DataFrame (any column types) or an array
            y,                                        # one label per row, any hashable values (strings are fine)
            *,
            measures=LEADERBOARD_MEASURES,            # between-dataset measures; must include the views' (`VIEWS`)
            primary: str = DEFAULT_PRIMARY,           # the ranking score: a measure or a combination
            noise=None,                               # what the label -1 means (see the prose)
-           standardize: bool = DEFAULT_STANDARDIZE,  # z-score every feature first
+           scaling: str = DEFAULT_SCALING,           # 'none', 'standardize', 'robust' or 'log' (`clm_nb.prepare`)
+           missing: str = "refuse",                  # missing feature values: 'refuse', 'drop' rows or 'impute'
+           ordinal: dict | None = None,              # column -> its levels, lowest first (ordered categories)
+           drop_constant: bool = True,               # drop constant columns (with a note)
+           rare: str = RARE_DEFAULT,                 # classes below min_class_size: 'keep' or 'set_aside'
+           min_class_size: int = MIN_CLASS_SIZE,     # classes with fewer points are rare
+           variants: bool = True,                    # also the verdict under the other scalings (see the prose)
            rule: VerdictRule | None = None,          # the verdict rule (None: default thresholds)
            n_permutations: int = 20,                 # random relabellings per class pair of the Monte-Carlo measures
            random_state=0,                           # seed
            worst: int = 5,                           # class pairs listed per view
           ) -> Assessment:
-    "Can the labels `y` of the data `X` be trusted as clusters? Scores, verdict, worst class pairs and hints."
+    "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
-    standardize = check_flag(standardize, "standardize", who="assess")
+    scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
+    variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
     n_permutations = check_number(n_permutations, "n_permutations", lo=2, integer=True, who="assess")
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
@@ -199,24 +276,38 @@ def assess(X,                                        # (n, d) numeric data (arra
     need = [m for _, m in rule.views if m not in names]
     if need:
         raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
-    data = check_data(X, y, noise=noise, measure="assess")           # one clear error for bad data, before any work
-    prof = clm_profile(X, y, measures=names, primary=names[0], noise=noise, n_permutations=n_permutations,
-                       random_state=random_state, standardize=standardize, threshold=rule.low)
-    scores = _score_table(prof, rule)
-    row = {"labeled": True, "problem": " | ".join(p for p in scores.problem if p)}
-    for m in names:
-        row.update({m: scores.at[m, "value"], f"{m}_se": scores.at[m, "se"], f"{m}_weighted": scores.at[m, "weighted"],
-                    f"{m}_share_below": scores.at[m, "share_below"]})
-    table = pd.DataFrame([row])
-    verdict = rule.apply(table).iloc[0]
-    value, se = primary_score(table, primary)
+    p = prepare(X, y, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
+                min_class_size=min_class_size, noise=noise)
+    data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
+    skew = [p.features.index(c) for c in p.skewed]
+    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state)
+    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, **run)
+    prof, scores, verdict, value, se = verdict_of(scale_features(p.X, scaling, skew), p.y)
+    table = None
+    if variants:
+        rows = {scaling: _variant_row(scores, verdict, value, rule, primary)}
+        for s in SCALINGS:
+            if s != scaling and (s != "log" or skew):
+                _, sc, v, val, _ = verdict_of(scale_features(p.X, s, skew), p.y)
+                rows[s] = _variant_row(sc, v, val, rule, primary)
+        flagged = p.columns_warned
+        if flagged and len(flagged) < len(p.features):
+            keep = [j for j, f in enumerate(p.features) if f not in flagged]
+            Xk = p.X[:, keep]
+            _, sc, v, val, _ = verdict_of(scale_features(Xk, scaling, [keep.index(j) for j in skew if j in keep]), p.y)
+            rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary)
+        table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
+    steps = list(p.steps)
+    if scaling != "none":
+        steps.append(PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}."))
     pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
-    worst_pairs = _worst_table(pairs, rule, worst)
-    sizes = pd.Series(dict(zip(pairs.class_a, pairs.n_a)) | dict(zip(pairs.class_b, pairs.n_b)), dtype="int64")
-    labels = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    labels = np.asarray(p.y, dtype=object)
     n_minus_one = int(noise_mask(labels).sum()) if noise is None else data.n_noise
-    hints = _hints(scores, pairs, rule, data.X, sizes, n_minus_one, noise, standardize)
-    se0 = float(se.iloc[0]) if pd.notna(se.iloc[0]) else 0.0
-    return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=float(value.iloc[0]),
-                      score_se=se0, scores=scores, worst_pairs=worst_pairs, hints=hints, n=data.n, d=data.d,
-                      K=data.K, n_noise=data.n_noise, noise=noise, standardize=standardize)
+    stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
+    hints = _hints(scores, pairs, rule, p.X, n_minus_one, noise, scaling, table)
+    return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
+                      score_se=float(se) if pd.notna(se) else 0.0, scores=scores,
+                      worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K,
+                      n_noise=data.n_noise, noise=noise, scaling=scaling,
+                      stability="not checked" if stable is None else "stable" if stable else "depends on preprocessing",
+                      variants=table, preparation=steps, features=list(p.features), n_input=p.n_input)

@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 # %% auto #0
-__all__ = ['EXIT_CODES', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli', 'main',
-           'StudyParam', 'study_params', 'parse_param', 'check_study_params']
+__all__ = ['EXIT_CODES', 'PREP_OPTIONS', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli',
+           'main', 'StudyParam', 'study_params', 'parse_param', 'check_study_params']
 
 # %% ../nbs/18_cli.ipynb #db1cf0fa
 EXIT_CODES = {0: "success, whatever the verdict", 1: "a data or option problem, reported as one line 'Error: ...'",
@@ -86,10 +86,56 @@ def _data_options(f):
 
 # %% ../nbs/18_cli.ipynb #784783c9
 def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, decimal=".") -> tuple:
-    "(X, y, feature names) of a DATA file; the noise label becomes -1 for the measures (see read_labeled_file)."
-    from clm_nb.datasets import read_labeled_file         # imported when a command runs: --help stays fast
-    return read_labeled_file(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,
-                             sep=sep, decimal=decimal)
+    """(features as a table of any column types, y, feature names) of a DATA file; the noise label becomes -1 for the
+    measures (see read_labeled_table). The preparation (`clm_nb.prepare.prepare`) is the caller's next step."""
+    from clm_nb.datasets import read_labeled_table         # imported when a command runs: --help stays fast
+    feats, y = read_labeled_table(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,
+                                  sep=sep, decimal=decimal)
+    return feats, y, list(feats.columns)
+
+# %% ../nbs/18_cli.ipynb #f4501ef1
+PREP_OPTIONS = ("missing", "ordinal", "keep_constant", "scaling", "rare", "min_class_size")
+
+def _prep_options(f):
+    "The preparation's options (see the prose), for assess and score."
+    from clm_nb.prepare import MIN_CLASS_SIZE, MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS
+    for opt in reversed([
+            click.option("--missing", type=click.Choice(MISSING_POLICIES), default="refuse", show_default=True,
+                         help="Missing feature values: refuse (the error names the columns), drop the rows, or impute "
+                              "(median; most frequent level)."),
+            click.option("--ordinal", "ordinal", metavar="COL=A,B,C", multiple=True,
+                         help="An ordered category's levels, lowest first (repeat for several columns); other text "
+                              "columns are one-hot encoded."),
+            click.option("--keep-constant", is_flag=True, help="Keep constant columns (dropped by default)."),
+            click.option("--scaling", type=click.Choice(SCALINGS), default=None,
+                         help="Feature scaling: none, standardize (z-scores), robust ((x - median) / IQR), log "
+                              "(log(1 + x) of skewed features, then z-scores). Default: the leaderboard's."),
+            click.option("--rare", type=click.Choice(RARE_POLICIES), default=RARE_DEFAULT, show_default=True,
+                         help="Classes below --min-class-size points: keep them, or set them aside (listed, not "
+                              "scored)."),
+            click.option("--min-class-size", type=int, default=MIN_CLASS_SIZE, show_default=True,
+                         help="Classes with fewer points are rare.")]):
+        f = opt(f)
+    return f
+
+# %% ../nbs/18_cli.ipynb #deccf47f
+def _ordinal(values) -> dict | None:
+    "{column: [levels]} from the --ordinal values 'COL=A,B,C'; None when there are none."
+    out = {}
+    for v in values:
+        col, eq, levels = v.partition("=")
+        if not eq or not col.strip() or not levels.strip():
+            raise ValueError(f"--ordinal {v!r}: write COLUMN=LEVEL1,LEVEL2,... (lowest first), e.g. --ordinal "
+                             "size=S,M,L.")
+        out[col.strip()] = [x.strip() for x in levels.split(",")]
+    return out or None
+
+# %% ../nbs/18_cli.ipynb #e4a98ff6
+def _prep_kwargs(o: dict, noise) -> dict:
+    "prepare's keyword arguments from the preparation options in `o` (PREP_OPTIONS); `scaling` only when given."
+    kw = {"missing": o["missing"], "ordinal": _ordinal(o["ordinal"]), "drop_constant": not o["keep_constant"],
+          "rare": o["rare"], "min_class_size": o["min_class_size"], "noise": noise}
+    return kw | ({"scaling": o["scaling"]} if o["scaling"] else {})
 
 # %% ../nbs/18_cli.ipynb #32f51321
 NOISE_CHOICES = ("ignore", "cluster", "singletons", "none")
@@ -122,14 +168,17 @@ def _echo_json(obj) -> None:
 ASSESS_SCHEMA = "clm-nb.assess/1"
 
 def _assess_json(a, source: str, features=()) -> dict:
-    "The JSON object of `clm-nb assess --json` (keys in the table above)."
+    "The JSON object of `clm-nb assess --json` (keys in the table above), advice in the command line's words."
     scores = a.scores.reset_index()
+    d = a.to_dict("cli")
     return {"schema": ASSESS_SCHEMA, "source": source, "features": list(features), "verdict": a.verdict,
-            "reason": a.reason,
+            "reason": a.reason, "stability": a.stability,
             "primary": a.primary, "score": a.score, "score_se": a.score_se, "n": a.n, "d": a.d, "n_classes": a.K,
-            "n_noise": a.n_noise, "noise": a.noise, "standardize": a.standardize,
-            "scores": dict(zip(scores["measure"], scores["value"])), "measures": scores.to_dict("records"),
-            "worst_pairs": a.worst_pairs.to_dict("records"), "hints": list(a.hints)}
+            "n_noise": a.n_noise, "n_input": a.n_input, "noise": a.noise, "scaling": a.scaling,
+            "standardize": a.scaling == "standardize", "warnings": d["warnings"], "preparation": d["preparation"],
+            "variants": d["variants"], "scores": dict(zip(scores["measure"], scores["value"])),
+            "measures": scores.to_dict("records"), "worst_pairs": a.worst_pairs.to_dict("records"),
+            "hints": d["hints"]}
 
 # %% ../nbs/18_cli.ipynb #6c4e8d88
 FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "not scored")
@@ -142,32 +191,33 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @cli.command("assess")
 @click.argument("data", type=click.Path(dir_okay=False))
 @_data_options
+@_prep_options
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="What noise points are: left out (ignore), one class "
               "(cluster), singletons. Default: ignore with --noise-label, else none.")
-@click.option("--standardize/--no-standardize", default=None, help="z-score every feature first (default: assess's).")
+@click.option("--variants/--no-variants", default=True, show_default=True,
+              help="Also the verdict under the other scalings (and without columns flagged as leaking).")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the Monte-Carlo estimates.")
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.assess/1) instead of the table.")
-def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, standardize, permutations, seed,
-            worst, fail_on, as_json):
+def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
+            worst, fail_on, as_json, **prep):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
-    X, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+    feats, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
     k = len(set(y.tolist()) - {-1})
     if k * (k - 1) // 2 > 1000:                  # every class pair is scored: say so before a long silence
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
-    kwargs = {} if standardize is None else {"standardize": standardize}
-    a = clm_nb.assess(X, y, noise=_noise_policy(noise, noise_label), n_permutations=permutations, random_state=seed,
-                      worst=worst, **kwargs)
+    a = clm_nb.assess(feats, y, **_prep_kwargs(prep, _noise_policy(noise, noise_label)), variants=variants,
+                      n_permutations=permutations, random_state=seed, worst=worst)
     if as_json:
-        _echo_json(_assess_json(a, str(data), names))
+        _echo_json(_assess_json(a, str(data), a.features))
     else:
-        shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-        click.echo(f"{data}\nfeatures: {shown}\n{a!r}")
+        shown = ", ".join(a.features[:12]) + (f", ... ({len(a.features)} in all)" if len(a.features) > 12 else "")
+        click.echo(f"{data}\nfeatures: {shown}\n{a.text('cli')}")
     if _fails(a.verdict, fail_on):
         sys.exit(3)
 
@@ -220,34 +270,41 @@ SCORE_SCHEMA = "clm-nb.score/1"
 @click.argument("measure")
 @click.argument("data", type=click.Path(dir_okay=False))
 @_data_options
+@_prep_options
 @click.option("--pred-col", metavar="COL", help="External measures: the column of the labeling compared to the labels.")
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess.")
-@click.option("--standardize", is_flag=True, help="z-score every feature first.")
 @click.option("--seed", default=0, show_default=True, help="Seed of randomised measures.")
 @click.option("--tolerance", type=float, metavar="TOL",
               help="Curve measures (aucc, auprc, auiprc, sauprc): the fast mode, usually one pass over the pairs, and a "
                    "value within a certified bound <= TOL (e.g. 1e-6); below 1e-12 (0 too) the exact value, bound 0. "
                    "Exact without the option.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.score/1).")
-def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, decimal, pred_col, noise, standardize, seed,
-           tolerance, as_json):
+def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, decimal, pred_col, noise, seed,
+           tolerance, as_json, **prep):
     """One registered measure on one labeled DATA file.
 
     MEASURE is a registry name (`clm-nb measures` lists them)."""
     info = _measure(measure)
-    X, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])], noise_label,
-                         sep, decimal)
+    feats, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])],
+                             noise_label, sep, decimal)
     pred = _read_data(data, pred_col, None, [*drop_cols, label_col], noise_label, sep, decimal)[1] if pred_col else None
-    if standardize:
-        from clm_nb.core import zscore
-        X = zscore(X)
+    policy, record = _noise_policy(noise, noise_label), []
+    import numpy as np
+    if info.kind == "external":               # two labelings: the feature columns are never read, nor prepared
+        X = None
+    else:
+        from clm_nb.prepare import prepare
+        p = prepare(feats, y, **_prep_kwargs(prep, policy))
+        X, y, record = p.X, p.y, p.record("cli")
+        for w in p.warnings:
+            click.echo(w.text("cli"), err=True)
     value, se, bound = _score_value(info, X, y, pred, _noise_policy(noise, noise_label), seed, tolerance)
     classes = set(y.tolist()) - ({-1} if noise_label is not None else set())      # -1: the noise label, if any
-    facts = {"n": X.shape[0], "d": X.shape[1], "n_classes": len(classes)}
+    facts = {"n": len(y), "d": feats.shape[1] if X is None else X.shape[1], "n_classes": len(classes)}
     if as_json:
         return _echo_json({"schema": SCORE_SCHEMA, "measure": info.name, "value": value, "se": se, "kind": info.kind,
                            "direction": info.direction, "lower": info.lower, "upper": info.upper,
-                           "bound": bound, "source": str(data), **facts})
+                           "bound": bound, "source": str(data), "preparation": record, **facts})
     best = "higher" if info.direction == "max" else "lower"
     shown = f"{value:.{max(6, math.ceil(-math.log10(bound)))}f}" if bound else f"{value:.6g}"   # digits the bound holds
     spread = f" ± {se:.2g}" if se else f" ± {bound:.2g} (certified)" if bound is not None else ""
@@ -280,21 +337,24 @@ def _measures(kind, as_json):
         click.echo(line if room is None or len(line) <= room else line[:room - 1] + "…")
 
 # %% ../nbs/18_cli.ipynb #511b9c5d
-def _profile(catalog, data_dir, out: Path, o: dict):
-    "The profile tasks of `catalog`, run (results cached in the store); failures written to `out/errors.csv`."
+def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
+    """The profile tasks of `catalog` (under `scaling`, else o['scaling']), run (results cached in the store); failures
+    written to `out/errors.csv` (`errors_<scaling>.csv` for another scaling)."""
     from clm_nb.runner import run, run_errors, write_csv
     from clm_nb.verdict import profile_tasks
     tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
-                          n_permutations=o["permutations"], standardize=o["standardize"])
+                          n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
+                          rare=o["rare"])
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
     results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
     failed = run_errors(results)
-    write_csv(failed, out / "errors.csv")
+    errors = out / ("errors.csv" if scaling is None else f"errors_{scaling}.csv")
+    write_csv(failed, errors)
     if len(failed):
-        click.echo(f"{len(failed)} dataset(s) could not be profiled; see {out / 'errors.csv'}", err=True)
+        click.echo(f"{len(failed)} dataset(s) could not be profiled; see {errors}", err=True)
     if len(tasks) and len(failed) == len(tasks):
-        raise ValueError(f"no dataset could be profiled: {failed.error.iloc[0]} (all in {out / 'errors.csv'}).")
+        raise ValueError(f"no dataset could be profiled: {failed.error.iloc[0]} (all in {errors}).")
     return results
 
 # %% ../nbs/18_cli.ipynb #424c8317
@@ -310,10 +370,12 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     click.echo(f"{len(catalog)} dataset(s) ({int(catalog.labeled.sum())} labeled) from "
                f"{resolve_data_dir(data_dir) or 'the embedded default'}", err=True)
     results = _profile(catalog, data_dir, out, o)
+    others = [s for s in ("none", "standardize", "robust", "log") if s != o["scaling"]] if o["variants"] else []
+    variants = {s: _profile(catalog, data_dir, out, o, scaling=s) for s in others}   # each dataset's stability
     meta = {"seed": o["seed"], "noise policy": o["noise"], "Monte-Carlo relabellings per class pair": o["permutations"],
-            "standardized": o["standardize"], "built by": "clm-nb leaderboard", "clm_nb version": clm_nb.__version__}
+            "scaling": o["scaling"], "missing values": o["missing"], "rare classes": o["rare"], "built by": "clm-nb leaderboard", "clm_nb version": clm_nb.__version__}
     board = leaderboard(results, catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"],
-                        rule=VerdictRule(), meta=meta)
+                        rule=VerdictRule(), meta=meta, variants=variants or None)
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
     if extra and "docs_url" not in inspect.signature(build_report).parameters:
@@ -333,7 +395,14 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
 @click.option("--primary", help="The ranking score: a measure or a combination such as mean(ch_btwn,sc_a).")
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), default="ignore", show_default=True,
               help="What the bundle's noise points are.")
-@click.option("--standardize/--no-standardize", default=None, help="z-score the features (default: the leaderboard's).")
+@click.option("--scaling", type=click.Choice(("none", "standardize", "robust", "log")), default=None,
+              help="Feature scaling (default: the leaderboard's; see clm-nb assess --help).")
+@click.option("--missing", type=click.Choice(("refuse", "drop", "impute")), default="refuse", show_default=True,
+              help="Datasets with missing values: not scored (refuse), rows dropped, or values imputed.")
+@click.option("--rare", type=click.Choice(("keep", "set_aside")), default=None,
+              help="Classes below 5 points: kept, or set aside (default: the leaderboard's).")
+@click.option("--variants/--no-variants", default=True, show_default=True,
+              help="Also profile the other scalings: each dataset's verdict under each and its stability.")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair.")
 @click.option("--seed", default=0, show_default=True, help="Study seed (task seeds derive from it).")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
@@ -347,14 +416,16 @@ def _leaderboard(data_dir, out, **o):
 
     Profiles the labeled datasets of the bundle DATA_DIR (without it: $CLM_NB_DATA, else the embedded default) and
     writes the site into OUT. Progress on stderr; stdout gets the path of index.html."""
-    from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_STANDARDIZE, LEADERBOARD_MEASURES, VerdictRule,
+    from clm_nb.prepare import RARE_DEFAULT
+    from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VerdictRule,
                                 check_board_measures)
     o["primary"] = o["primary"] or DEFAULT_PRIMARY
     o["measures"] = check_board_measures(list(o["measures"]) or LEADERBOARD_MEASURES, o["primary"])
     need = [m for _, m in VerdictRule().views if m not in o["measures"]]
     if need:
         raise ValueError(f"--measure {' '.join(o['measures'])} lacks the verdict's view measure(s) {need}; add them.")
-    o["standardize"] = DEFAULT_STANDARDIZE if o["standardize"] is None else o["standardize"]
+    o["scaling"] = o["scaling"] or DEFAULT_SCALING
+    o["rare"] = o["rare"] or RARE_DEFAULT
     o["noise"] = _noise_policy(o["noise"], None)
     click.echo(_build_site(data_dir, Path(out), o).resolve())
 
@@ -648,12 +719,31 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
          replace):
     """Add a labeled FILE to a bundle folder.
 
+    Text and boolean columns are encoded as clm-nb assess does (one-hot, 0/1); missing values are kept as NaN, with a
+    warning, for each study to handle by its own policy.
+
     Writes <collection>/<name>.npz and its manifest.csv row; refuses to overwrite without --replace."""
     from clm_nb.datasets import DATA_ENV, add_to_bundle
     data_dir = data_dir or os.environ.get(DATA_ENV, "").strip()
     if not data_dir:
         raise ValueError(f"no bundle folder: give --data-dir DIR (or set ${DATA_ENV}).")
-    X, y, names = _read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
+    feats, y, _ = _read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
+    from clm_nb.prepare import missing_counts, prepare
+    holes = missing_counts(feats)
+    p = prepare(feats, y, missing="impute" if len(holes) else "refuse", drop_constant=False)   # encode, keep the rest
+    X, names = p.X, p.features
+    if len(holes):                           # stored with the holes: a study chooses its own missing-value policy
+        import numpy as np
+        X = p.X.copy()
+        for c in holes.index:                # a number's column, or a category's one-hot columns
+            cols = [j for j, f in enumerate(names) if f == c or f.startswith(f"{c}=")]
+            X[np.ix_(feats[c].isna().to_numpy(), cols)] = np.nan
+        click.echo(f"WARNING: {int(holes.sum())} missing value(s) in {', '.join(holes.index[:8])}: stored as NaN (the "
+                   "manifest's n_nan counts them); assess and the studies refuse them unless told --missing drop or "
+                   "impute.", err=True)
+    for step in p.steps:
+        if step.kind in ("encode", "identifier", "leakage"):
+            click.echo(step.text("cli"), err=True)
     name = name or _default_name(file)
     path = add_to_bundle(X, y, data_dir, collection, name, noise_label=noise_label, feature_names=names,
                          description=description, source=str(file), replace=replace)

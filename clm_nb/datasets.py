@@ -29,7 +29,7 @@ __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUM
            'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest', 'shuffle_labels', 'make_clm_blobs',
            'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs', 'make_handl', 'imitate_partition',
            'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset', 'DatasetError', 'iter_datasets',
-           'read_labeled_file', 'add_to_bundle']
+           'read_labeled_table', 'read_labeled_file', 'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -1116,8 +1116,8 @@ def _label_array(y, who: str) -> np.ndarray:
     return s.astype(str).to_numpy().astype(str)
 
 # %% ../nbs/09_datasets.ipynb #64f3f05a
-def _split_table(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    "(X float64, labels, feature names) of a table: `label_col` is the labels, `drop_cols` are left out."
+def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[pd.DataFrame, np.ndarray]:
+    "(features as a table, labels) of a table: `label_col` is the labels, `drop_cols` are left out."
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1)
     if label_col is None:
@@ -1134,15 +1134,21 @@ def _split_table(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[np.n
             raise ValueError(f"{who}: column {c!r} has no header and holds the row numbers {v[0]}..{v[-1]}: a saved row "
                              f"index, not a feature. Leave it out (drop_cols=[{c!r}], clm-nb --drop-col '{c}') or save "
                              "the file without it (pandas: to_csv(..., index=False)).")
+    if feats.shape[1] == 0:
+        raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
+    return feats.reset_index(drop=True), _label_array(df[label_col].to_numpy(), who)
+
+# %% ../nbs/09_datasets.ipynb #e407645e
+def _numeric_table(feats: pd.DataFrame, who: str) -> tuple[np.ndarray, list[str]]:
+    "(X float64, feature names) of an all-numeric feature table; a `ValueError` naming the non-numeric columns."
     bad = [c for c in feats.columns if feats[c].dtype.kind not in "biuf"]
     if bad:
         comma = all(feats[c].astype(str).str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all() for c in bad)
         raise ValueError(f"{who}: non-numeric feature column(s) {bad}; " + (
             "they hold numbers with decimal commas: give decimal=',' (clm-nb --decimal ',')." if comma else
-            "drop them (drop_cols, clm-nb --drop-col) or encode them as numbers first."))
-    if feats.shape[1] == 0:
-        raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
-    return feats.to_numpy(dtype=np.float64), _label_array(df[label_col].to_numpy(), who), list(feats.columns)
+            "encode them with clm_nb.prepare.prepare (clm-nb assess and score do), or drop them (drop_cols, "
+            "clm-nb --drop-col)."))
+    return feats.to_numpy(dtype=np.float64), list(feats.columns)
 
 # %% ../nbs/09_datasets.ipynb #7dcaebd8
 def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".") -> pd.DataFrame:
@@ -1203,16 +1209,16 @@ def _read_arrays(path: Path, kind: str, label_col, labels) -> tuple[np.ndarray, 
     return arrays["X"], arrays[key]
 
 # %% ../nbs/09_datasets.ipynb #c6951582
-def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .parquet, .npz or .npy file
-                      label_col=None,       # the label column of a table; the labels' key of an .npz (None: 'y')
-                      *,
-                      labels=None,          # .npy only: the .npy file of the labels
-                      drop_cols=(),         # table columns left out of the features (e.g. ids, text)
-                      noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
-                      sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
-                      decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
-                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    "Read a labeled dataset from a file: `(X float64 (n, d), labels (n,), feature names)`, labels as given."
+def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .parquet, .npz or .npy file
+                       label_col=None,       # the label column of a table; the labels' key of an .npz (None: 'y')
+                       *,
+                       labels=None,          # .npy only: the .npy file of the labels
+                       drop_cols=(),         # table columns left out of the features (e.g. ids, text)
+                       noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
+                       sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
+                       decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
+                      ) -> tuple[pd.DataFrame, np.ndarray]:
+    "Read a labeled dataset from a file: `(features as a table of any column types, labels (n,))`, labels as given."
     path = Path(path).expanduser()
     kind = _file_kind(path)
     drop_cols = [drop_cols] if isinstance(drop_cols, str) else list(drop_cols or ())
@@ -1230,11 +1236,28 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"{path}: {X.shape[0]} rows of data but labels of shape {y.shape}; give one label per "
                              "row.")
-        X, y, names = X.astype(np.float64), _label_array(y, str(path)), [f"x{j}" for j in range(X.shape[1])]
+        feats = pd.DataFrame(X.astype(np.float64), columns=[f"x{j}" for j in range(X.shape[1])])
+        y = _label_array(y, str(path))
     else:
-        X, y, names = _split_table(_read_table(path, kind, sep, decimal), label_col, drop_cols, str(path))
+        feats, y = _split_frame(_read_table(path, kind, sep, decimal), label_col, drop_cols, str(path))
     if noise_label is not None:
         y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
+    return feats, y
+
+# %% ../nbs/09_datasets.ipynb #6aa288d0
+def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .parquet, .npz or .npy file
+                      label_col=None,       # the label column of a table; the labels' key of an .npz (None: 'y')
+                      *,
+                      labels=None,          # .npy only: the .npy file of the labels
+                      drop_cols=(),         # table columns left out of the features (e.g. ids, text)
+                      noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
+                      sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
+                      decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
+                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    "Read a labeled dataset from a file: `(X float64 (n, d), labels (n,), feature names)`, labels as given."
+    feats, y = read_labeled_table(path, label_col, labels=labels, drop_cols=drop_cols, noise_label=noise_label,
+                                  sep=sep, decimal=decimal)
+    X, names = _numeric_table(feats, str(Path(path).expanduser()))
     return X, y, names
 
 # %% ../nbs/09_datasets.ipynb #31bee7b5

@@ -72,13 +72,15 @@ class Selection:
     folds: pd.DataFrame          # one row per (repeat, fold): chosen, train_rho, test_rho, n_test
 
 # %% ../nbs/11_evaluation.ipynb #55546b3e
-def _rhos(truth: pd.Series, cand: pd.DataFrame) -> pd.Series:
-    "Spearman rho of each column of `cand` with `truth` (rows where both are defined; NaN under 3 such rows)."
-    return pd.Series({c: spearmanr(*pd.concat([truth, cand[c]], axis=1).dropna().to_numpy().T)[0]
+def _rhos(truth: pd.Series | pd.DataFrame, cand: pd.DataFrame) -> pd.Series:
+    """Spearman rho of each column of `cand` with `truth`, or with its own column of `truth` when that is a table (rows
+    where both are defined; NaN under 3 such rows)."""
+    own = lambda c: truth[c] if isinstance(truth, pd.DataFrame) else truth
+    return pd.Series({c: spearmanr(*pd.concat([own(c), cand[c]], axis=1).dropna().to_numpy().T)[0]
                       if cand[c].notna().sum() >= 3 else np.nan for c in cand.columns})
 
 # %% ../nbs/11_evaluation.ipynb #14311870
-def select_by_cv(truth: pd.Series,          # one ground-truth score per dataset (index: dataset ids)
+def select_by_cv(truth,                     # one ground-truth score per dataset (Series), or per candidate (a table)
                  candidates: pd.DataFrame,  # one column per candidate score, rows indexed like `truth`
                  *,
                  n_folds: int = 5,          # folds per repeat (>= 2, each fold needs >= 3 datasets)
@@ -93,7 +95,10 @@ def select_by_cv(truth: pd.Series,          # one ground-truth score per dataset
     n_repeats = check_number(n_repeats, "n_repeats", lo=1, integer=True, who="select_by_cv")
     if not isinstance(candidates, pd.DataFrame) or candidates.shape[1] == 0:
         raise ValueError("select_by_cv: give `candidates` as a DataFrame with one column per candidate score.")
-    truth = truth.dropna().astype(float)
+    if isinstance(truth, pd.DataFrame) and not set(candidates.columns) <= set(truth.columns):
+        raise ValueError(f"select_by_cv: a ground truth per candidate needs a column of `truth` for every candidate; "
+                         f"missing: {sorted(set(candidates.columns) - set(truth.columns))[:5]}.")
+    truth = truth.dropna(how="all").astype(float)
     ids = truth.index.intersection(candidates.index)
     if len(ids) < 3 * n_folds:
         raise ValueError(f"select_by_cv: {len(ids)} datasets have both a ground truth and candidate scores; "

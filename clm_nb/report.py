@@ -290,6 +290,7 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     facts = [("n", _fmt(int(r["n"]))), ("d", _fmt(int(r["d"]))), ("classes K", _fmt(r["K"])),
              ("imbalance ratio", _fmt(r["imbalance_ratio"], 2)), ("noise share", f"{100 * r['noise_share']:.1f}%"),
              ("agreement", _fmt(r.get("agreement"), 2) or "–")]
+    variants = [(k.removeprefix("verdict_"), r[k]) for k in r if k.startswith("verdict_") and isinstance(r[k], str)]
     rank_text = (f"Rank {_fmt(r['rank'], 1).removesuffix('.0')} of {ctx['n_scored']} by {primary}."
                  if r.get("rank") is not None and not pd.isna(r["rank"]) else "")
     share_title = (f"share of the labelled points whose class scores below {ctx['low']:g} against at least one "
@@ -300,7 +301,8 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
         next=r.get("next"), facts=facts,
         rank_text=rank_text, view_svg=view_svg, view_caption=caption, view_pairs=view_pairs, dist_svg=dist_svg,
         n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, worst_views=views, primary=primary,
-        weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description)
+        weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description,
+        variants=variants, warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
     return slug, html
 
 # %% ../nbs/16_report.ipynb #9bd4f916

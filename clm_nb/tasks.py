@@ -21,6 +21,7 @@ from .datasets import (DatasetError, array_digest, imitate_partition, load_datas
                              resolve_data_dir, subsample_dataset)
 from .external import contingency
 from .pairs import summarize
+from .prepare import RARE_DEFAULT, prepare
 from .runner import Task, watch_module
 
 watch_module(__name__)   # the runner refuses a task of this module once its file changes on disk
@@ -206,9 +207,12 @@ def ground_truth_tasks(datasets,                        # objects with collectio
                        n_trials: int = 20,              # hyper-parameter trials per (dataset, technique)
                        max_points: int | None = None,   # subsample larger datasets to this many points
                        noise: str | None = None,        # the study's noise policy on the labels
+                       scaling: str = "none",           # the features' scaling, as the CLM scores' (`prepare`)
+                       missing: str = "refuse",         # missing values, as the CLM scores' (`prepare`)
+                       rare: str = RARE_DEFAULT,        # rare classes, as the CLM scores' (`prepare`)
                       ) -> list[Task]:
-    """One `clusterers.ground_truth_task` per (dataset, technique), keyed so that studies sharing a store share them,
-    with its `ground_truth_cost` as the task's cost."""
+    """One `clusterers.ground_truth_task` per (dataset, technique) on the dataset prepared as the CLM scores are
+    (`clm_nb.prepare.prepare`), keyed so that studies sharing a store share them, with its `ground_truth_cost`."""
     from clm_nb.clusterers import PAPER000_TECHNIQUES, ground_truth_task   # on first use: loads sklearn's estimators
     techs = list(techniques or PAPER000_TECHNIQUES)
     prepared, seen = [], set()
@@ -216,14 +220,21 @@ def ground_truth_tasks(datasets,                        # objects with collectio
         if (d.collection, d.name) in seen:
             raise ValueError(f"ground_truth_tasks: the dataset {d.collection}/{d.name} is given twice; pass each once.")
         seen.add((d.collection, d.name))
-        P = check_partitions(d.y, d.y, noise=noise)                     # the study's noise policy on the labels
-        prepared.append((d.collection, d.name, d.X[P.keep], P.codes[0]))
+        try:                                  # the features the CLM scores read: same preparation, same scaling
+            p = prepare(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
+            X, y = p.X, p.y
+        except ValueError:                    # refused (e.g. missing values): the task fails and records why
+            X, y = d.X, d.y
+        P = check_partitions(y, y, noise=noise)                         # the study's noise policy on the labels
+        prepared.append((d.collection, d.name, X[P.keep], P.codes[0]))
+    prep = {k: v for k, v in (("scaling", scaling), ("missing", missing), ("rare", rare))   # the defaults: no key
+            if v != {"scaling": "none", "missing": "refuse", "rare": RARE_DEFAULT}[k]}
     tasks = []
     for collection, name, X, y in sorted(prepared, key=lambda item: -len(item[3])):
         sub = max_points is not None and len(y) > max_points           # only then does the subsample enter the key
         for tech in techs:
             key = ({"collection": collection, "dataset": name, "technique": tech, "n_trials": n_trials}
-                   | ({"max_points": max_points} if sub else {}))
+                   | ({"max_points": max_points} if sub else {}) | prep)
             tasks.append(Task(key, ground_truth_task, {"X": X, "y": y, "technique": tech, "n_trials": n_trials,
                                                        "max_points": max_points if sub else None},
                               cost=ground_truth_cost(tech, max_points if sub else len(y), X.shape[1], n_trials)))
@@ -292,9 +303,18 @@ def measures_task(collection: str,              # the dataset's collection
                   measures: list[str],          # registered measures to compute
                   noise: str | None = None,     # noise policy for the label -1
                   random_state=None,            # seed of the random measures (the runner's task seed)
+                  scaling: str = "none",        # the preparation (`clm_nb.prepare.prepare`), as the ground truth's
+                  missing: str = "refuse",      # the preparation's missing-value policy
+                  rare: str = RARE_DEFAULT,     # the preparation's rare-class policy
                  ) -> pd.DataFrame:
-    "Every measure of `measures` on one dataset, read here (in the worker) and checked against `data_digest`."
+    """Every measure of `measures` on one dataset, read here (in the worker), checked against `data_digest` and
+    prepared as the study says (refused by the preparation: each measure records its own refusal of the raw data)."""
     ds = load_checked(collection, name, data_dir, data_digest)
+    try:
+        p = prepare(ds.X, ds.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
+        ds = SimpleNamespace(collection=ds.collection, name=ds.name, X=p.X, y=p.y)
+    except ValueError:
+        pass
     long = score_datasets([ds], measures, noise=noise, random_state=random_state, progress=False)
     return long.rename(columns={"seconds": "measure_seconds", "error": "measure_error"})
 
@@ -317,6 +337,9 @@ def measures_tasks(catalog: pd.DataFrame,      # a `list_datasets` table (collec
                    data_dir,                   # the bundle folder (False: the embedded default)
                    measures,                   # registered measures (None: every internal and between measure)
                    noise: str | None = None,   # noise policy for the label -1
+                   scaling: str = "none",      # the preparation, as in `measures_task` (non-defaults enter the key)
+                   missing: str = "refuse",    # as in `measures_task`
+                   rare: str = RARE_DEFAULT,   # as in `measures_task`
                   ) -> list[Task]:
     "One `measures_task` per dataset of `catalog`, keyed by collection and name, its `measures_cost` as its cost."
     names = select_measures(measures)
@@ -330,9 +353,11 @@ def measures_tasks(catalog: pd.DataFrame,      # a `list_datasets` table (collec
     sizes = zip(column("n"), column("d"), column("n_classes"))
     costs = [measures_cost(n, d, K, names) if all(v is not None and pd.notna(v) for v in (n, d, K)) else None
              for n, d, K in sizes]
-    return [Task({"part": "measures", "collection": c, "dataset": n}, measures_task,
+    prep = {k: v for k, v in (("scaling", scaling), ("missing", missing), ("rare", rare))   # the defaults: no key
+            if v != {"scaling": "none", "missing": "refuse", "rare": RARE_DEFAULT}[k]}
+    return [Task({"part": "measures", "collection": c, "dataset": n} | prep, measures_task,
                  {"collection": c, "name": n, "data_dir": where, "data_digest": dataset_digest(c, n, where),
-                  "sha256": h, "measures": names, "noise": noise}, unhashed=("data_dir",), cost=cost)
+                  "sha256": h, "measures": names, "noise": noise} | prep, unhashed=("data_dir",), cost=cost)
             for c, n, h, cost in zip(catalog["collection"], catalog["name"], column("sha256"), costs)]
 
 # %% ../nbs/13_tasks.ipynb #0c4e7d62

@@ -16,14 +16,15 @@ import numpy as np
 import pandas as pd
 
 from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown, pair_summary
-from .core import check_data, check_flag, check_number, get_measure, zscore
+from .core import check_choice, check_data, check_number, get_measure
 from .datasets import resolve_data_dir
 from .pairs import summarize
+from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, scale_features
 from .runner import Task, read_csv
 from .tasks import best_ground_truth, dataset_digest, load_checked
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_STANDARDIZE', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
+__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
            'PRIMARY_COMBINATIONS', 'VERDICTS', 'check_board_measures', 'primary_score', 'clm_profile', 'profile_task',
            'profile_tasks', 'VerdictRule', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results']
 
@@ -32,7 +33,7 @@ LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a",
 
 # %% ../nbs/14_verdict.ipynb #9d0dc0ce
 DEFAULT_PRIMARY = "sc_a"        # the leaderboard's ranking score and default preprocessing, chosen from the evidence
-DEFAULT_STANDARDIZE = False     # of nbs/studies/clm_evidence.ipynb (cross-validated rho with the ground truth)
+DEFAULT_SCALING = "none"        # of nbs/studies/clm_evidence.ipynb (cross-validated rho with the ground truth)
 
 # %% ../nbs/14_verdict.ipynb #aa915249
 # (view, measure): would that kind of technique recover the classes?
@@ -130,15 +131,15 @@ def clm_profile(X,                                        # (n, d) features
                 noise: str | None = None,                 # policy for the label -1 (None: an ordinary label)
                 n_permutations: int = 20,                 # relabellings per class pair of the Monte-Carlo measures
                 random_state=None,                        # seed of those relabellings
-                standardize: bool = DEFAULT_STANDARDIZE,  # z-score the features first (`clm_nb.core.zscore`)
+                scaling: str = DEFAULT_SCALING,           # scale the features first (`clm_nb.prepare.SCALINGS`)
                 threshold: float = 0.3,                   # a class pair scoring below it is low, for `share_below`
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows."
     names = check_board_measures(measures, primary)
-    standardize = check_flag(standardize, "standardize", who="clm_profile")
+    scaling = check_choice(scaling, "scaling", SCALINGS, who="clm_profile")
     threshold = check_number(threshold, "threshold", who="clm_profile")
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
-        data, labels = check_data(zscore(X) if standardize else X, y, noise=noise, measure="clm_profile"), None
+        data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
         needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
         if needs:
             summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
@@ -169,18 +170,31 @@ def profile_task(collection: str,                       # the dataset's collecti
                  *,
                  data_dir,                              # the bundle folder (False: the embedded default)
                  measures,                              # passed to `clm_profile`
-                 noise,                                 # passed to `clm_profile`
+                 noise,                                 # passed to `clm_profile` and `prepare`
                  n_permutations: int,                   # passed to `clm_profile`
-                 standardize: bool = DEFAULT_STANDARDIZE,  # passed to `clm_profile`
+                 scaling: str = DEFAULT_SCALING,        # passed to `clm_profile`
+                 missing: str = "refuse",               # passed to `clm_nb.prepare.prepare`
+                 rare: str = RARE_DEFAULT,              # passed to `clm_nb.prepare.prepare`
                  threshold: float = 0.3,                # passed to `clm_profile`
                  data_digest: str | None = None,        # the content fingerprint the task was planned with
                  sha256: str | None = None,             # the manifest's file checksum (identifies the task only)
                  random_state=None,                     # passed to `clm_profile`
                 ) -> pd.DataFrame:
-    "Runner task: load one dataset, check it is the content the study planned with, return its `clm_profile`."
+    "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
     ds = load_checked(collection, name, data_dir, data_digest)
-    return clm_profile(ds.X, ds.y, measures=measures, noise=noise, n_permutations=n_permutations,
-                       random_state=random_state, standardize=standardize, threshold=threshold, primary=None)
+    try:
+        p = prepare(ds.X, ds.y, missing=missing, rare=rare, noise=noise)
+    except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
+        return pd.DataFrame([dict(part="score", measure=m, value=np.nan, se=np.nan, weighted=np.nan,
+                                  share_below=np.nan, worst=np.nan, time_s=0.0, problem=str(e))
+                             for m in check_board_measures(measures, None)], columns=PROFILE_COLUMNS
+                            ).fillna({"class_a": "", "class_b": ""}).astype({"n_a": "Int64", "n_b": "Int64"})
+    prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
+                       random_state=random_state, scaling=scaling, threshold=threshold, primary=None)
+    prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
+                        columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
+    return pd.concat([prof, prep.astype({"n_a": "Int64", "n_b": "Int64"})], ignore_index=True) if len(prep) else prof
+
 
 # %% ../nbs/14_verdict.ipynb #fd1df620
 def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` table (unlabeled rows are skipped)
@@ -190,20 +204,24 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                   primary: str = DEFAULT_PRIMARY,          # checked against `measures`, not part of the tasks
                   noise: str | None = None,                # as in `clm_profile`; part of the task key
                   n_permutations: int = 20,                # as in `clm_profile`; part of the task key
-                  standardize: bool = DEFAULT_STANDARDIZE,  # as in `clm_profile`; part of the task key
+                  scaling: str = DEFAULT_SCALING,          # as in `clm_profile`; part of the task key
+                  missing: str = "refuse",                 # as in `profile_task`; part of the task key
+                  rare: str = RARE_DEFAULT,                # as in `profile_task`; part of the task key
                   threshold: float = 0.3,                  # as in `clm_profile`; part of the task key
                  ) -> list[Task]:
     "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
     names = check_board_measures(measures, primary)
-    standardize = check_flag(standardize, "standardize", who="profile_tasks")
+    scaling = check_choice(scaling, "scaling", SCALINGS, who="profile_tasks")
+    missing = check_choice(missing, "missing", MISSING_POLICIES, who="profile_tasks")
+    rare = check_choice(rare, "rare", RARE_POLICIES, who="profile_tasks")
     threshold = check_number(threshold, "threshold", who="profile_tasks")
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
     size = labeled["n"] * labeled["n_classes"].astype(float).fillna(1)
     order = size.sort_values(ascending=False, kind="stable").index
-    settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "standardize": standardize,
-                "threshold": threshold}
+    settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
+                "missing": missing, "rare": rare, "threshold": threshold}
     tasks = []
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
@@ -443,6 +461,39 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
     out.columns.name = None
     return out, pairs
 
+# %% ../nbs/14_verdict.ipynb #2c45e8c0
+def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far (one row per dataset)
+                      results: pd.DataFrame,     # the main profile results (their `prep` rows hold the warnings)
+                      variants: dict | None,     # {scaling: results} of the other scalings
+                      measures: list,            # the measures shown
+                      rule: VerdictRule,         # the verdict rule
+                     ) -> pd.DataFrame:
+    "Columns prep_warnings, verdict_<scaling> and stability, indexed like `t` (only those that apply)."
+    out = pd.DataFrame(index=t.index)
+    key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
+    prep = results[results.part == "prep"] if results is not None and "part" in results else pd.DataFrame()
+    if len(prep):
+        warn = prep[prep.value == 1].groupby(["collection", "dataset"]).problem.agg(lambda p: " | ".join(p))
+        out["prep_warnings"] = warn.reindex(key).fillna("").to_numpy()
+    if not variants:
+        return out
+    alone = lambda table: rule.apply(table.drop(columns=[c for c in table if c.startswith("gt_")])).verdict
+    base = alone(t).to_numpy()
+    cols = {}
+    for s, res in variants.items():
+        w, _ = _profiles(res, measures, rule.low)
+        v = t[["collection", "dataset", "labeled"]].merge(w.reset_index(), on=["collection", "dataset"], how="left")
+        v = v.reindex(columns=list(dict.fromkeys([*v.columns, *measures, "problem"])))
+        v["problem"] = v["problem"].fillna("")
+        cols[f"verdict_{s}"] = alone(v).to_numpy()
+    for c, v in cols.items():
+        out[c] = v
+    judged = np.column_stack([base, *cols.values()])
+    scored = np.isin(judged, ["trustworthy", "doubtful", "unreliable"]).all(axis=1)
+    same = (judged == judged[:, :1]).all(axis=1)
+    out["stability"] = np.where(~scored, "", np.where(same, "stable", "depends on preprocessing"))
+    return out
+
 # %% ../nbs/14_verdict.ipynb #8adbb228
 def leaderboard(results: pd.DataFrame,                        # the runner's results of `profile_tasks`
                 catalog: pd.DataFrame,                        # `list_datasets(..., labeled=False)`: every dataset a row
@@ -454,6 +505,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
                 stability: pd.DataFrame | None = None,        # rank-stability draws, for the overview page
                 rule: VerdictRule = VerdictRule(),            # the verdict; its views' measures must be in `measures`
                 meta: dict | None = None,                     # facts about the build, shown on the overview page
+                variants: dict | None = None,                 # {scaling: profile_tasks results under it} (see the prose)
                ) -> Leaderboard:
     "The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks."
     if measures is None:
@@ -497,11 +549,13 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
         t[primary], t[f"{primary}_se"] = primary_score(t, primary)
     t["agreement"] = agreement(t[measures + ([primary] if combined else [])], primary)
     t = pd.concat([t, rule.apply(t)], axis=1)
+    variant_cols = _variant_verdicts(t, results, variants, measures, rule)
+    t = t.join(variant_cols) if len(variant_cols.columns) else t
     t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
     t = t.sort_values(["rank", "collection", "dataset"], na_position="last", kind="stable").reset_index(drop=True)
     cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
             + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + gt_cols
-            + ["agreement", "verdict", "reason", "problem", "labeled"])
+            + ["agreement", "verdict", "reason", *variant_cols.columns, "problem", "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))
     root = resolve_data_dir(data_dir)

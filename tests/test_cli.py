@@ -108,7 +108,11 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
     "The documented schema of `clm-nb assess --json` (keys and types)."
     assert out["schema"] == "clm-nb.assess/1"
     assert set(out) == {"schema", "source", "features", "verdict", "reason", "primary", "score", "score_se", "n", "d",
-                        "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints"}
+                        "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints",
+                        "stability", "scaling", "n_input", "warnings", "preparation", "variants"}
+    assert out["stability"] in {"stable", "depends on preprocessing", "not checked"} and out["n_input"] >= n
+    assert all(set(s) == {"kind", "columns", "detail", "warning"} for s in out["preparation"])
+    assert all({"preparation", "verdict", "ch_btwn", "dbcv_btwn"} <= set(v) for v in out["variants"])
     assert len(out["features"]) == d and all(isinstance(f, str) for f in out["features"])
     assert out["verdict"] in {"trustworthy", "doubtful", "unreliable", "not scored"}
     assert isinstance(out["reason"], str) and isinstance(out["hints"], list)
@@ -180,7 +184,6 @@ def test_assess_missing_label_column_is_one_line(scripted):
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["text.csv", "-l", "species"], ["non-numeric feature column(s) ['site']", "--drop-col"]),
     (["nothere.csv", "-l", "species"], ["nothere.csv: no such file"]),
     (["iris.xlsx", "-l", "species"], ["unsupported file type '.xlsx'"]),
     (["broken.parquet", "-l", "species"], ["broken.parquet: cannot be read as parquet"]),
@@ -214,7 +217,8 @@ def test_score_json_and_text(scripted, data):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert set(out) == {"schema", "measure", "value", "se", "kind", "direction", "lower", "upper", "bound", "source",
-                        "n", "d", "n_classes"}
+                        "n", "d", "n_classes", "preparation"}
+    assert [s["kind"] for s in out["preparation"]] == ["duplicates"]           # iris: one repeated row, a note
     assert out["bound"] is None                                           # exact: no fast mode asked
     assert (out["schema"], out["measure"], out["kind"], out["direction"]) == ("clm-nb.score/1", "ch_btwn", "between",
                                                                               "max")
@@ -360,3 +364,39 @@ def test_bundle_add_options(data, tmp_path):
                  "give --data-dir DIR (or set $CLM_NB_DATA)")
     assert_error(invoke("bundle", "add", data / "iris.tsv", "-c", "../up", "-l", "species", "--data-dir", bundle),
                  "is not a usable name")
+
+
+def test_assess_prepares_a_users_table(data):
+    "Issue 37's acceptance: a missing value, a category, an id sorted with the classes and a constant column."
+    rng = np.random.default_rng(0)
+    n = 90
+    df = pd.DataFrame({"id": np.arange(1, n + 1), "site": rng.choice(["north", "south", "east"], n), "year": 2024,
+                       "a": rng.normal(size=n), "b": rng.normal(size=n), "kind": np.repeat(["x", "y", "z"], n // 3)})
+    df["a"] += np.repeat([0.0, 0.6, 1.2], n // 3)
+    df.loc[7, "b"] = np.nan
+    df.to_csv(data / "users.csv", index=False)
+    assert_error(invoke("assess", data / "users.csv", "-l", "kind"), "'b' (1, first at row 7)", "--missing drop")
+    r = invoke("assess", data / "users.csv", "-l", "kind", "--missing", "drop", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    kinds = [s["kind"] for s in out["preparation"]]
+    assert kinds[:3] == ["missing", "encode", "constant"] and "leakage" in kinds, kinds
+    assert out["n"] == n - 1 and out["n_input"] == n
+    assert any("'id'" in w and "--drop-col id" in w for w in out["warnings"]), out["warnings"]
+    assert "year" not in out["features"] and {"site=east", "site=north", "site=south"} <= set(out["features"])
+    assert any(v["preparation"].endswith("without id") for v in out["variants"])
+    text = invoke("assess", data / "users.csv", "-l", "kind", "--missing", "drop", "--no-variants").stdout
+    assert any(l.startswith("  WARNING: column 'id' may leak") for l in text.splitlines()[:5]), text
+    assert "drop_cols" not in text and "--drop-col id" in text                                   # the CLI's words
+    clean = json.loads(invoke("assess", data / "users.csv", "-l", "kind", "--missing", "impute", "--drop-col", "id",
+                              "--json").stdout)
+    assert not clean["warnings"] and clean["n"] == n and "imputed 'b'" in clean["preparation"][0]["detail"]
+
+
+def test_score_external_never_reads_the_features(data):
+    "An external measure compares two labelings: a text feature column must not stop it."
+    df = pd.read_csv(data / "iris.csv").assign(site="lab", note=lambda d: [f"n{i}" for i in range(len(d))])
+    df["km"] = df["species"]
+    df.to_csv(data / "ext.csv", index=False)
+    r = invoke("score", "ari", data / "ext.csv", "-l", "species", "--pred-col", "km")
+    assert r.exit_code == 0 and r.stdout.startswith("ari = 1"), r.output

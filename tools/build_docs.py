@@ -7,7 +7,9 @@ What it does, in order:
    module it exports (`nbs/02_internal.ipynb` -> `internal.html`) with nbdev's `#|` directives stripped, `#| hide`
    cells removed and an anchor `<a id="name">` before each exported definition (so `between.html#ch_btwn` is the
    derivation of `ch_btwn`); the measure reference generated from the registry (`measures.html#<name>`); one API page
-   per module (`api/<module>.html`, autodoc, parameter docs from the docments comments).
+   per module (`api/<module>.html`, autodoc, parameter docs from the docments comments); the real-data gallery
+   (`gallery.html`: `clm_nb.assess` on datasets shipped by installable packages, tools/gallery.py, cached in
+   `_docs_build/gallery/` by each CSV's sha256 and the package's version and code).
 2. The studies' executed notebooks (`studies/<name>.html`): `--studies quick` (default) runs each study with the
    small parameters of `docs/studies_quick.json` (papermill; cached in `_docs_build/studies/` by a key of the study
    notebook, its parameters and the package's code); `--studies results` takes `results/<name>/<name>.ipynb` from
@@ -34,13 +36,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NBS, DOCS = ROOT / "nbs", ROOT / "docs"
 BUILD = ROOT / "_docs_build"
-PAGES = ["guide.md", "command_line.md", "studies.md", "benchmarks.md"]   # docs/*.md, in the order of the menu
+PAGES = ["guide.md", "command_line.md", "gallery.md", "studies.md", "benchmarks.md"]   # in the order of the menu
+GENERATED = {"gallery.md"}                 # pages of PAGES written by the build (the others are docs/*.md)
 
 
 def notebook_modules() -> dict[str, str]:
-    "Map each numbered notebook's stem (`02_internal`) to the module it exports (`internal`)."
+    "Map each numbered notebook's stem (`02_internal`, `08a_prepare`) to the module it exports (`internal`)."
     out = {}
-    for path in sorted(NBS.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(NBS.glob("[0-9][0-9]*_*.ipynb")):
         nb = json.loads(path.read_text())
         for cell in nb["cells"]:
             m = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(cell["source"]), re.M)
@@ -74,7 +77,7 @@ def rewrite_links(text: str, modules: dict[str, str], studies: set[str], prefix:
         return f"[{m.group(1)}]({t}{m.group(3) or ''})" if t else m.group(0)
 
     text = re.sub(r"(?<!\[)`((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+(?:\.ipynb)?)`(?!\])",
-                  lambda m: code_span(m) if (".ipynb" in m.group(1) or re.match(r"(nbs/)?\d\d_", m.group(1))) else m.group(0),
+                  lambda m: code_span(m) if (".ipynb" in m.group(1) or re.match(r"(nbs/)?\d\d[a-z]?_", m.group(1))) else m.group(0),
                   text)
     return re.sub(r"\[([^\]]+)\]\(((?:\.\./)*(?:nbs/)?(?:studies/)?[\w]+\.ipynb)(#[^)]*)?\)", link, text)
 
@@ -312,7 +315,7 @@ def studies(src: Path, how: str, jobs: int) -> list[str]:
 def index_page(study_names: list[str]) -> str:
     "The home page: docs/index.md and the site's menu (toctrees)."
     text = rewrite_links((DOCS / "index.md").read_text(), notebook_modules(), set(study_names))
-    use = [p.removesuffix(".md") for p in PAGES if (DOCS / p).exists()]
+    use = [p.removesuffix(".md") for p in PAGES if (DOCS / p).exists() or p in GENERATED]
     use.insert(min(2, len(use)), "measures")
     notebooks = "\n".join(["notebooks", *notebook_modules().values()])
     return (text + "\n\n```{toctree}\n:caption: Use\n:maxdepth: 1\n\n" + "\n".join(use) + "\n```\n"
@@ -320,6 +323,15 @@ def index_page(study_names: list[str]) -> str:
             + (f"\n```{{toctree}}\n:caption: Executed studies\n:maxdepth: 1\n\n"
                + "\n".join(f"studies/{n}" for n in study_names) + "\n```\n" if study_names else "")
             + "\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi/index\n```\n")
+
+
+def gallery_page(src: Path, modules: dict[str, str], studies: set[str]) -> None:
+    """The real-data gallery (tools/gallery.py) as `gallery.md`; a dataset that fails to load or assess shows its
+    error on the page (the build goes on)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gallery
+    page = gallery.build(BUILD / "gallery")
+    (src / "gallery.md").write_text(rewrite_links(page.read_text(), modules, studies))
 
 
 def leaderboard(out: Path) -> bool:
@@ -343,6 +355,8 @@ def build(out: Path, studies_how: str = "quick", jobs: int = 2) -> Path:
         if (DOCS / page).exists():
             (src / page).write_text(rewrite_links((DOCS / page).read_text(), modules, have))
     write_notebooks(src, modules, have)
+    print(f"gallery ({time.perf_counter() - t0:.0f} s) ...", flush=True)
+    gallery_page(src, modules, have)
     (src / "measures.md").write_text(measure_reference())
     api_pages(src)
     (src / "index.md").write_text(index_page(study_names))

@@ -1,0 +1,188 @@
+"""The preparation step (clm_nb.prepare, notebook 08a_prepare): each diagnosis has cases that trigger it and cases that
+must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.datasets import load_iris, load_wine
+
+from clm_nb.core import zscore
+from clm_nb.prepare import (DUPLICATE_SHARE, SCALINGS, leakage_findings, prepare, rare_classes, robust_scale,
+                            say, scale_features, skewed_features)
+
+RNG = np.random.default_rng(0)
+
+
+def kinds(p):
+    return [s.kind for s in p.steps]
+
+
+# ---- leakage: the three rules, and what must not fire ------------------------------------------------------------
+
+def _sorted_file(n=90, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([f"c{i}" for i in range(k)], n // k)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    X["a"] += np.repeat(np.arange(k) * 0.7, n // k)            # overlapping classes: a real, imperfect feature
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["id", "ID", "rownames", "row_id", "sample id", "patient_id", "Unnamed: 0", "index"])
+def test_identifier_names_warn(name):
+    X, y = _sorted_file()
+    perm = np.random.default_rng(1).permutation(len(y))         # shuffled: only the name and uniqueness give it away
+    X, y = X.iloc[perm].reset_index(drop=True), y[perm]
+    X.insert(0, name, np.arange(len(y)) + 100)
+    found = leakage_findings(X, y)
+    assert [s.columns[0] for s in found] == [name] and "named like an identifier" in found[0].detail
+
+
+def test_row_number_in_a_class_sorted_file_warns_whatever_its_name():
+    X, y = _sorted_file()
+    X.insert(0, "seq", np.arange(len(y)) * 3.0)
+    found = leakage_findings(X, y)
+    assert [s.columns[0] for s in found] == ["seq"] and "monotone down the rows" in found[0].detail
+
+
+def test_a_feature_that_alone_separates_warns():
+    X, y = _sorted_file()
+    perm = np.random.default_rng(2).permutation(len(y))
+    X, y = X.iloc[perm].reset_index(drop=True), y[perm]
+    X["code"] = pd.Series(y).map({"c0": 1.0, "c1": 2.0, "c2": 3.0}).to_numpy() + RNG.normal(0, 0.01, len(y))
+    found = leakage_findings(X, y)
+    assert [s.columns[0] for s in found] == ["code"] and "separates the 3 classes" in found[0].detail
+
+
+def test_no_leak_on_real_overlapping_data():
+    iris, wine = load_iris(as_frame=True), load_wine(as_frame=True)
+    assert leakage_findings(iris.data, iris.target) == []
+    assert leakage_findings(wine.data, wine.target) == []
+    X, y = _sorted_file()
+    assert leakage_findings(X, y) == []                          # sorted by class, but no column is monotone
+    X["id"] = 7.0                                                # named like an id, but not unique: no identifier
+    assert leakage_findings(X, y) == []
+
+
+def test_shuffled_monotone_column_is_not_flagged_by_row_order():
+    X, y = _sorted_file()
+    perm = np.random.default_rng(3).permutation(len(y))
+    X, y = X.iloc[perm].reset_index(drop=True), y[perm]        # the file is no longer sorted by class
+    X["t"] = np.arange(len(y)) * 1.0                              # monotone in row order, unrelated to the labels
+    assert leakage_findings(X, y) == []
+
+
+# ---- skew, duplicates, constants, missing values, categories -----------------------------------------------------
+
+def test_skew_rule():
+    counts = np.r_[np.zeros(300), RNG.poisson(1, 150), RNG.integers(50, 500, 20)].astype(float)
+    X = np.column_stack([counts, RNG.normal(size=470), RNG.integers(0, 2, 470), -counts, RNG.uniform(size=470)])
+    assert skewed_features(X, ["counts", "normal", "binary", "negative", "uniform"]) == ["counts"]
+    p = prepare(pd.DataFrame(X[:, :2], columns=["counts", "normal"]), np.tile([0, 1], 235))
+    assert "skew" in kinds(p) and p.skewed == ("counts",)
+
+
+def test_duplicates_note_and_warning():
+    X = np.r_[np.eye(10), np.eye(10)[:1]]
+    p = prepare(X, np.r_[np.arange(10) % 2, 1])
+    dup = [s for s in p.steps if s.kind == "duplicates"][0]
+    assert "1 row(s)" in dup.detail and "another label" in dup.detail and not dup.warning     # 1 of 11: a note
+    many = prepare(np.r_[np.eye(10), np.eye(10)[:5]], np.r_[np.arange(10) % 2, np.arange(5) % 2])
+    dup = [s for s in many.steps if s.kind == "duplicates"][0]
+    assert 5 / 15 >= DUPLICATE_SHARE and dup.warning and "another label" not in dup.detail
+    assert "duplicates" not in kinds(prepare(np.eye(6), np.arange(6) % 2))
+
+
+def test_constant_columns_dropped_or_kept():
+    X = pd.DataFrame({"year": [2024.0] * 6, "a": np.arange(6.0), "b": np.arange(6.0) ** 2})
+    p = prepare(X, np.arange(6) % 2)
+    assert p.features == ["a", "b"] and kinds(p)[0] == "constant" and "year" in p.steps[0].detail
+    assert prepare(X, np.arange(6) % 2, drop_constant=False).features == ["year", "a", "b"]
+
+
+def test_missing_values_policies_name_the_columns():
+    X = pd.DataFrame({"a": [1.0, np.nan, 3, 4, 5, 6], "b": ["u", "v", None, "u", "v", "u"]})
+    y = np.arange(6) % 2
+    with pytest.raises(ValueError, match=r"'a' \(1, first at row 1\), 'b' \(1, first at row 2\).*missing='drop'"):
+        prepare(X, y)
+    d = prepare(X, y, missing="drop")
+    assert list(d.rows) == [0, 3, 4, 5] and d.steps[0].warning                     # a third of the rows: a warning
+    i = prepare(X, y, missing="impute")
+    assert len(i.rows) == 6 and "median 4" in i.steps[0].detail and "'u'" in i.steps[0].detail
+    assert np.isfinite(i.X).all()
+
+
+def test_categories_booleans_and_order():
+    X = pd.DataFrame({"ok": [True, False, True, False], "size": ["S", "L", "M", "S"], "site": ["n", "s", "e", "n"],
+                      "sex": ["F", "M", "M", "F"]})
+    p = prepare(X, [0, 1, 0, 1], ordinal={"size": ["S", "M", "L"]})
+    assert p.features == ["ok", "size", "site=e", "site=n", "site=s", "sex"]
+    assert p.X[:, 1].tolist() == [0, 2, 1, 0] and p.X[:, 5].tolist() == [0, 1, 1, 0]
+    with pytest.raises(ValueError, match="outside its stated order"):
+        prepare(X, [0, 1, 0, 1], ordinal={"size": ["S", "M"]})
+    with pytest.raises(ValueError, match="decimal commas"):
+        prepare(pd.DataFrame({"v": ["1,5", "2,25", "3,0", "0,5"]}), [0, 1, 0, 1])
+
+
+def test_all_categorical_dataset_can_be_prepared():
+    X = pd.DataFrame({"colour": ["r", "g", "b"] * 10, "shape": ["o", "x"] * 15})
+    p = prepare(X, np.repeat([0, 1, 2], 10))
+    assert p.X.shape == (30, 4) and set(np.unique(p.X)) == {0.0, 1.0}
+
+
+def test_rare_classes_policies():
+    y = np.r_[np.zeros(20), np.ones(20), [2, 2]].astype(int)
+    assert rare_classes(y, 5) == {2: 2}
+    X = np.arange(len(y), dtype=float)[:, None] + RNG.normal(0, 0.1, (len(y), 1))
+    assert prepare(X, y).X.shape[0] == 42
+    aside = prepare(X, y, rare="set_aside")
+    assert aside.X.shape[0] == 40 and aside.set_aside == {2: 2} and 2 not in set(aside.y)
+
+
+@pytest.mark.parametrize("bad, match", [({"missing": "mean"}, "missing='mean'"), ({"scaling": "zscore"}, "scaling"),
+                                         ({"rare": "drop"}, "rare='drop'"), ({"min_class_size": 0}, "min_class_size"),
+                                         ({"drop_constant": "yes"}, "drop_constant"), ({"ordinal": ["a"]}, "dict")])
+def test_bad_options_are_refused_at_the_door(bad, match):
+    with pytest.raises(ValueError, match=match):
+        prepare(np.eye(4), [0, 1, 0, 1], **bad)
+
+
+# ---- properties ---------------------------------------------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(8, 40))
+def test_prepare_is_row_permutation_equivariant(seed, n):
+    "Reordering the rows reorders the prepared data the same way (in a file not sorted by class)."
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "k": rng.choice(["p", "q", "r"], n), "b": rng.exponential(size=n)})
+    y = rng.integers(0, 3, n)
+    perm = rng.permutation(n)
+    p, q = prepare(X, y, scaling="robust"), prepare(X.iloc[perm], y[perm], scaling="robust")
+    if p.features == q.features:                                 # a level absent from one: other one-hot columns
+        np.testing.assert_allclose(q.X, p.X[perm], atol=1e-12)
+        assert [s for s in p.skewed] == [s for s in q.skewed]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.floats(1e-3, 1e3), st.floats(-1e3, 1e3))
+def test_standardize_and_robust_are_affine_invariant(seed, scale, shift):
+    "A positive affine change of units of any feature changes nothing after 'standardize' or 'robust'."
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(30, 3))
+    Y = X.copy()
+    Y[:, 1] = Y[:, 1] * scale + shift
+    for s in ("standardize", "robust"):
+        np.testing.assert_allclose(scale_features(Y, s), scale_features(X, s), atol=1e-8)
+
+
+def test_log_scaling_touches_only_the_skewed_features():
+    X = np.column_stack([np.r_[np.zeros(90), np.arange(1.0, 11) ** 3], np.arange(100.0)])
+    np.testing.assert_allclose(scale_features(X, "log"), zscore(np.column_stack([np.log1p(X[:, 0]), X[:, 1]])))
+    np.testing.assert_allclose(scale_features(X, "log", skewed=[]), zscore(X))
+    assert np.allclose(np.median(robust_scale(X), axis=0), 0)
+    assert set(SCALINGS) == {"none", "standardize", "robust", "log"}
+
+
+def test_say_in_each_interface():
+    text = "drop it ([[drop_cols=id]]) or use [[scaling=standardize]] and [[variants=False]]"
+    assert say(text) == "drop it (drop_cols=['id']) or use scaling='standardize' and variants=False"
+    assert say(text, "cli") == "drop it (--drop-col id) or use --scaling standardize and --no-variants"
