@@ -119,7 +119,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cli._assess_json': ('cli.html#_assess_json', 'clm_nb/cli.py'),
                             'clm_nb.cli._build_site': ('cli.html#_build_site', 'clm_nb/cli.py'),
                             'clm_nb.cli._bundle': ('cli.html#_bundle', 'clm_nb/cli.py'),
-                            'clm_nb.cli._comments': ('cli.html#_comments', 'clm_nb/cli.py'),
                             'clm_nb.cli._data_options': ('cli.html#_data_options', 'clm_nb/cli.py'),
                             'clm_nb.cli._default_alternatives': ('cli.html#_default_alternatives', 'clm_nb/cli.py'),
                             'clm_nb.cli._default_name': ('cli.html#_default_name', 'clm_nb/cli.py'),

@@ -311,3 +311,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       n_noise=data.n_noise, noise=noise, scaling=scaling,
                       stability="not checked" if stable is None else "stable" if stable else "depends on preprocessing",
                       variants=table, preparation=steps, features=list(p.features), n_input=p.n_input)
+
+# %% ../nbs/17_assessment.ipynb #cd68c245
+from .core import document_params
+document_params(globals())

@@ -483,23 +483,16 @@ class StudyParam:
     help: str                # the comment after it
     alternatives: tuple      # what a value may parse to (see `_alternatives`)
 
-# %% ../nbs/18_cli.ipynb #1733c61b
-def _comments(source: str) -> dict[int, str]:
-    "The comment of each line of `source` (line number from 1 -> text after '#')."
-    import io
-    import tokenize
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
-
 # %% ../nbs/18_cli.ipynb #d189962b
 def study_params(path) -> dict[str, StudyParam]:
     "The parameters of the study notebook at `path`, in order: {name: StudyParam}."
+    from clm_nb.core import line_comments
     cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if not tagged:
         raise ValueError(f"{path} has no cell tagged 'parameters'; it is not a papermill study.")
     source = "".join(tagged[0]["source"])
-    comments, params = _comments(source), {}
+    comments, params = line_comments(source), {}
     for node in ast.parse(source).body:
         target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0] if isinstance(node, ast.Assign) \
             else None
@@ -519,9 +512,10 @@ def study_params(path) -> dict[str, StudyParam]:
 # %% ../nbs/18_cli.ipynb #40f6dfaf
 def _scalar(text: str, alt: str):
     "`text` as the scalar alternative `alt`; a `ValueError` when it does not fit."
+    from clm_nb.runner import FLAG_WORDS       # true/false, yes/no, on/off, 1/0: the words the studies accept
     t = text.strip()
-    if alt == "bool" and t.lower() in ("true", "false", "yes", "no", "1", "0"):
-        return t.lower() in ("true", "yes", "1")
+    if alt == "bool" and t.lower() in FLAG_WORDS:
+        return FLAG_WORDS[t.lower()]
     if alt == "int" and re.fullmatch(r"[+-]?\d+", t):
         return int(t)
     if alt == "float":
@@ -750,3 +744,7 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
     click.echo(f"{collection}/{name}: {X.shape[0]} points, {X.shape[1]} features -> {path}\n"
                f"read it with clm_nb.load_dataset({collection + '/' + name!r}, data_dir={str(data_dir)!r}) or "
                f"clm-nb leaderboard {data_dir} -o SITE")
+
+# %% ../nbs/18_cli.ipynb #96d2257c
+from .core import document_params
+document_params(globals())

@@ -1349,3 +1349,7 @@ def add_to_bundle(X,                         # (n, d) numeric data
     m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
     _replace_file(root / MANIFEST, lambda p: m.to_csv(p, index=False))
     return path
+
+# %% ../nbs/09_datasets.ipynb #2b588e82
+from .core import document_params
+document_params(globals())

@@ -503,3 +503,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
         steps.append(PrepStep("scaling", tuple(skewed) if scaling == "log" else (), words[scaling] + "."))
     return Prepared(X=np.ascontiguousarray(A), y=y, features=features, rows=rows, steps=steps, scaling=scaling,
                     skewed=tuple(skewed), set_aside=set_aside, n_input=n_input)
+
+# %% ../nbs/08a_prepare.ipynb #cace6eb5
+from .core import document_params
+document_params(globals())

@@ -430,3 +430,7 @@ def score_factors(X,                                       # the base dataset, (
                 value, err = np.nan, str(e)
             rows.append({"factor": factor, "level": level, "measure": m, "value": value, "measure_error": err})
     return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "measure_error"])
+
+# %% ../nbs/13_tasks.ipynb #de25fd2b
+from .core import document_params
+document_params(globals())

@@ -584,3 +584,7 @@ def read_ranking_results(folder) -> dict:
     summary = folder / "summary.json"
     return {"ground_truth": gt, "stability": read_csv(stab) if stab.is_file() else None,
             "summary": json.loads(summary.read_text()) if summary.is_file() else {}}
+
+# %% ../nbs/14_verdict.ipynb #a9476635
+from .core import document_params
+document_params(globals())

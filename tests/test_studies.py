@@ -378,11 +378,16 @@ def test_clm_evidence_embedded_default(quick_study):
     summary = json.loads((out / "summary.json").read_text())
     table1 = pd.read_csv(out / "table1_all.csv", index_col=0)
     assert summary["with_ground_truth"] == 10 and summary["choice"] in table1.index
-    assert {"raw: dbcv_btwn", "standardised: ch_btwn weighted", "raw: max(ch_btwn,dbcv_btwn)"} <= set(table1.index)
+    assert {"none|keep: dbcv_btwn", "standardize|keep: ch_btwn weighted", "log|set_aside: max(ch_btwn,dbcv_btwn)",
+            "none|keep: max(ch_btwn,dbcv_btwn)"} <= set(table1.index)        # every preparation's candidates
     assert -1 <= summary["held_out_rho"] <= 1 and summary["problems"] == 0
     verdicts = pd.read_csv(out / "verdicts.csv")
     assert len(verdicts) == 10 and verdicts.verdict.isin(["trustworthy", "doubtful", "unreliable", "not scored"]).all()
     assert (out / "confusion.csv").is_file() and (out / "selection.csv").is_file()
+    agreement = pd.read_csv(out / "agreement.csv", index_col=0)              # each preparation against its own GT
+    assert len(agreement) == 8 and agreement.verdict_rho.between(-1, 1).all()
+    stability = pd.read_csv(out / "stability.csv", index_col=0)
+    assert (stability.stable + stability.depends == stability.scored).all() and stability.scored.max() == 10
 
 
 def test_clm_evidence_needs_a_ground_truth(tmp_path, monkeypatch):
