@@ -315,6 +315,28 @@ def test_leaderboard_embedded_default_with_ground_truth(tmp_path, monkeypatch, q
     shutil.copytree(out, tmp_path / "out")
     again = _run(tmp_path, LEADERBOARD, **QUICK["leaderboard"])
     pd.testing.assert_frame_equal(pd.read_csv(again / "leaderboard.csv"), table)
+    assert table.stability.isin(["stable", "depends on preprocessing"]).all()     # variants: each dataset's stability
+    assert {"verdict_standardize", "verdict_robust", "verdict_log"} <= set(table.columns)
+    assert summary["scaling"] == "none" and sum(summary["stability"].values()) == 10
+
+
+def test_leaderboard_ground_truth_on_the_scores_features(tmp_path, monkeypatch):
+    "Issue 37: with scaling='standardize' the ground truth computed here clusters the standardized features."
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, LEADERBOARD, **(QUICK["leaderboard"] | {"scaling": "standardize", "variants": False,
+                                                                 "gt_collections": "sklearn", "n_trials": 2}))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scaling"] == "standardize" and summary["stability"] is None
+    assert "on the scores' features (scaling standardize)" in summary["ground_truth"][0]
+    assert "rough lower bound" in summary["ground_truth"][0]                        # 2 trials, not the paper's 20
+    import clm_nb
+    from clm_nb.core import zscore
+    from clm_nb.tasks import ground_truth_tasks
+    wine = clm_nb.load_dataset("wine")
+    task = ground_truth_tasks([wine], techniques=["kmeans"], n_trials=2, scaling="standardize")[0]
+    assert abs(task.params["X"] - zscore(wine.X)).max() < 1e-12                     # the features the scores read
+    table = pd.read_csv(out / "leaderboard.csv").set_index("dataset")
+    assert table.loc[["iris", "wine", "breast_cancer", "digits"], "gt_ami"].notna().all()
 
 
 def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
