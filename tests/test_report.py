@@ -172,7 +172,11 @@ def test_assessment_html_renders_offline(page, tmp_path):
     page.wait_for_load_state("load")
     text = page.inner_text("body")
     assert "CLM assessment" in text and a.verdict in text and "Worst class pairs" in text
-    assert page.locator("table").count() == 2 and page.locator("table tbody tr").count() == len(a.scores) + len(a.worst_pairs)
+    assert page.locator("table").count() == 3                     # the verdict under each preparation, scores, pairs
+    assert page.locator("table tbody tr").count() == len(a.variants) + len(a.scores) + len(a.worst_pairs)
+    assert "stable" in text and "The verdict under each preparation" in text
+    page.click("summary:has-text('Preparation')")                # the record: iris's one repeated row
+    assert "repeat an earlier row" in page.inner_text("body")
     page.click("text=What the measures are")                      # the summaries, their formulas typeset as MathML
     assert page.locator("details dl math").count() >= 5 and "$" not in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "assessment.png"), full_page=True)
