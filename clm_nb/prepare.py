@@ -17,8 +17,8 @@ from .core import check_choice, check_flag, check_number, noise_mask, zscore
 __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
            'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'say',
            'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing', 'encode_columns', 'constant_columns',
-           'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs', 'leakage_findings', 'robust_scale',
-           'scale_features', 'prepare']
+           'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs', 'tie_mixing', 'leakage_findings',
+           'robust_scale', 'scale_features', 'prepare']
 
 # %% ../nbs/08a_prepare.ipynb #bb1fa500
 MISSING_POLICIES = ("refuse", "drop", "impute")      # what `prepare` does with missing feature values
@@ -359,6 +359,14 @@ def label_runs(values: np.ndarray,   # one feature
     c = codes[order]
     return int(1 + np.count_nonzero(c[1:] != c[:-1])) if c.size else 0
 
+# %% ../nbs/08a_prepare.ipynb #1888c73d
+def tie_mixing(values: np.ndarray,   # one feature
+               codes: np.ndarray,    # the class codes 0..K-1
+              ) -> int:
+    "Points that share their value with a point of another class, beyond each value's most frequent label."
+    counts = pd.crosstab(values, codes).to_numpy() if values.size else np.zeros((0, 0))
+    return int(counts.sum() - counts.max(axis=1).sum()) if counts.size else 0
+
 # %% ../nbs/08a_prepare.ipynb #863a04ac
 def _class_sorted(codes: np.ndarray) -> bool:
     "Whether the labels come in one contiguous block per class down the rows."
@@ -380,12 +388,12 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
         if ID_NAME.match(c) and distinct >= ID_UNIQUE_SHARE * n:
             why.append("it is named like an identifier and has a different value in " + (
                 "every row" if distinct == n else f"{distinct / n:.0%} of the rows"))
-        if n >= LEAK_MIN_POINTS and K >= 2 and distinct > K:
+        if n >= LEAK_MIN_POINTS and K >= 2 and distinct >= 2:
             d = np.diff(v)
             if sorted_file and (np.all(d >= 0) or np.all(d <= 0)):
                 why.append("it is monotone down the rows of a file sorted by class (a row number under another name)")
             runs = label_runs(v, codes)
-            if runs - K <= LEAK_RUNS_SHARE * (n - K):
+            if (runs - K) + tie_mixing(v, codes) <= LEAK_RUNS_SHARE * (n - K):
                 why.append(f"alone it separates the {K} classes almost perfectly ({runs} label runs along it, "
                            f"{K} at the least)")
         if why:

@@ -19,7 +19,7 @@ from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown, pai
 from .core import check_choice, check_data, check_number, get_measure
 from .datasets import resolve_data_dir
 from .pairs import summarize
-from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, scale_features
+from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, say, scale_features
 from .runner import Task, read_csv
 from .tasks import best_ground_truth, dataset_digest, load_checked
 
@@ -473,7 +473,7 @@ def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far 
     key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
     prep = results[results.part == "prep"] if results is not None and "part" in results else pd.DataFrame()
     if len(prep):
-        warn = prep[prep.value == 1].groupby(["collection", "dataset"]).problem.agg(lambda p: " | ".join(p))
+        warn = prep[prep.value == 1].groupby(["collection", "dataset"]).problem.agg(lambda p: " | ".join(map(say, p)))
         out["prep_warnings"] = warn.reindex(key).fillna("").to_numpy()
     if not variants:
         return out
