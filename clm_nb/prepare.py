@@ -433,7 +433,7 @@ def scale_features(X,                    # (n, d) numeric features
     return zscore(a)
 
 # %% ../nbs/08a_prepare.ipynb #7d4372ad
-RARE_DEFAULT = "keep"           # the default rare-class policy (see nbs/studies/clm_evidence.ipynb)
+RARE_DEFAULT = "set_aside"      # the default rare-class policy, from the evidence (see the prose above)
 MIN_CLASS_SIZE = 5              # classes with fewer points are rare
 
 # %% ../nbs/08a_prepare.ipynb #fbaac3f0

@@ -133,8 +133,8 @@ def test_rare_classes_policies():
     y = np.r_[np.zeros(20), np.ones(20), [2, 2]].astype(int)
     assert rare_classes(y, 5) == {2: 2}
     X = np.arange(len(y), dtype=float)[:, None] + RNG.normal(0, 0.1, (len(y), 1))
-    assert prepare(X, y).X.shape[0] == 42
-    aside = prepare(X, y, rare="set_aside")
+    assert prepare(X, y, rare="keep").X.shape[0] == 42
+    aside = prepare(X, y)                                        # the default sets them aside
     assert aside.X.shape[0] == 40 and aside.set_aside == {2: 2} and 2 not in set(aside.y)
 
 
