@@ -474,9 +474,12 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     set_aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
     if set_aside:
         keep = ~pd.Series(y).isin(list(set_aside)).to_numpy()
-        if len(set(y[keep]) - ({-1} if noise is not None else set())) < 2:
-            raise ValueError(f"prepare: setting aside the classes below {min_class_size} points leaves fewer than two "
-                             "classes; keep them (rare='keep') or lower min_class_size.")
+        if len(set(y[keep]) - ({-1} if noise is not None else set())) < 2:     # nothing left to score: keep them all
+            steps.append(PrepStep("rare", (), f"{len(set_aside)} class(es) have fewer than {min_class_size} points, "
+                                  "too many to set aside (fewer than two classes would be left): all are kept, and "
+                                  "their class pairs rest on very few points.", True))
+            set_aside = {}
+    if set_aside:
         enc, y, rows = enc[keep].reset_index(drop=True), y[keep], rows[keep]
         listed = ", ".join(f"{k!s} ({v})" for k, v in list(set_aside.items())[:10])
         steps.append(PrepStep("rare", tuple(), f"set aside {len(set_aside)} class(es) below {min_class_size} points, "
