@@ -174,7 +174,7 @@ def _data_hints(X: np.ndarray, n_noise: int, noise, scaling: str) -> list[str]:
     return out
 
 # %% ../nbs/17_assessment.ipynb #09f3e980
-def _stability_hint(variants: pd.DataFrame | None, main: str) -> list[str]:
+def _stability_hint(variants: pd.DataFrame | None) -> list[str]:
     "The hint when the verdict changes with the scaling (empty when it does not, or was not checked)."
     if variants is None:
         return []
@@ -198,7 +198,7 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
            variants: pd.DataFrame | None = None,  # the verdict under each preparation (None: not checked)
           ) -> list[str]:
     "The hints of an assessment (see the prose): one sentence each, most important first."
-    return (_views_hint(scores, rule) + _stability_hint(variants, scaling) + _dominant_pair_hint(scores, pairs, rule)
+    return (_views_hint(scores, rule) + _stability_hint(variants) + _dominant_pair_hint(scores, pairs, rule)
             + _data_hints(X, n_noise, noise, scaling))
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3

@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 # %% auto #0
-__all__ = ['EXIT_CODES', 'PREP_OPTIONS', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli',
-           'main', 'StudyParam', 'study_params', 'parse_param', 'check_study_params']
+__all__ = ['EXIT_CODES', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli', 'main',
+           'StudyParam', 'study_params', 'parse_param', 'check_study_params']
 
 # %% ../nbs/18_cli.ipynb #db1cf0fa
 EXIT_CODES = {0: "success, whatever the verdict", 1: "a data or option problem, reported as one line 'Error: ...'",
@@ -94,8 +94,6 @@ def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, d
     return feats, y, list(feats.columns)
 
 # %% ../nbs/18_cli.ipynb #f4501ef1
-PREP_OPTIONS = ("missing", "ordinal", "keep_constant", "scaling", "rare", "min_class_size")
-
 def _prep_options(f):
     "The preparation's options (see the prose), for assess and score."
     from clm_nb.prepare import MIN_CLASS_SIZE, MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS
@@ -132,7 +130,7 @@ def _ordinal(values) -> dict | None:
 
 # %% ../nbs/18_cli.ipynb #e4a98ff6
 def _prep_kwargs(o: dict, noise) -> dict:
-    "prepare's keyword arguments from the preparation options in `o` (PREP_OPTIONS); `scaling` only when given."
+    "prepare's keyword arguments from the preparation options in `o` (`_prep_options`); `scaling` only when given."
     kw = {"missing": o["missing"], "ordinal": _ordinal(o["ordinal"]), "drop_constant": not o["keep_constant"],
           "rare": o["rare"], "min_class_size": o["min_class_size"], "noise": noise}
     return kw | ({"scaling": o["scaling"]} if o["scaling"] else {})
