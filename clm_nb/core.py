@@ -16,6 +16,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -23,12 +24,13 @@ import pandas as pd
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'noise_mask',
-           'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'check_X',
-           'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions', 'check_partitions',
-           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'line_comments', 'param_comments',
-           'param_doc', 'document_params']
+__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'FORMULA_START',
+           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
+           'check_noise_label', 'check_X', 'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions',
+           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
+           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
+           'spreadsheet_safe', 'write_csv', 'read_csv', 'line_comments', 'param_comments', 'param_doc',
+           'document_params']
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -780,6 +782,94 @@ def plain_math(text) -> str:
         s = re.sub(r"([(\[]) (?=\S)", r"\1", s)
         return re.sub(r"(?<=\S) ([)\]⟩])", r"\1", s).strip()
     return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")
+
+# %% ../nbs/00_core.ipynb #58b4278d
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+def terminal_text(text,                     # what is about to be printed
+                  *,
+                  keep_layout: bool = True,  # keep newlines and tabs (False: escape them too)
+                 ) -> str:
+    """`text` with every control character (C0 and C1, ANSI escape sequences' ESC), bidirectional override and
+    invisible format character written as a visible escape (`\\x1b`, `\\u202e`), so that printing it can neither
+    move the cursor, recolour the terminal nor reverse the line; newlines and tabs are kept unless `keep_layout`
+    is False."""
+    text = "" if text is None else str(text)
+    def esc(m):
+        c = m.group(0)
+        if keep_layout and c in "\n\t": return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return _CONTROL.sub(esc, text.replace("\r\n", "\n") if keep_layout else text)
+
+# %% ../nbs/00_core.ipynb #97e3d0d7
+def user_text(value,           # a label, a column or a dataset name: anything a user controls
+              limit: int = 60,  # the longest text shown; longer text is cut and says how long it was
+             ) -> str:
+    """`value` quoted for a message: a number as itself, anything else as the `repr` of its text (control and
+    bidirectional characters escaped), cut to `limit` characters, with every `$` escaped as `\\$` so no math
+    renderer reads it as a formula."""
+    if isinstance(value, np.generic): value = value.item()
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        return str(value)
+    s = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    cut = f"…({len(s):,} characters)" if len(s) > limit else ""
+    return (repr(s[:limit]) + cut).replace("$", "\\$")
+
+# %% ../nbs/00_core.ipynb #5337823e
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+def _defuse(v):
+    "A text value that a spreadsheet would run as a formula, with an apostrophe in front; anything else unchanged."
+    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+
+# %% ../nbs/00_core.ipynb #59f25391
+def _defuse_index(index: pd.Index) -> pd.Index:
+    "`index` with each would-be formula label defused (`_defuse`), every level of a MultiIndex included."
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(_defuse(x) for x in t) for t in index], names=index.names)
+    return index.map(_defuse) if not pd.api.types.is_numeric_dtype(index) else index
+
+# %% ../nbs/00_core.ipynb #8050c21e
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` in which every text cell, column name and index label (MultiIndex levels included) that a
+    spreadsheet would run as a formula (first character in `FORMULA_START`) starts with an apostrophe; numbers,
+    including negative ones, are left alone."""
+    out = frame.copy()
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)
+                or pd.api.types.is_datetime64_any_dtype(col)):
+            out.isetitem(i, col.astype(object).map(_defuse))
+    out.columns = _defuse_index(out.columns)
+    out.index = _defuse_index(out.index)
+    return out
+
+# %% ../nbs/00_core.ipynb #c14fe99b
+def write_csv(frame: pd.DataFrame,     # the table
+              path,                    # the CSV file to write
+              *,
+              index: bool = False,     # write the index too
+             ) -> Path:
+    "Write `frame` as a spreadsheet-safe CSV (`spreadsheet_safe`): every table a study writes goes through here."
+    path = Path(path)
+    spreadsheet_safe(frame).to_csv(path, index=index)
+    return path
+
+# %% ../nbs/00_core.ipynb #44594201
+def read_csv(path, **kwargs) -> pd.DataFrame:
+    """Read a table written by `write_csv` back with its original text (the apostrophe in front of a would-be formula
+    removed), so that a study that reads another study's tables joins on the real names. `kwargs` go to
+    `pandas.read_csv`."""
+    def restore(v):
+        return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:].startswith(FORMULA_START) else v
+    t = pd.read_csv(path, **kwargs)
+    for i in range(t.shape[1]):
+        if pd.api.types.is_string_dtype(t.iloc[:, i]) or t.iloc[:, i].dtype == object:
+            t.isetitem(i, t.iloc[:, i].map(restore))
+    t.columns = t.columns.map(restore)
+    if not pd.api.types.is_numeric_dtype(t.index):
+        t.index = t.index.map(restore)
+    return t
 
 # %% ../nbs/00_core.ipynb #d29096de
 def line_comments(source: str,  # Python source text

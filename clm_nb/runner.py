@@ -37,17 +37,17 @@ import pyarrow.parquet as pq
 from tqdm import tqdm   # plain text bar: readable in papermill logs and in saved notebooks (no widget state)
 
 from . import __version__
-from .core import check_choice, check_flag, check_number
+from .core import check_choice, check_flag, check_number, read_csv, spreadsheet_safe, write_csv
 from .datasets import array_digest
 from .pairs import MEMORY_SHARE_VARIABLE, memory_share
 
 # %% auto #0
 __all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'THREAD_VARIABLES', 'MAX_WORKER_DEATHS',
-           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'FORMULA_START', 'code_version', 'value_digest', 'Task',
-           'task_seed', 'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
+           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'code_version', 'value_digest', 'Task', 'task_seed',
+           'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
            'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
            'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
-           'Param', 'parse_flag', 'check_params', 'spreadsheet_safe', 'write_csv', 'read_csv']
+           'Param', 'parse_flag', 'check_params']
 
 # %% ../nbs/12_runner.ipynb #36f7c304
 @lru_cache(maxsize=None)
@@ -867,62 +867,6 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     raise ValueError(f"{who}: {name} has unknown value(s) {unknown}"
                                      + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
                                      + f"; allowed: {sorted(p.choices)}.")
-
-# %% ../nbs/12_runner.ipynb #5337823e
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-def _defuse(v):
-    "A text value that a spreadsheet would run as a formula, with an apostrophe in front; anything else unchanged."
-    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
-
-# %% ../nbs/12_runner.ipynb #59f25391
-def _defuse_index(index: pd.Index) -> pd.Index:
-    "`index` with each would-be formula label defused (`_defuse`), every level of a MultiIndex included."
-    if isinstance(index, pd.MultiIndex):
-        return pd.MultiIndex.from_tuples([tuple(_defuse(x) for x in t) for t in index], names=index.names)
-    return index.map(_defuse) if not pd.api.types.is_numeric_dtype(index) else index
-
-# %% ../nbs/12_runner.ipynb #8050c21e
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `frame` in which every text cell, column name and index label (MultiIndex levels included) that a
-    spreadsheet would run as a formula (first character in `FORMULA_START`) starts with an apostrophe; numbers,
-    including negative ones, are left alone."""
-    out = frame.copy()
-    for i in range(out.shape[1]):
-        col = out.iloc[:, i]
-        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)
-                or pd.api.types.is_datetime64_any_dtype(col)):
-            out.isetitem(i, col.astype(object).map(_defuse))
-    out.columns = _defuse_index(out.columns)
-    out.index = _defuse_index(out.index)
-    return out
-
-# %% ../nbs/12_runner.ipynb #c14fe99b
-def write_csv(frame: pd.DataFrame,     # the table
-              path,                    # the CSV file to write
-              *,
-              index: bool = False,     # write the index too
-             ) -> Path:
-    "Write `frame` as a spreadsheet-safe CSV (`spreadsheet_safe`): every table a study writes goes through here."
-    path = Path(path)
-    spreadsheet_safe(frame).to_csv(path, index=index)
-    return path
-
-# %% ../nbs/12_runner.ipynb #44594201
-def read_csv(path, **kwargs) -> pd.DataFrame:
-    """Read a table written by `write_csv` back with its original text (the apostrophe in front of a would-be formula
-    removed), so that a study that reads another study's tables joins on the real names. `kwargs` go to
-    `pandas.read_csv`."""
-    def restore(v):
-        return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:].startswith(FORMULA_START) else v
-    t = pd.read_csv(path, **kwargs)
-    for i in range(t.shape[1]):
-        if pd.api.types.is_string_dtype(t.iloc[:, i]) or t.iloc[:, i].dtype == object:
-            t.isetitem(i, t.iloc[:, i].map(restore))
-    t.columns = t.columns.map(restore)
-    if not pd.api.types.is_numeric_dtype(t.index):
-        t.index = t.index.map(restore)
-    return t
 
 # %% ../nbs/12_runner.ipynb #3eb13d97
 from .core import document_params
