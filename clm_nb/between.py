@@ -16,8 +16,8 @@ import pandas as pd
 from numba import njit
 from scipy.special import expit, logsumexp
 
-from .core import (SCALE_FREE, LabeledData, MeasureInfo, check_data, check_euclidean, check_flag, check_number,
-                         get_measure, normalize_scale, register)
+from .core import (SCALE_FREE, LabeledData, MeasureInfo, check_class_pairs, check_data, check_euclidean,
+                         check_flag, check_number, get_measure, normalize_scale, register)
 from .internal import dbcv_value
 from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
@@ -510,6 +510,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
     shift = _check_shift(distance_shift, name)
     max_memory = check_max_memory(max_memory, who=name)
     data = check_data(X, labels, noise=noise, measure=name)
+    check_class_pairs(data.K, who=name)                          # every class pair is scored: K(K-1)/2 of them
     _, scale, _ = normalize_scale(data.X, center=False)          # the class pairs' unit: a power of two
     if shift > MAX_RELATIVE_SHIFT * scale:
         raise ValueError(f"{name}: distance_shift={distance_shift!r} is more than 2^20 times the extent of the data "

@@ -14,6 +14,7 @@ import re
 import sys
 import tokenize
 import warnings
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -24,13 +25,14 @@ import pandas as pd
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'FORMULA_START',
-           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
-           'check_noise_label', 'check_X', 'check_euclidean', 'LabeledData', 'check_labels', 'check_data', 'Partitions',
-           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
-           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
-           'spreadsheet_safe', 'write_csv', 'read_csv', 'line_comments', 'param_comments', 'param_doc',
-           'document_params']
+__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES',
+           'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'FORMULA_START', 'noise_mask', 'encode_labels', 'check_number',
+           'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'float_column', 'magnitude_bound',
+           'check_magnitude', 'check_X', 'check_euclidean', 'LabeledData', 'check_labels', 'check_data',
+           'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
+           'zscore', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math',
+           'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'line_comments',
+           'param_comments', 'param_doc', 'document_params']
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -38,6 +40,15 @@ NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
 # %% ../nbs/00_core.ipynb #e05add9d
 def _as_1d(values, name: str) -> np.ndarray:
     "`values` as a 1-D numpy array (pandas objects and lists accepted), or a `ValueError`."
+    if isinstance(values, Mapping):
+        raise ValueError(f"{name} is a {type(values).__name__} of {len(values)} entries, not one label per point in the "
+                         "rows' order; pass a list, an array or a pandas Series (e.g. [d[i] for i in range(n)] if its "
+                         "keys are the row positions).")
+    if isinstance(values, (set, frozenset)):
+        raise ValueError(f"{name} is a set: it has no order and keeps one copy of each label. Pass one label per "
+                         "point, in the rows' order (a list, an array or a pandas Series).")
+    if isinstance(values, Iterator):        # a generator: its labels, once
+        values = list(values)
     if isinstance(values, (pd.Series, pd.Index, pd.Categorical)):
         as_object = isinstance(values, pd.Categorical) or values.dtype.kind == "O"
         values = values.to_numpy(dtype=object) if as_object else values.to_numpy()
@@ -49,8 +60,19 @@ def _as_1d(values, name: str) -> np.ndarray:
         arr = np.asarray(values, dtype=object)
         if arr.ndim == 1:
             arr = pd.Series(arr, dtype=object).infer_objects().to_numpy()
+        nested = next((i for i, v in enumerate(arr.ravel()[:1] if arr.ndim > 1 else arr)
+                       if isinstance(v, (list, np.ndarray, dict, set)) or arr.ndim > 1), None)
+        if nested is not None:
+            shape = f"{arr.shape[0]} lists of {arr.shape[1]}" if arr.ndim > 1 else f"a list at position {nested}"
+            raise ValueError(f"{name} is a nested list ({shape}), not one label per point; give a flat list with one "
+                             "single value (a number or a string) per point, e.g. [row[0] for row in labels] if each "
+                             "inner list holds one label. Two labelings are scored one at a time.")
     else:
         arr = np.asarray(values)
+    if arr.ndim == 0:
+        what = "None" if values is None else f"a single {type(values).__name__}"
+        raise ValueError(f"{name} is {what}, not one label per point; pass a list, an array or a pandas Series with "
+                         "one label for each row of X.")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per point); got an array of shape {arr.shape}. "
                          "Pass a single column, e.g. labels.ravel() if it is (n, 1).")
@@ -75,7 +97,12 @@ def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
     try:
         codes, classes = pd.factorize(arr, sort=True, use_na_sentinel=True)
     except TypeError:  # values of mixed, unorderable types: keep first-seen order
-        codes, classes = pd.factorize(arr, sort=False, use_na_sentinel=True)
+        try:
+            codes, classes = pd.factorize(arr, sort=False, use_na_sentinel=True)
+        except TypeError:  # an unhashable value (a list or an array inside an object array)
+            i = next(i for i, v in enumerate(arr) if not isinstance(v, Hashable))
+            raise ValueError(f"labels hold a {type(arr[i]).__name__} at position {i}; each label must be a single "
+                             "value (a number or a string). Flatten the labels to one value per point.") from None
     if (codes < 0).any():
         where = np.flatnonzero(codes < 0)
         raise ValueError(f"labels contain {where.size} missing value(s) (NaN/None), first at position {where[0]}. "
@@ -204,6 +231,69 @@ def check_noise_label(noise_label, *, who: str = ""):
         raise ValueError(f"{_prefix(who)}noise_label=nan never equals a label; use a value such as -1.")
     return noise_label
 
+# %% ../nbs/00_core.ipynb #15fa531b
+MAX_EXACT_INT = 2 ** 53     # float64 holds every integer of magnitude up to this exactly, not all beyond
+
+def float_column(values,         # one column: a numpy array or a pandas Series of numbers
+                 column,         # the column's name or position, for the message
+                 *,
+                 who: str = "",  # the caller's name, prefixed to the message
+                ) -> np.ndarray:
+    "`values` as float64, or a `ValueError` when they are integers beyond 2^53 that float64 would round."
+    if isinstance(values, pd.Series):
+        if not pd.api.types.is_integer_dtype(values.dtype) or values.hasnans:   # NA becomes NaN, refused later
+            return values.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = values.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(values.dtype) else np.int64)
+    a = np.asarray(values)
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return np.asarray(a, dtype=np.float64)
+    lo, hi = int(a.min()), int(a.max())
+    f = a.astype(np.float64)
+    if max(-lo, hi) <= MAX_EXACT_INT:
+        return f
+    safe = f < 2.0 ** 63 if a.dtype.kind == "i" else f < 2.0 ** 64       # the float of 2^63 - 1 is 2^63: no int64
+    back = np.where(safe, f, 0).astype(a.dtype)
+    lossy = ~safe | (back != a)
+    if not lossy.any():
+        return f
+    span = hi - lo
+    fix = (f"subtract the column's minimum first, in integers (x - x.min(), before any float conversion): distances "
+           f"do not change, and its range, {span:,}, fits" if span <= MAX_EXACT_INT else
+           f"its range, {span:,}, is beyond 2^53 too: divide it by a constant (accepting the rounding) or drop it")
+    name = column if isinstance(column, (int, np.integer)) else user_text(column)   # a position, or a user's name
+    raise ValueError(f"{_prefix(who)}X column {name} holds integers up to {max(-lo, hi):,} in magnitude, beyond 2^53 = "
+                     f"{MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its {a.size:,} values exactly "
+                     f"(they would round, and distinct points could become one); {fix}.")
+
+def magnitude_bound(n: int,  # points
+                    d: int,  # features
+                   ) -> float:
+    "The largest |x| at which squared distances summed over all n² pairs of n points in d features stay finite."
+    return float(np.sqrt(np.finfo(np.float64).max) / (2 * max(n, 1) * np.sqrt(max(d, 1))))
+
+def check_magnitude(arr: np.ndarray,     # (n, d) finite float64 data
+                    names=None,          # how the message names each column (None: "column j")
+                    *,
+                    who: str = "",       # the caller's name, prefixed to the message
+                   ) -> np.ndarray:
+    "`arr` itself, or a `ValueError` naming the columns whose magnitude would overflow squared distances."
+    if arr.size == 0:
+        return arr
+    bound = magnitude_bound(*arr.shape)
+    top = np.abs(arr).max(axis=0)
+    big = np.flatnonzero(top > bound)
+    if big.size:
+        name = lambda j: str(j) if names is None else user_text(names[j])
+        cols = ", ".join(name(j) for j in big[:5]) + (f" and {big.size - 5} more" if big.size > 5 else "")
+        peak = float(top.max())
+        raise ValueError(f"{_prefix(who)}X column{'s' if big.size > 1 else ''} {cols} reach{'es' if big.size == 1 else ''} "
+                         f"{peak:.3g} in magnitude: with "
+                         f"{arr.shape[0]:,} points in {arr.shape[1]:,} feature(s), squared distances summed over the "
+                         f"pairs overflow float64 beyond {bound:.3g} (sqrt of float64's max / (2 n sqrt(d))). Divide X "
+                         f"by a constant first, e.g. X / 1e{int(np.floor(np.log10(peak)))} (one constant for every "
+                         "column keeps the distances' proportions), or express the column in a sensible unit.")
+    return arr
+
 # %% ../nbs/00_core.ipynb #0b16c59e
 def check_X(X,                  # the data: (n, d) array-like or DataFrame of finite real numbers
             *,
@@ -220,7 +310,8 @@ def check_X(X,                  # the data: (n, d) array-like or DataFrame of fi
         if any(pd.api.types.is_complex_dtype(t) for t in X.dtypes):
             raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), "
                              "or the real and imaginary parts as separate columns.")
-        X = X.to_numpy(dtype=np.float64)
+        X = (np.column_stack([float_column(X.iloc[:, j], c, who=measure)
+                              for j, c in enumerate(X.columns)]) if X.shape[1] else X.to_numpy(dtype=np.float64))
     if sparse.issparse(X):
         raise ValueError(f"{who}X is a sparse matrix; pass a dense array (X.toarray()).")
     try:
@@ -228,10 +319,13 @@ def check_X(X,                  # the data: (n, d) array-like or DataFrame of fi
         if arr.dtype.kind == "c":
             raise ValueError(f"{who}X is complex; measures need real coordinates. Pass X.real, np.abs(X), "
                              "or the real and imaginary parts as separate columns (np.column_stack([X.real, X.imag])).")
-        arr = arr.astype(np.float64, copy=False)
+        if not (arr.dtype.kind in "iu" and arr.ndim == 2 and arr.shape[1]):
+            arr = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError) as e:
         if "is complex" in str(e): raise
         raise ValueError(f"{who}X must be numeric; it could not be converted to float ({e}).") from None
+    if arr.dtype.kind in "iu":      # integers one column at a time: those float64 would round are refused
+        arr = np.column_stack([float_column(arr[:, j], j, who=measure) for j in range(arr.shape[1])])
     if arr.ndim == 1:
         raise ValueError(f"{who}X must be 2-D (n_samples, n_features); got a 1-D array of {arr.size} values. "
                          "Use X.reshape(-1, 1) for a single feature.")
@@ -249,7 +343,7 @@ def check_X(X,                  # the data: (n, d) array-like or DataFrame of fi
                          f"first at row {r}, column {c}. Impute or drop those rows before scoring.")
     if arr.shape[0] < min_points:
         raise ValueError(f"{who}X has {arr.shape[0]} point(s); at least {min_points} are needed.")
-    return np.ascontiguousarray(arr)
+    return np.ascontiguousarray(check_magnitude(arr, who=measure))
 
 # %% ../nbs/00_core.ipynb #3954cfe9
 def check_euclidean(metric,     # the metric the caller asked for
@@ -367,6 +461,26 @@ def check_data(X,                               # the data: (n, d) array-like of
                          f"at least {min_points} are needed.")
     return LabeledData(arr, codes, classes, keep, n_noise)
 
+# %% ../nbs/00_core.ipynb #bb7d0689
+MAX_CLASS_PAIRS = 500_000      # class pairs scored one by one (between-dataset measures, the verdict): K = 1,000
+MAX_TABLE_PAIRS = 1 << 26      # class pairs of a K x K float64 table (ClusterStats): K = 11,585, 1 GiB
+
+def check_class_pairs(K: int,                        # the number of classes (clusters)
+                      *,
+                      limit: int = MAX_CLASS_PAIRS,  # the most class pairs K(K-1)/2 accepted
+                      why: str = "the between-dataset measures and the verdict score every class pair one by one",
+                      who: str = "",                 # the caller's name, prefixed to the message
+                     ) -> None:
+    "A `ValueError` saying why and what to do when `K` classes make more than `limit` class pairs."
+    pairs = int(K) * (int(K) - 1) // 2
+    if pairs <= limit:
+        return
+    k_max = (1 + int(np.sqrt(1 + 8 * limit))) // 2
+    raise ValueError(f"{_prefix(who)}{int(K):,} classes make {pairs:,} class pairs; {why}, so at most {limit:,} pairs "
+                     f"({k_max:,} classes) are accepted. Merge classes, or set the rare ones aside (rare='set_aside' "
+                     "with a larger min_class_size in assess or prepare); a class per few points is usually an "
+                     "identifier, not a class.")
+
 # %% ../nbs/00_core.ipynb #4b43dfb1
 @dataclass(frozen=True, eq=False)
 class Partitions:
@@ -457,6 +571,7 @@ class ClusterStats:
                ) -> "ClusterStats":
         "The statistics of the partition `labels` of `X`, in one O(nd) pass."
         n, d = X.shape
+        check_class_pairs(K, limit=MAX_TABLE_PAIRS, why="the centroid measures hold K x K tables of centroid distances")
         Xn, scale, mean = normalize_scale(X)
         ind = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(K, n))
         sizes = np.bincount(labels, minlength=K)
@@ -465,8 +580,12 @@ class ClusterStats:
         point_dist = snap_zero(np.sqrt(np.einsum("ij,ij->i", own, own)), n_features=d)
         del own
         center_dist = snap_zero(np.sqrt(np.einsum("ij,ij->i", Xn, Xn)), n_features=d)
-        diff = cn[:, None, :] - cn[None, :, :]
-        cdist = snap_zero(np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)), n_features=d)
+        cdist = np.empty((K, K))
+        step = max(1, (1 << 23) // max(K * d, 1))                 # rows of centroids per block: 64 MB of differences
+        for r in range(0, K, step):
+            diff = cn[r:r + step, None, :] - cn[None, :, :]
+            cdist[r:r + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        cdist = snap_zero(cdist, n_features=d)
         within_ss = np.bincount(labels, weights=point_dist ** 2, minlength=K)
         within_dist = np.bincount(labels, weights=point_dist, minlength=K)
         return cls(scale, sizes, cn * scale + mean, mean, point_dist, center_dist, within_ss, within_dist, cdist)
@@ -614,6 +733,9 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
 # %% ../nbs/00_core.ipynb #691e05c3
 def get_measure(name: str) -> MeasureInfo:
     "The registry entry called `name` (a `ValueError` suggesting close names if there is none)."
+    if not isinstance(name, str):
+        raise ValueError(f"a measure is named by a string such as 'silhouette'; got {_show(name)}. measures() lists "
+                         "them.")
     try:
         return _REGISTRY[name]
     except KeyError:

@@ -13,7 +13,8 @@ from numba import njit, prange
 
 from .core import (SCALE_FREE, check_choice, check_data, check_euclidean, check_number, normalize_scale,
                          register)
-from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_values, summarize
+from .pairs import (DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_widths, sort_by_cluster,
+                          summarize)
 
 # %% auto #0
 __all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni', 'i_index',
@@ -122,7 +123,7 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["cluster_sums"],
-          complexity="O(n^2 d) time in 1 pass of the pair engine, O(nK) memory per thread",
+          complexity="O(n^2 d) time in 1 pass of the pair engine (2 when K is large), memory within max_memory",
           reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of "
                     "cluster analysis, "
                     "J. Comput. Appl. Math. 20:53-65")
@@ -139,8 +140,7 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette")
-    s = summarize(data, None, ["cluster_sums"], metric=metric, max_memory=max_memory, measure="silhouette")
-    return float(np.mean(silhouette_values(s.cluster_sums, data.labels)))
+    return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # chunks of rows if K is large
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
 @register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf,

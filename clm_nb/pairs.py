@@ -13,13 +13,14 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import PAIR_SUMMARIES, LabeledData, check_choice, check_data, check_number, normalize_scale
+from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, check_class_pairs, check_data,
+                         check_number, normalize_scale)
 
 # %% auto #0
 __all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE', 'DEFAULT_MAX_MEMORY', 'NEEDS',
            'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
-           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'check_tolerance', 'pair_summary',
-           'silhouette_values', 'summarize']
+           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'check_tolerance', 'check_table_sizes',
+           'pair_summary', 'silhouette_values', 'silhouette_widths', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -462,17 +463,17 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
 
 # %% ../nbs/01_pairs.ipynb #7077eac2
 @njit(parallel=True, cache=True)
-def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full):
+def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full, r0, r1):
     """sums[i, c] = sum of distances from point i to the points of cluster c (silhouette). Triangle mode computes
-    each pair once and adds it to both ends in per-lane arrays (lanes x n x K memory); `full` mode walks whole
-    rows instead (each pair twice, n x K memory)."""
+    each pair once and adds it to both ends in per-lane arrays (lanes x n x K memory; rows 0:n only); `full` mode
+    walks whole rows instead (each pair twice), only rows r0:r1, and returns their (r1 - r0) x K sums."""
     n = XT.shape[1]
     K = starts.shape[0] - 1
-    part = np.zeros((1 if full else n_lanes, n, K))
+    part = np.zeros((1, r1 - r0, K) if full else (n_lanes, n, K))
     for t in prange(n_lanes):
         buf = np.empty(n)
         acc = part[0] if full else part[t]
-        for i in range(t, n if full else n - 1, n_lanes):
+        for i in range(r0 + t if full else t, r1 if full else n - 1, n_lanes):
             j0 = 0 if full else i + 1
             o = _row_distances(XT, i, j0, n, code, buf)
             if full:
@@ -486,7 +487,7 @@ def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full):
                     s += o[j]
                     if not full:
                         acc[j + j0, li] += o[j]
-                acc[i, c] += s
+                acc[i - r0 if full else i, c] += s
     return part.sum(axis=0) if not full else part[0]
 
 # %% ../nbs/01_pairs.ipynb #0138fe95
@@ -1240,6 +1241,23 @@ def _tolerant_summary(sd: SortedData, needs: set, max_memory: int, tolerance: fl
     out.passes, out.collected = r.passes, r.collected
     return out
 
+# %% ../nbs/01_pairs.ipynb #7f778fb8
+def check_table_sizes(sd: SortedData,  # the data sorted by cluster
+                      needs,             # the summaries asked for (`NEEDS`)
+                      who: str = "",     # the measure's name, prefixed to the message
+                     ) -> None:
+    "A `ValueError` when a summary's K-sized tables would pass 1 GiB (see the prose), before any pass."
+    lanes = _n_lanes()
+    if "extremes" in needs:
+        check_class_pairs(sd.K, limit=MAX_TABLE_PAIRS // (3 * lanes), why=f"the pair engine's extremes (Dunn's index) "
+                          f"keep three K x K tables in each of its {lanes} threads, at most 1 GiB in all", who=who)
+    cells = sd.n * sd.K
+    if "cluster_sums" in needs and cells > 2 * MAX_TABLE_PAIRS:
+        raise ValueError(f"{who + ': ' if who else ''}{sd.n:,} points x {sd.K:,} clusters: the cluster_sums summary (sc_a, dunn_a) is an n x K "
+                         f"table of {cells * 8 / 2 ** 30:.1f} GiB, beyond the 1 GiB it may take. Merge clusters or "
+                         "set the rare ones aside (rare='set_aside' in assess), or score a sample of the points; the "
+                         "silhouette itself works in chunks whatever K.")
+
 # %% ../nbs/01_pairs.ipynb #9aa938e3
 def pair_summary(sd: SortedData,                        # the data sorted by cluster (`sort_by_cluster`)
                  needs=("ranks",),                      # the summaries to compute, any of `NEEDS`
@@ -1253,6 +1271,7 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     if unknown: raise ValueError(f"unknown needs {sorted(unknown)}; use any of {NEEDS}")
     max_memory = check_max_memory(max_memory)
     tolerance = check_tolerance(tolerance, needs)                      # a Python float or None from here on
+    check_table_sizes(sd, needs)
     if tolerance is not None and tolerance >= ROUNDING_ALLOWANCE:
         return _tolerant_summary(sd, needs, max_memory, tolerance)
     r = _Resolver(sd, needs, max_memory)             # exact; a tolerance below the allowance is met only by exactness
@@ -1262,7 +1281,7 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     top = _Range(0.0, bound, r.nb, top=True)
     if "cluster_sums" in needs:
         full = r.lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
-        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, r.lanes, full)
+        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, r.lanes, full, 0, sd.n)
         out.cluster_sums = np.empty_like(sums)
         out.cluster_sums[sd.order] = sums
         r.passes += 1
@@ -1293,10 +1312,13 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     return out
 
 # %% ../nbs/01_pairs.ipynb #040f3c01
-def silhouette_values(cluster_sums: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def silhouette_values(cluster_sums: np.ndarray,  # (m, K) summed distance from each point to each cluster
+                      labels: np.ndarray,        # (m,) the points' cluster codes
+                      sizes=None,                # (K,) cluster sizes (None: counted from `labels`, all points)
+                     ) -> np.ndarray:
     "Silhouette of every point from its summed distances to each cluster (`cluster_sums`); singletons score 0."
     n, K = cluster_sums.shape
-    sizes = np.bincount(labels, minlength=K).astype(np.float64)
+    sizes = (np.bincount(labels, minlength=K) if sizes is None else np.asarray(sizes)).astype(np.float64)
     rows = np.arange(n)
     size_own = sizes[labels]
     a = cluster_sums[rows, labels] / np.maximum(size_own - 1, 1)
@@ -1307,6 +1329,23 @@ def silhouette_values(cluster_sums: np.ndarray, labels: np.ndarray) -> np.ndarra
     s = np.divide(b - a, denom, out=np.zeros_like(a), where=denom > 0)
     s[size_own == 1] = 0.0
     return s
+
+# %% ../nbs/01_pairs.ipynb #71332fe1
+def silhouette_widths(sd: SortedData,   # the data sorted by cluster (`sort_by_cluster`)
+                      max_memory: int,   # bytes for the sums (see the prose): the chunks of rows follow from it
+                     ) -> np.ndarray:
+    "Silhouette of every point of `sd` (in its sorted order) within `max_memory` bytes whatever K."
+    n, K, lanes = sd.n, sd.K, _n_lanes()
+    if (lanes + 3) * n * K * 8 <= max_memory:
+        return silhouette_values(_cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, False, 0, n),
+                                 sd.labels)
+    rows = int(max(1, (max_memory - 8 * lanes * n) // (24 * K)))
+    out = np.empty(n)
+    for r0 in range(0, n, rows):
+        r1 = min(n, r0 + rows)
+        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, True, r0, r1)
+        out[r0:r1] = silhouette_values(sums, sd.labels[r0:r1], sd.sizes)
+    return out
 
 # %% ../nbs/01_pairs.ipynb #a82478fe
 def summarize(X,                                     # the data (n, d), or a `LabeledData` (then labels=None)
@@ -1329,7 +1368,9 @@ def summarize(X,                                     # the data (n, d), or a `La
     for (m, tol), (have, s) in cache.items():       # exact whatever the budget; an exact summary serves any tolerance
         if m == metric and needs <= have and (tol is None or (tolerance is not None and tol <= tolerance)):
             return s
-    s = pair_summary(sort_by_cluster(data, metric), needs, max_memory=max_memory, tolerance=tolerance)
+    sd = sort_by_cluster(data, metric)
+    check_table_sizes(sd, needs, who=measure)        # the K-sized tables, named for the caller (pair_summary checks too)
+    s = pair_summary(sd, needs, max_memory=max_memory, tolerance=tolerance)
     cache[(metric, tolerance)] = (needs, s)
     return s
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .core import check_choice, check_flag, check_number, noise_mask, zscore
+from .core import (check_choice, check_class_pairs, check_flag, check_labels, check_magnitude, check_number,
+                         float_column, noise_mask, zscore)
 
 # %% auto #0
 __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
@@ -244,7 +245,7 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
     for c in df.columns:
         s, kind = df[c], _column_kind(df[c], ordinal)
         if kind == "numeric":
-            out[c] = s.to_numpy(dtype=np.float64)
+            out[c] = float_column(s, c, who="prepare")    # integers beyond 2^53: refused
         elif kind == "boolean":
             out[c] = s.to_numpy(dtype=np.float64) if pd.api.types.is_bool_dtype(s) \
                 else s.astype(str).str.lower().isin(_TRUE).to_numpy(dtype=np.float64)
@@ -364,8 +365,10 @@ def tie_mixing(values: np.ndarray,   # one feature
                codes: np.ndarray,    # the class codes 0..K-1
               ) -> int:
     "Points that share their value with a point of another class, beyond each value's most frequent label."
-    counts = pd.crosstab(values, codes).to_numpy() if values.size else np.zeros((0, 0))
-    return int(counts.sum() - counts.max(axis=1).sum()) if counts.size else 0
+    if not values.size:
+        return 0
+    counts = pd.DataFrame({"v": values, "c": codes}).value_counts()      # the non-zero cells only: no values x K table
+    return int(values.size - counts.groupby(level="v").max().sum())
 
 # %% ../nbs/08a_prepare.ipynb #863a04ac
 def _class_sorted(codes: np.ndarray) -> bool:
@@ -450,7 +453,9 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
            ) -> Prepared:
     "The features and labels made ready for the measures, and the record of every step (see the prose)."
     df = as_table(X)
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    y_in, y = y, np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    if y.ndim != 1:
+        check_labels(y_in, allow_singletons=True, min_clusters=0)   # the core's words for a dict, a set, None...
     if y.ndim != 1 or y.shape[0] != len(df):
         raise ValueError(f"prepare: {len(df)} rows of features but labels of shape {y.shape}; give one label per row.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="prepare")
@@ -491,8 +496,10 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
                                   f"({', '.join(f'{k!s} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
                                   "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
-    A = enc.to_numpy(dtype=np.float64)
+    scored = y[~noise_mask(y)] if noise is not None else y
+    check_class_pairs(pd.unique(pd.Series(scored, dtype=object)).size, who="prepare")   # the verdict's class pairs
     features = list(enc.columns)
+    A = check_magnitude(enc.to_numpy(dtype=np.float64), features, who="prepare")   # squared distances must not overflow
     n_dup, n_conflict = duplicate_rows(A, y)
     if n_dup:
         share = n_dup / max(len(A), 1)
