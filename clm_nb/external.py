@@ -14,8 +14,8 @@ import pandas as pd
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
-from .core import (check_X, check_choice, check_flag, check_labels, check_number, check_partitions, register,
-                         sum_pairs)
+from .core import (MAX_TABLE_PAIRS, check_X, check_choice, check_flag, check_labels, check_number,
+                         check_partitions, register, sum_pairs)
 
 # %% auto #0
 __all__ = ['DENSE_CELLS', 'MAX_MATCHING_CELLS', 'MATCHINGS', 'COVARIANCES', 'SIMILARITIES', 'Contingency', 'contingency',
@@ -218,6 +218,11 @@ def ami(labels_a,                     # labels of A, the reference (any hashable
     # imported on first use: sklearn takes ~1 s to import
     from sklearn import metrics as skm
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="ami")
+    ka, kb = ct.shape
+    if ka * kb > MAX_TABLE_PAIRS:
+        raise ValueError(f"ami: its expected value under chance visits every cell of the K_a x K_b table: {ka:,} x {kb:,} "
+                         f"clusters = {ka * kb:,} cells, more than the {MAX_TABLE_PAIRS:,} allowed (hours of work). Use "
+                         "nmi or ari, which need no such pass, or merge clusters.")
     return float(skm.adjusted_mutual_info_score(ct.codes_a, ct.codes_b, average_method=_check_average(average, "ami")))
 
 # %% ../nbs/04_external.ipynb #37665f8a

@@ -1,0 +1,228 @@
+"""Issue 38, numbers at the door and memory at scale: the probes of a careless or hostile user, each bounded.
+
+- #15: features of ±1e308 gave 0, NaN or inf and a confident verdict; int64 near 2^60 collapsed to identical points in
+  float64. Both are now a ValueError naming the column and the fix, from `score`, `assess` and the command line.
+- #14: `silhouette(max_memory=...)` with thousands of clusters held n x K sums far beyond the budget; 10^5 classes
+  ended in a MemoryError (or never ended) in `assess` and `score`. The silhouette now walks its sums in chunks, and
+  the K-sized work is refused at the door with the reason and the fix.
+- Low: dict labels and `score(None, ...)` raised TypeError; nested-list labels a misleading "shape" error.
+
+Every probe that may allocate a lot runs in a subprocess under RLIMIT_AS and a timeout, and asserts its peak memory.
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import clm_nb
+from clm_nb.cli import cli
+from clm_nb.core import score
+
+RNG = np.random.default_rng(38)
+Y60 = np.repeat([0, 1, 2], 20)
+
+
+def blobs(n_per=20, k=3, d=3, seed=0):
+    "k well separated Gaussian blobs of n_per points in d dimensions, and their labels."
+    rng = np.random.default_rng(seed)
+    X = np.concatenate([rng.normal(loc=4 * c, size=(n_per, d)) for c in range(k)])
+    return X, np.repeat(np.arange(k), n_per)
+
+
+def huge(X):
+    "X with its second column replaced by ±1e308 (finite, and the probe of the issue)."
+    X = X.copy()
+    X[:, 1] = np.where(np.random.default_rng(1).random(len(X)) < 0.5, 1e308, -1e308)
+    return X
+
+
+def bounded(code: str, limit_bytes: int = 3 << 30, timeout: int = 120) -> dict:
+    """Run `code` (which prints one JSON line last) in a fresh interpreter under RLIMIT_AS = `limit_bytes` and a
+    timeout; return the parsed JSON."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_NUM_THREADS="2")
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout,
+                       preexec_fn=limit, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+# --- #15: magnitudes and integers float64 cannot carry -------------------------------------------------------------
+
+@pytest.mark.parametrize("measure", ["silhouette", "calinski_harabasz", "davies_bouldin", "dunn", "ch_btwn", "sc_a"])
+def test_huge_features_refused_by_score(measure):
+    X, y = blobs()
+    with pytest.raises(ValueError, match=r"X column 1 reaches 1e\+308 in magnitude.*Divide X by a constant"):
+        score(measure, huge(X), y)
+
+
+def test_huge_features_refused_by_assess_with_the_column_name():
+    X, y = blobs()
+    df = pd.DataFrame(huge(X), columns=["a", "big", "c"])
+    for scaling in ("none", "standardize"):
+        with pytest.raises(ValueError, match=r"column 'big' reaches 1e\+308.*X / 1e308"):
+            clm_nb.assess(df, y, scaling=scaling)
+
+
+def test_the_fix_the_message_names_works():
+    "Dividing by the constant the message names gives the verdict of the unscaled data, under every scaling."
+    from clm_nb.core import magnitude_bound
+    X, y = blobs()
+    ref = clm_nb.assess(X, y)
+    s = 0.9 * magnitude_bound(*X.shape) / np.abs(X).max()          # just inside the bound: still the same verdicts
+    near = clm_nb.assess(X * s, y)
+    assert near.verdict == ref.verdict != "not scored"
+    assert near.variants.verdict.to_dict() == ref.variants.verdict.to_dict()
+    assert np.allclose(near.variants.drop(columns="verdict").to_numpy(float),
+                       ref.variants.drop(columns="verdict").to_numpy(float), rtol=1e-6)
+    with pytest.raises(ValueError, match="Divide X by a constant"):
+        clm_nb.assess(X * s * 4, y)
+
+
+def test_int64_beyond_2_53_refused_with_the_exact_fix():
+    Xi = (2 ** 60 + RNG.integers(0, 1000, size=(60, 2))).astype(np.int64)
+    with pytest.raises(ValueError, match=r"X column 0 holds integers.*subtract the column's minimum.*range, 9\d\d, fits"):
+        score("silhouette", Xi, Y60)
+    with pytest.raises(ValueError, match=r"column 'id' holds integers"):
+        score("silhouette", pd.DataFrame({"id": Xi[:, 0], "f": RNG.normal(size=60)}), Y60)
+    with pytest.raises(ValueError, match=r"prepare: X column 'id' holds integers"):
+        clm_nb.assess(pd.DataFrame({"id": Xi[:, 0], "f": RNG.normal(size=60)}), Y60)
+    shifted = Xi - Xi.min(axis=0)                                      # the fix: exact, distances unchanged
+    assert score("silhouette", shifted, Y60) == score("silhouette", shifted.astype(float), Y60)
+    exact = (2 ** 60 + 1024 * RNG.integers(0, 1000, size=(60, 2))).astype(np.int64)   # beyond 2^53 but exact
+    assert np.isfinite(score("silhouette", exact, Y60))
+
+
+@pytest.fixture(scope="module")
+def hostile_csvs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("numeric")
+    X, y = blobs()
+    lab = np.array(["a", "b", "c"])[y]
+    pd.DataFrame({"f": X[:, 0], "g": huge(X)[:, 1], "y": lab}).to_csv(d / "huge.csv", index=False)
+    pd.DataFrame({"f": X[:, 0], "g": 2 ** 60 + RNG.integers(0, 1000, 60), "y": lab}).to_csv(d / "bigint.csv", index=False)
+    return d
+
+
+@pytest.mark.parametrize("file,fragment", [("huge.csv", "column 'g' reaches 1e+308"),
+                                           ("bigint.csv", "column 'g' holds integers")])
+@pytest.mark.parametrize("command", [["assess"], ["score", "silhouette"], ["score", "ch_btwn"]])
+def test_cli_refuses_in_one_line(hostile_csvs, file, fragment, command):
+    r = CliRunner().invoke(cli, [*command, str(hostile_csvs / file), "-l", "y"], prog_name="clm-nb")
+    assert r.exit_code == 1, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and fragment in lines[0], r.stderr
+    assert "Traceback" not in r.output and r.stdout == ""
+
+
+# --- #14: memory at scale -------------------------------------------------------------------------------------------
+
+def test_silhouette_stays_within_max_memory_with_thousands_of_clusters():
+    "n = 6,000 points in 3,000 clusters under a 32 MB budget: the old n x K sums alone were 144 MB, held three times."
+    out = bounded("""
+        import json, resource, numpy as np
+        from clm_nb.internal import silhouette
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(6000, 2)); y = np.arange(6000) % 3000
+        silhouette(X[:60], y[:60] % 3, max_memory=32 << 20)                  # compile outside the measurement
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        v = silhouette(X, y, max_memory=32 << 20)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        ref = silhouette(X, y, max_memory=4 << 30)                           # triangle mode: the old path
+        print(json.dumps(dict(grown_mb=(peak - base) / 1024, v=v, ref=ref)))
+    """)
+    print(out)
+    assert out["grown_mb"] < 32 + 40, out        # the budget, plus the sorted copy of X and the lanes' row buffers
+    assert out["v"] == pytest.approx(out["ref"], abs=1e-12)
+
+
+def test_a_hundred_thousand_classes_refused_at_the_door():
+    "2e5 points in 1e5 classes: each call a ValueError saying why and the fix, in well under a second, no big memory."
+    out = bounded("""
+        import json, resource, time, numpy as np, warnings
+        warnings.simplefilter("ignore")
+        import clm_nb
+        from clm_nb.core import score
+        rng = np.random.default_rng(0)
+        n, K = 200_000, 100_000
+        X = rng.normal(size=(n, 2)); y = np.arange(n) % K
+        calls = {"assess": lambda: clm_nb.assess(X, y)}
+        for m in ["ch_btwn", "sc_a", "dbcv_btwn", "calinski_harabasz", "davies_bouldin", "xie_beni", "dunn", "ami"]:
+            calls[m] = lambda m=m: score(m, y, rng.permutation(y)) if m == "ami" else score(m, X, y)
+        out = {}
+        for k, f in calls.items():
+            t = time.time()
+            try:
+                f(); out[k] = "no error"
+            except ValueError as e:
+                out[k] = str(e)
+            out[k + "_s"] = time.time() - t
+        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
+    """, limit_bytes=4 << 30, timeout=150)
+    assert "prepare: 100,000 classes make 4,999,950,000 class pairs" in out["assess"]
+    assert "set the rare ones aside" in out["assess"]
+    for m in ["ch_btwn", "sc_a", "dbcv_btwn"]:
+        assert out[m].startswith(f"{m}: 100,000 classes make"), out[m]
+    for m in ["calinski_harabasz", "davies_bouldin", "xie_beni"]:
+        assert "K x K tables of centroid distances" in out[m], out[m]
+    assert out["dunn"].startswith("dunn: 100,000 classes") and "extremes" in out["dunn"]
+    assert out["ami"].startswith("ami: ") and "nmi" in out["ami"], out["ami"]
+    assert all(out[k] < 5 for k in out if k.endswith("_s")), out
+    assert out["peak_mb"] < 1024, out
+
+
+def test_leakage_check_counts_ties_without_a_dense_table():
+    "tie_mixing over 200,000 distinct values and 1,000 classes: the old crosstab was a 1.6 GB table."
+    out = bounded("""
+        import json, resource, numpy as np
+        from clm_nb.prepare import tie_mixing
+        rng = np.random.default_rng(0)
+        v = rng.permutation(200_000).astype(float); c = np.arange(200_000) % 1000
+        v[:10] = v[10]                                     # 11 points share one value: 10 beyond its top label
+        r = tie_mixing(v, c)
+        print(json.dumps(dict(r=r, peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+    """, limit_bytes=3 << 30)
+    assert out["r"] == 10 and out["peak_mb"] < 1024, out
+
+
+# --- Low: label containers -------------------------------------------------------------------------------------------
+
+X6 = np.random.default_rng(0).normal(size=(6, 2))
+
+
+@pytest.mark.parametrize("labels,fragment", [
+    ({i: i % 2 for i in range(6)}, "labels is a dict of 6 entries"),
+    ({0, 1, 2, 3, 4, 5}, "labels is a set"),
+    (None, "labels are required"),
+    ("aaabbb", "labels is a single str"),
+    ([[0, 0, 0], [1, 1, 1]], "labels is a nested list (2 lists of 3)"),
+    ([[0], [0], [0], [1], [1], [1]], "labels is a nested list (6 lists of 1)"),
+    ([[0, 0], [1, 1, 1, 1]], "labels is a nested list (a list at position 0)"),
+    (pd.Series([[0], [0], [0], [1], [1], [1]]), "labels hold a list at position 0"),
+])
+def test_label_containers_give_a_value_error_that_names_them(labels, fragment):
+    with pytest.raises(ValueError) as e:
+        score("silhouette", X6, labels)
+    assert fragment in str(e.value)
+
+
+@pytest.mark.parametrize("call,fragment", [
+    (lambda: score("ari", {0: 1, 1: 2}, [1, 2]), "labels_a is a dict"),
+    (lambda: score("ari", [[0, 1], [1, 0]], [0, 1, 0, 1]), "labels_a is a nested list (2 lists of 2)"),
+    (lambda: score(None, X6, [0, 0, 0, 1, 1, 1]), "a measure is named by a string such as 'silhouette'; got None"),
+    (lambda: score(["silhouette"], X6, [0, 0, 0, 1, 1, 1]), "named by a string"),
+    (lambda: clm_nb.assess(X6, {i: i % 2 for i in range(6)}), "labels is a dict of 6 entries"),
+    (lambda: clm_nb.assess(X6, None), "labels is None"),
+])
+def test_score_and_assess_refuse_with_value_errors(call, fragment):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert fragment in str(e.value)
