@@ -41,9 +41,9 @@ NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
 def _as_1d(values, name: str) -> np.ndarray:
     "`values` as a 1-D numpy array (pandas objects and lists accepted), or a `ValueError`."
     if isinstance(values, Mapping):
-        raise ValueError(f"{name} is a {type(values).__name__} of {len(values)} entries, not one label per point in the "
-                         "rows' order; pass a list, an array or a pandas Series (e.g. [d[i] for i in range(n)] if its "
-                         "keys are the row positions).")
+        raise ValueError(f"{name} is a {type(values).__name__} of {len(values)} entries, not one label per point in "
+                         "the rows' order; pass a list, an array or a pandas Series (e.g. [d[i] for i in range(n)] if "
+                         "its keys are the row positions).")
     if isinstance(values, (set, frozenset)):
         raise ValueError(f"{name} is a set: it has no order and keeps one copy of each label. Pass one label per "
                          "point, in the rows' order (a list, an array or a pandas Series).")
@@ -60,13 +60,14 @@ def _as_1d(values, name: str) -> np.ndarray:
         arr = np.asarray(values, dtype=object)
         if arr.ndim == 1:
             arr = pd.Series(arr, dtype=object).infer_objects().to_numpy()
-        nested = next((i for i, v in enumerate(arr.ravel()[:1] if arr.ndim > 1 else arr)
-                       if isinstance(v, (list, np.ndarray, dict, set)) or arr.ndim > 1), None)
-        if nested is not None:
-            shape = f"{arr.shape[0]} lists of {arr.shape[1]}" if arr.ndim > 1 else f"a list at position {nested}"
-            raise ValueError(f"{name} is a nested list ({shape}), not one label per point; give a flat list with one "
-                             "single value (a number or a string) per point, e.g. [row[0] for row in labels] if each "
-                             "inner list holds one label. Two labelings are scored one at a time.")
+        inner = next((i for i, v in enumerate(arr) if isinstance(v, (list, np.ndarray, dict, set))), None) \
+            if arr.ndim == 1 else 0
+        if inner is not None:
+            what = (f"{arr.shape[0]} lists of {arr.shape[1]}" if arr.ndim > 1
+                    else f"a {type(arr[inner]).__name__} at position {inner}")
+            raise ValueError(f"{name} is a nested list ({what}), not 1-D with one label per point; give a flat list "
+                             "with one single value (a number or a string) per point, e.g. [row[0] for row in labels] "
+                             "if each inner list holds one label. Two labelings are scored one at a time.")
     else:
         arr = np.asarray(values)
     if arr.ndim == 0:
@@ -261,16 +262,20 @@ def float_column(values,         # one column: a numpy array or a pandas Series 
            f"do not change, and its range, {span:,}, fits" if span <= MAX_EXACT_INT else
            f"its range, {span:,}, is beyond 2^53 too: divide it by a constant (accepting the rounding) or drop it")
     name = column if isinstance(column, (int, np.integer)) else user_text(column)   # a position, or a user's name
-    raise ValueError(f"{_prefix(who)}X column {name} holds integers up to {max(-lo, hi):,} in magnitude, beyond 2^53 = "
-                     f"{MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its {a.size:,} values exactly "
-                     f"(they would round, and distinct points could become one); {fix}.")
+    raise ValueError(f"{_prefix(who)}X column {name} holds integers up to {max(-lo, hi):,} in magnitude, beyond "
+                     f"2^53 = {MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its {a.size:,} values "
+                     f"exactly (they would round, and distinct points could become one); {fix}.")
 
+
+# %% ../nbs/00_core.ipynb #f7dca087
 def magnitude_bound(n: int,  # points
                     d: int,  # features
                    ) -> float:
     "The largest |x| at which squared distances summed over all n² pairs of n points in d features stay finite."
     return float(np.sqrt(np.finfo(np.float64).max) / (2 * max(n, 1) * np.sqrt(max(d, 1))))
 
+
+# %% ../nbs/00_core.ipynb #6ab497c0
 def check_magnitude(arr: np.ndarray,     # (n, d) finite float64 data
                     names=None,          # how the message names each column (None: "column j")
                     *,
@@ -280,19 +285,20 @@ def check_magnitude(arr: np.ndarray,     # (n, d) finite float64 data
     if arr.size == 0:
         return arr
     bound = magnitude_bound(*arr.shape)
-    top = np.abs(arr).max(axis=0)
+    top = np.maximum(arr.max(axis=0), -arr.min(axis=0))         # |x| per column, without a copy of arr
     big = np.flatnonzero(top > bound)
     if big.size:
         name = lambda j: str(j) if names is None else user_text(names[j])
         cols = ", ".join(name(j) for j in big[:5]) + (f" and {big.size - 5} more" if big.size > 5 else "")
         peak = float(top.max())
-        raise ValueError(f"{_prefix(who)}X column{'s' if big.size > 1 else ''} {cols} reach{'es' if big.size == 1 else ''} "
-                         f"{peak:.3g} in magnitude: with "
-                         f"{arr.shape[0]:,} points in {arr.shape[1]:,} feature(s), squared distances summed over the "
-                         f"pairs overflow float64 beyond {bound:.3g} (sqrt of float64's max / (2 n sqrt(d))). Divide X "
-                         f"by a constant first, e.g. X / 1e{int(np.floor(np.log10(peak)))} (one constant for every "
-                         "column keeps the distances' proportions), or express the column in a sensible unit.")
+        verb = "reaches" if big.size == 1 else "reach"
+        raise ValueError(f"{_prefix(who)}X column{'s' if big.size > 1 else ''} {cols} {verb} {peak:.3g} in magnitude: "
+                         f"with {arr.shape[0]:,} points in {arr.shape[1]:,} feature(s), squared distances summed over "
+                         f"the pairs overflow float64 beyond {bound:.3g} (sqrt of float64's max / (2 n sqrt(d))). "
+                         f"Divide X by a constant first, e.g. X / 1e{int(np.floor(np.log10(peak)))} (one constant for "
+                         "every column keeps the distances' proportions), or express the column in a sensible unit.")
     return arr
+
 
 # %% ../nbs/00_core.ipynb #0b16c59e
 def check_X(X,                  # the data: (n, d) array-like or DataFrame of finite real numbers
@@ -464,11 +470,12 @@ def check_data(X,                               # the data: (n, d) array-like of
 # %% ../nbs/00_core.ipynb #bb7d0689
 MAX_CLASS_PAIRS = 500_000      # class pairs scored one by one (between-dataset measures, the verdict): K = 1,000
 MAX_TABLE_PAIRS = 1 << 26      # class pairs of a K x K float64 table (ClusterStats): K = 11,585, 1 GiB
+_PAIRS_WHY = "the between-dataset measures and the verdict score every class pair one by one"
 
 def check_class_pairs(K: int,                        # the number of classes (clusters)
                       *,
                       limit: int = MAX_CLASS_PAIRS,  # the most class pairs K(K-1)/2 accepted
-                      why: str = "the between-dataset measures and the verdict score every class pair one by one",
+                      why: str = _PAIRS_WHY,         # what grows with the class pairs, for the message
                       who: str = "",                 # the caller's name, prefixed to the message
                      ) -> None:
     "A `ValueError` saying why and what to do when `K` classes make more than `limit` class pairs."

@@ -220,9 +220,9 @@ def ami(labels_a,                     # labels of A, the reference (any hashable
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="ami")
     ka, kb = ct.shape
     if ka * kb > MAX_TABLE_PAIRS:
-        raise ValueError(f"ami: its expected value under chance visits every cell of the K_a x K_b table: {ka:,} x {kb:,} "
-                         f"clusters = {ka * kb:,} cells, more than the {MAX_TABLE_PAIRS:,} allowed (hours of work). Use "
-                         "nmi or ari, which need no such pass, or merge clusters.")
+        raise ValueError(f"ami: its expected value under chance visits every cell of the K_a x K_b table: {ka:,} x "
+                         f"{kb:,} clusters = {ka * kb:,} cells, more than the {MAX_TABLE_PAIRS:,} allowed (hours of "
+                         "work). Use nmi or ari, which need no such pass, or merge clusters.")
     return float(skm.adjusted_mutual_info_score(ct.codes_a, ct.codes_b, average_method=_check_average(average, "ami")))
 
 # %% ../nbs/04_external.ipynb #37665f8a

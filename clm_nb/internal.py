@@ -140,7 +140,7 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette")
-    return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # chunks of rows if K is large
+    return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # in chunks if K is large
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
 @register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf,

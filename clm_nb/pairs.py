@@ -1253,10 +1253,10 @@ def check_table_sizes(sd: SortedData,  # the data sorted by cluster
                           f"keep three K x K tables in each of its {lanes} threads, at most 1 GiB in all", who=who)
     cells = sd.n * sd.K
     if "cluster_sums" in needs and cells > 2 * MAX_TABLE_PAIRS:
-        raise ValueError(f"{who + ': ' if who else ''}{sd.n:,} points x {sd.K:,} clusters: the cluster_sums summary (sc_a, dunn_a) is an n x K "
-                         f"table of {cells * 8 / 2 ** 30:.1f} GiB, beyond the 1 GiB it may take. Merge clusters or "
-                         "set the rare ones aside (rare='set_aside' in assess), or score a sample of the points; the "
-                         "silhouette itself works in chunks whatever K.")
+        raise ValueError(f"{who + ': ' if who else ''}{sd.n:,} points x {sd.K:,} clusters: the cluster_sums summary "
+                         f"(sc_a, dunn_a) is an n x K table of {cells * 8 / 2 ** 30:.1f} GiB, beyond the 1 GiB it may "
+                         "take. Merge clusters or set the rare ones aside (rare='set_aside' in assess), or score a "
+                         "sample of the points; the silhouette itself works in chunks whatever K.")
 
 # %% ../nbs/01_pairs.ipynb #9aa938e3
 def pair_summary(sd: SortedData,                        # the data sorted by cluster (`sort_by_cluster`)
@@ -1369,7 +1369,7 @@ def summarize(X,                                     # the data (n, d), or a `La
         if m == metric and needs <= have and (tol is None or (tolerance is not None and tol <= tolerance)):
             return s
     sd = sort_by_cluster(data, metric)
-    check_table_sizes(sd, needs, who=measure)        # the K-sized tables, named for the caller (pair_summary checks too)
+    check_table_sizes(sd, needs, who=measure)        # the K-sized tables, for the caller (pair_summary checks too)
     s = pair_summary(sd, needs, max_memory=max_memory, tolerance=tolerance)
     cache[(metric, tolerance)] = (needs, s)
     return s

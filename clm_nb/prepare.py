@@ -454,8 +454,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     "The features and labels made ready for the measures, and the record of every step (see the prose)."
     df = as_table(X)
     y_in, y = y, np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
-    if y.ndim != 1:
-        check_labels(y_in, allow_singletons=True, min_clusters=0)   # the core's words for a dict, a set, None...
+    if y.ndim != 1: check_labels(y_in, allow_singletons=True, min_clusters=0)   # the core's words: a dict, a set...
     if y.ndim != 1 or y.shape[0] != len(df):
         raise ValueError(f"prepare: {len(df)} rows of features but labels of shape {y.shape}; give one label per row.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="prepare")
@@ -496,8 +495,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
                                   f"({', '.join(f'{k!s} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
                                   "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
-    scored = y[~noise_mask(y)] if noise is not None else y
-    check_class_pairs(pd.unique(pd.Series(scored, dtype=object)).size, who="prepare")   # the verdict's class pairs
+    check_class_pairs(pd.Series(y[~noise_mask(y)] if noise is not None else y, dtype=object).nunique(), who="prepare")
     features = list(enc.columns)
     A = check_magnitude(enc.to_numpy(dtype=np.float64), features, who="prepare")   # squared distances must not overflow
     n_dup, n_conflict = duplicate_rows(A, y)

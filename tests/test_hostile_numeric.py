@@ -226,3 +226,22 @@ def test_score_and_assess_refuse_with_value_errors(call, fragment):
     with pytest.raises(ValueError) as e:
         call()
     assert fragment in str(e.value)
+
+
+# --- a small property: an integer column is carried exactly or refused, never rounded silently ----------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-2 ** 63, 2 ** 63 - 1), min_size=1, max_size=8))
+def test_integer_columns_are_exact_or_refused(values):
+    from clm_nb.core import float_column
+    a = np.array(values, dtype=np.int64)
+    try:
+        f = float_column(a, "x")
+    except ValueError as e:
+        assert "float64 cannot hold" in str(e)
+        assert any(int(float(v)) != v for v in values)                 # refused only when a value would round
+    else:
+        assert [int(v) for v in f] == values                           # accepted: every value exactly
