@@ -1249,8 +1249,14 @@ def check_table_sizes(sd: SortedData,  # the data sorted by cluster
     "A `ValueError` when a summary's K-sized tables would pass 1 GiB (see the prose), before any pass."
     lanes = _n_lanes()
     if "extremes" in needs:
-        check_class_pairs(sd.K, limit=MAX_TABLE_PAIRS // (3 * lanes), why=f"the pair engine's extremes (Dunn's index) "
+        check_class_pairs(sd.K, limit=MAX_TABLE_PAIRS // (3 * lanes), why=f"the pair engine's extremes (dunn, cvnn) "
                           f"keep three K x K tables in each of its {lanes} threads, at most 1 GiB in all", who=who)
+    k_max = 2 ** 30 // (32768 * lanes)     # ks: 2K streams x at least 2^8 buckets x 16 bytes per lane, 4x for the sweep
+    if "ks" in needs and sd.K > k_max:
+        raise ValueError(f"{who + ': ' if who else ''}{sd.K:,} clusters: the ks summary (dsi) keeps two streams per "
+                         f"cluster in at least 256 buckets in each of the pair engine's {lanes} threads, so at most "
+                         f"{k_max:,} clusters fit in 1 GiB. Merge clusters, or set the rare ones aside (rare='set_aside' "
+                         "in assess).")
     cells = sd.n * sd.K
     if "cluster_sums" in needs and cells > 2 * MAX_TABLE_PAIRS:
         raise ValueError(f"{who + ': ' if who else ''}{sd.n:,} points x {sd.K:,} clusters: the cluster_sums summary "

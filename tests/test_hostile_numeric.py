@@ -154,7 +154,7 @@ def test_a_hundred_thousand_classes_refused_at_the_door():
         n, K = 200_000, 100_000
         X = rng.normal(size=(n, 2)); y = np.arange(n) % K
         calls = {"assess": lambda: clm_nb.assess(X, y)}
-        for m in ["ch_btwn", "sc_a", "dbcv_btwn", "calinski_harabasz", "davies_bouldin", "xie_beni", "dunn", "ami"]:
+        for m in ["ch_btwn", "sc_a", "dbcv_btwn", "calinski_harabasz", "davies_bouldin", "xie_beni", "dunn", "dsi", "ami"]:
             calls[m] = lambda m=m: score(m, y, rng.permutation(y)) if m == "ami" else score(m, X, y)
         out = {}
         for k, f in calls.items():
@@ -174,6 +174,7 @@ def test_a_hundred_thousand_classes_refused_at_the_door():
     for m in ["calinski_harabasz", "davies_bouldin", "xie_beni"]:
         assert "K x K tables of centroid distances" in out[m], out[m]
     assert out["dunn"].startswith("dunn: 100,000 classes") and "extremes" in out["dunn"]
+    assert out["dsi"].startswith("dsi: 100,000 clusters: the ks summary"), out["dsi"]
     assert out["ami"].startswith("ami: ") and "nmi" in out["ami"], out["ami"]
     assert all(out[k] < 5 for k in out if k.endswith("_s")), out
     assert out["peak_mb"] < 1024, out
