@@ -123,7 +123,7 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["cluster_sums"],
-          complexity="O(n^2 d) time in 1 pass of the pair engine (2 when K is large), memory within max_memory",
+          complexity="O(n^2 d) time (each pair twice when the n x K sums pass max_memory), memory within max_memory",
           reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of "
                     "cluster analysis, "
                     "J. Comput. Appl. Math. 20:53-65")
