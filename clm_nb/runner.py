@@ -884,8 +884,9 @@ PARAM_KINDS = ("int", "number", "bool", "text", "choice", "path", "names", "ints
 @dataclass(frozen=True)
 class Param:
     """What one study parameter may hold. kind: "int", "number", "bool", "text", "choice" (one of `choices`), "path"
-    (a folder or file name), "names" (one name or a list of names, each in `choices` when given), "ints" or "numbers"
-    (a non-empty list, each item checked like "int" or "number")."""
+    (a folder or file name; `writable`: a folder the study writes, created and checked by `check_writable`), "names"
+    (one name or a list of names, each in `choices` when given), "ints" or "numbers" (a non-empty list, each item
+    checked like "int" or "number")."""
     kind: str                        # one of PARAM_KINDS
     lo: float | None = None          # the smallest allowed number (of each item of a list)
     hi: float | None = None          # the largest allowed number (of each item of a list)
@@ -893,10 +894,13 @@ class Param:
     optional: bool = False           # None is allowed too
     lo_open: bool = False            # exclude `lo` itself
     hi_open: bool = False            # exclude `hi` itself
+    writable: bool = False           # a "path": a folder the study writes (its out_dir, its store)
 
     def __post_init__(self):
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param: kind={self.kind!r}; use one of {PARAM_KINDS}.")
+        if self.writable and self.kind != "path":
+            raise ValueError(f"Param: writable=True is for a 'path', not a {self.kind!r}.")
 
 # %% ../nbs/12_runner.ipynb #404b78b0
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -952,6 +956,8 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     or not str(v).strip()):
                 raise ValueError(f"{who}: {name}={v!r} must be a non-empty {'text' if p.kind == 'text' else 'path'}"
                                  + (" or None" if p.optional else "") + hint + ".")
+            if p.writable:                # a full or read-only out_dir or store: one line now, not after the work
+                check_writable(v, f"{who}: {name}")
         else:
             items = [v] if isinstance(v, str) else v
             if (not isinstance(items, (list, tuple)) or not items

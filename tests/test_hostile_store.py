@@ -21,11 +21,11 @@ import pytest
 from click.testing import CliRunner
 
 import clm_nb.datasets
+import clm_nb.runner as R
 from clm_nb.cli import cli
-from clm_nb.runner import (DIGEST_META, Task, UnwritableFolder, check_writable, demo_task, load_results, read_result,
-                           result_path, run, stored_status, task_seed, write_result)
+from clm_nb.runner import Task, demo_task, load_results, read_result, result_path, run, stored_status, task_seed
 
-ROOT = Path(__file__).resolve().parents[1]
+CODE = Path(clm_nb.datasets.__file__).resolve().parents[1]      # the checkout whose clm_nb is under test
 CLM_NB = Path(sys.executable).parent / "clm-nb"
 
 
@@ -89,7 +89,7 @@ def test_a_renamed_column_is_detected_and_recomputed(stored, tmp_path):
     assert stored_status(path, identity)[0] == "bad"
     table = pq.read_table(pa.BufferReader(whole))
     pq.write_table(table.rename_columns([("mEan" if c == "mean" else c) for c in table.column_names]), path)
-    assert table.schema.metadata[DIGEST_META]                      # the rewrite kept the stored checksum: still bad
+    assert table.schema.metadata[R.DIGEST_META]                      # the rewrite kept the stored checksum: still bad
     assert stored_status(path, identity)[0] == "bad"
     task = Task({"dataset": "a"}, demo_task, {"n": 10})
     assert load_results([task], tmp_path).empty                    # never read as a result
@@ -109,14 +109,14 @@ def big(marker_dir, i, random_state=None):
 
 STUDY = """
 import sys
-from clm_nb.runner import Task, UnwritableFolder, run
+from clm_nb.runner import Task, run
 from clm_big_task import big
 if __name__ == "__main__":
     tasks = [Task({"i": i}, big, {"marker_dir": sys.argv[2], "i": i}) for i in range(6)]
     try:
         run(tasks, store=sys.argv[1], executor=sys.argv[3], n_jobs=1, progress=False)
-    except UnwritableFolder as e:
-        print(f"UNWRITABLE {e}")
+    except Exception as e:
+        print(f"{type(e).__name__}: {e}")
         sys.exit(5)
 """
 
@@ -126,7 +126,7 @@ def run_study(tmp_path, fsize, executor="local"):
     (tmp_path / "study.py").write_text(STUDY)
     markers, store = tmp_path / "markers", tmp_path / "store"
     markers.mkdir()
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}")
+    env = dict(os.environ, PYTHONPATH=f"{CODE}{os.pathsep}{tmp_path}")
     done = subprocess.run([sys.executable, str(tmp_path / "study.py"), str(store), str(markers), executor],
                           capture_output=True, text=True, timeout=300, env=env, preexec_fn=limited(fsize), cwd=tmp_path)
     return done, len(list(markers.iterdir())), store
@@ -137,7 +137,8 @@ def test_a_full_store_fails_before_any_task(tmp_path):
     done, started, store = run_study(tmp_path, 16 << 10)
     assert done.returncode == 5, (done.stdout, done.stderr[-3000:])
     line = done.stdout.strip()
-    assert line.count("\n") == 0 and f"run: the task store {store}" in line and "ulimit -f" in line, line
+    assert line.startswith("UnwritableFolder: ") and line.count("\n") == 0, line
+    assert f"run: the task store {store}" in line and "ulimit -f" in line, line
     assert started == 0
 
 
@@ -147,7 +148,8 @@ def test_a_store_that_fills_up_during_the_run_stops_it_at_once(tmp_path, executo
     done, started, store = run_study(tmp_path, 256 << 10, executor)
     assert done.returncode == 5, (done.stdout, done.stderr[-3000:])
     line = done.stdout.strip()
-    assert line.count("\n") == 0 and "cannot be written (File too large)" in line, line
+    assert line.startswith("UnwritableFolder: ") and line.count("\n") == 0, line
+    assert "cannot be written (File too large)" in line, line
     assert started == 1, f"{started} tasks ran: the run went on after the store refused a result"
     assert not list(store.glob("*.parquet")) and not list(store.glob("*.tmp*"))   # no failure recorded, no debris
 
@@ -175,7 +177,7 @@ def test_a_read_only_store_fails_before_any_task(tmp_path):
             pass
         else:
             pytest.skip("this user writes into a 0555 folder (root): a read-only folder cannot be made here")
-        with pytest.raises(UnwritableFolder, match=r"run: the task store .*ro cannot be written \(Permission denied\)"):
+        with pytest.raises(R.UnwritableFolder, match=r"run: the task store .*ro cannot be written \(Permission denied\)"):
             run([Task({"t": 1}, demo_task, {"n": 5})], store=store, executor="inline", progress=False)
         r = invoke("leaderboard", "-o", store / "site", "--collection", "generated", env={"CLM_NB_DATA": ""})
         one_line_error(r.exit_code, r.stdout, r.stderr, "the site folder (-o)", "Permission denied")
@@ -185,11 +187,11 @@ def test_a_read_only_store_fails_before_any_task(tmp_path):
 
 def test_check_writable_names_the_folder_and_the_fix(tmp_path):
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UnwritableFolder, match="a file of that name is in the way: give a folder"):
-        check_writable(tmp_path / "file", "the site folder")
+    with pytest.raises(R.UnwritableFolder, match="a file of that name is in the way: give a folder"):
+        R.check_writable(tmp_path / "file", "the site folder")
     with pytest.raises(ValueError, match="a file is in the way on that path"):   # also a ValueError: one CLI line
-        check_writable(tmp_path / "file" / "sub")
-    assert check_writable(tmp_path / "new" / "deep").is_dir() and not list((tmp_path / "new" / "deep").iterdir())
+        R.check_writable(tmp_path / "file" / "sub")
+    assert R.check_writable(tmp_path / "new" / "deep").is_dir() and not list((tmp_path / "new" / "deep").iterdir())
 
 
 # ------------------------------------------------------------------ item 6: -o NEW with --store ELSEWHERE
@@ -288,12 +290,17 @@ def test_study_refuses_an_unusable_results_folder_before_starting_the_kernel(tmp
     assert no_work == []
 
 
-def test_the_python_api_bounds_the_relabellings_at_its_door():
-    from clm_nb import assess
-    from clm_nb.verdict import clm_profile, profile_tasks
+def test_the_python_api_bounds_the_relabellings_at_its_door(monkeypatch):
+    "A billion relabellings refused at the door of assess, clm_profile and profile_tasks (the work is a trap here)."
+    import clm_nb.assessment, clm_nb.verdict
+    def refuse(*a, **k):
+        raise AssertionError("the work started")
+    monkeypatch.setattr(clm_nb.assessment, "prepare", refuse)
+    monkeypatch.setattr(clm_nb.verdict, "pair_breakdown", refuse)
     X, y = np.random.default_rng(0).normal(size=(20, 2)), np.repeat([0, 1], 10)
-    for call in (lambda: assess(X, y, n_permutations=10 ** 9), lambda: clm_profile(X, y, n_permutations=10 ** 9),
-                 lambda: profile_tasks(pd.DataFrame(columns=["collection", "name", "n", "n_classes", "labeled"]),
-                                       n_permutations=10 ** 9)):
+    empty = pd.DataFrame(columns=["collection", "name", "n", "n_classes", "labeled"])
+    for call in (lambda: clm_nb.assessment.assess(X, y, n_permutations=10 ** 9),
+                 lambda: clm_nb.verdict.clm_profile(X, y, n_permutations=10 ** 9),
+                 lambda: clm_nb.verdict.profile_tasks(empty, n_permutations=10 ** 9)):
         with pytest.raises(ValueError, match=r"in \[2, 10000\]"):
             call()
