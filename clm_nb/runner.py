@@ -576,9 +576,11 @@ def _exit_cause(code: int | None) -> str:
         return f"killed by {name}{hint}"
     return f"exited with code {code}"
 
-# %% ../nbs/12_runner.ipynb #800f3926
+# %% ../nbs/12_runner.ipynb #9500ad98
 MAX_WORKER_DEATHS = 2      # a task is recorded as failed when this many of its workers died while running it
 
+
+# %% ../nbs/12_runner.ipynb #800f3926
 def run_local(items,                 # tuples (task, seed, identity)
               *,
               store,                 # folder of the result files
@@ -632,8 +634,7 @@ def run_local(items,                 # tuples (task, seed, identity)
                     except (EOFError, OSError):
                         ready.add(p.sentinel)           # died while answering: handled below
                     else:
-                        if isinstance(error, tuple):    # ("unwritable", message): the store refused the result
-                            raise UnwritableFolder(error[1])
+                        if isinstance(error, tuple): raise UnwritableFolder(error[1])   # the store refused it
                         w[2] = None
                         task, seed, identity = job[0]
                         if error and stored_status(result_path(store, identity), identity)[0] not in ("done", "failed"):
