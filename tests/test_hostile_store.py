@@ -4,6 +4,7 @@ read-only store or output folder is one line before any work (and a store that f
 every option of every command is checked before the first expensive step. Real limits, not mocks, where the system
 gives them: a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes every write past it fail with EFBIG, exactly as a
 full disk does with ENOSPC."""
+import errno
 import json
 import os
 import resource
@@ -72,15 +73,17 @@ def test_a_flipped_byte_anywhere_is_detected(stored):
     whole = path.read_bytes()
     assert len(whole) < 20_000
     missed = []
-    places = sorted(set(range(0, len(whole), 2)) | set(range(len(whole) - 16, len(whole))))   # dense, and the tail
-    for i in places:                                               # (footer length, magic) whole: fast enough here
-        mask = 0xFF if i % 4 else 0x01                             # the byte wholly flipped, or its last bit
-        path.write_bytes(whole[:i] + bytes([whole[i] ^ mask]) + whole[i + 1:])
-        if stored_status(path, identity)[0] != "bad":
-            missed.append(i)
-    path.write_bytes(whole)
-    assert stored_status(path, identity) == ("done", "")
-    assert not missed, f"{len(missed)} of {len(places)} flips undetected, e.g. at {missed[:5]}"
+    fd = os.open(path, os.O_RDWR)                                  # each byte changed in place, then put back
+    try:
+        for i in range(len(whole)):
+            os.pwrite(fd, bytes([whole[i] ^ (0xFF if i % 2 else 0x01)]), i)   # wholly flipped, or its last bit
+            if stored_status(path, identity)[0] != "bad":
+                missed.append(i)
+            os.pwrite(fd, whole[i:i + 1], i)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == whole and stored_status(path, identity) == ("done", "")
+    assert not missed, f"{len(missed)} of {len(whole)} flips undetected, e.g. at {missed[:5]}"
 
 
 def test_a_renamed_column_is_detected_and_recomputed(stored, tmp_path):
@@ -167,21 +170,44 @@ def test_the_command_line_refuses_a_full_output_folder_in_seconds(tmp_path):
     assert not store.exists()
 
 
-def test_a_read_only_store_fails_before_any_task(tmp_path):
-    store = tmp_path / "ro"
+def read_only(folder: Path) -> tuple[list[str], str]:
+    """A command prefix under which `folder` is read-only, and the reason the system gives: for a user, the folder
+    chmod 0555 (no prefix); for root, whom permissions do not stop, a read-only bind mount of it in a private mount
+    namespace of the command alone (unshare -m), invisible to every other process. Skips when neither works here."""
+    folder.chmod(0o555)
+    probe = subprocess.run(["sh", "-c", f"touch '{folder}/p'"], capture_output=True)
+    if probe.returncode != 0:
+        return [], "Permission denied"
+    (folder / "p").unlink()
+    folder.chmod(0o755)
+    wrap = ["unshare", "-m", "sh", "-c", f"mount --bind '{folder}' '{folder}' && mount -o remount,ro,bind '{folder}' "
+            '&& exec "$0" "$@"']
+    if subprocess.run([*wrap, "sh", "-c", f"! touch '{folder}/p'"], capture_output=True).returncode != 0:
+        pytest.skip("root here, and no private read-only mount (unshare -m) either: a read-only folder cannot be made")
+    return wrap, "Read-only file system"
+
+
+def test_a_read_only_store_or_site_folder_fails_before_any_task(tmp_path):
+    "A read-only folder, really (chmod for a user, a read-only mount for root): one line, no task, no traceback."
+    store = tmp_path / "store"
     store.mkdir()
-    store.chmod(0o555)
+    (tmp_path / "clm_big_task.py").write_text(TASK_MODULE)
+    (tmp_path / "study.py").write_text(STUDY)
+    (tmp_path / "markers").mkdir()
+    prefix, why = read_only(store)
     try:
-        try:
-            (store / "probe").write_bytes(b"x")
-        except PermissionError:
-            pass
-        else:
-            pytest.skip("this user writes into a 0555 folder (root): a read-only folder cannot be made here")
-        with pytest.raises(R.UnwritableFolder, match=r"run: the task store .*ro cannot be written \(Permission denied\)"):
-            run([Task({"t": 1}, demo_task, {"n": 5})], store=store, executor="inline", progress=False)
-        r = invoke("leaderboard", "-o", store / "site", "--collection", "generated", env={"CLM_NB_DATA": ""})
-        one_line_error(r.exit_code, r.stdout, r.stderr, "the site folder (-o)", "Permission denied")
+        env = dict(os.environ, PYTHONPATH=f"{CODE}{os.pathsep}{tmp_path}")
+        done = subprocess.run([*prefix, sys.executable, str(tmp_path / "study.py"), str(store), str(tmp_path / "markers"),
+                               "local"], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+        assert done.returncode == 5, (done.stdout, done.stderr[-3000:])
+        assert done.stdout.strip() == (f"UnwritableFolder: run: the task store {store} cannot be written ({why}); "
+                                       + R.WRITE_ERRNOS[errno.EROFS if why.startswith("Read") else errno.EACCES]
+                                       + ", or choose another folder."), done.stdout
+        assert not list((tmp_path / "markers").iterdir())
+        env = {k: v for k, v in os.environ.items() if k != "CLM_NB_DEBUG"} | {"CLM_NB_DATA": ""}
+        done = subprocess.run([*prefix, str(CLM_NB), "leaderboard", "-o", str(store / "site"), "--collection",
+                               "generated"], capture_output=True, text=True, timeout=300, env=env)
+        one_line_error(done.returncode, done.stdout, done.stderr, f"the site folder (-o) {store / 'site'}", why)
     finally:
         store.chmod(0o755)
 
