@@ -11,6 +11,7 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
+from .between import check_permutations
 from .core import check_choice, check_data, check_flag, check_number, noise_mask
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
@@ -269,7 +270,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
-    n_permutations = check_number(n_permutations, "n_permutations", lo=2, integer=True, who="assess")
+    n_permutations = check_permutations(n_permutations, "assess")
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     names = check_board_measures(measures, primary)

@@ -23,10 +23,11 @@ from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
 # %% auto #0
 __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SAMPLE', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE',
-           'MONTE_CARLO', 'MAX_RELATIVE_SHIFT', 'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs', 'relabellings',
-           'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a',
-           'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn',
-           'PairSummary', 'pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
+           'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'AXIOMS', 'canonical_order', 'ClassPair',
+           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore',
+           'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a',
+           'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'PairSummary', 'pair_summary',
+           'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/03_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -462,12 +463,19 @@ class MonteCarloScore:
     def __float__(self) -> float: return self.value
 
 # %% ../nbs/03_between.ipynb #6dc66ab4
-def _check_permutations(n_permutations, name: str) -> int:
+MAX_PERMUTATIONS = 10_000     # relabellings per class pair: the se is then 22 times below the paper's 20 (see above)
+
+def check_permutations(n_permutations,   # relabellings per class pair of a Monte-Carlo measure
+                       name: str,        # who checks, for the message (a measure, "assess", "--permutations")
+                      ) -> int:
+    "`n_permutations` as an int in [2, MAX_PERMUTATIONS], else a `ValueError` saying why those bounds."
     try:
-        return check_number(n_permutations, "n_permutations", lo=2, integer=True, who=name)
+        return check_number(n_permutations, "n_permutations", lo=2, hi=MAX_PERMUTATIONS, integer=True, who=name)
     except ValueError as e:
-        raise ValueError(f"{e} The random-partition expectation (trick T4a) needs at least 2 relabellings "
-                         "(the paper uses 20).") from None
+        raise ValueError(f"{e} The random-partition expectation (trick T4a) needs at least 2 relabellings (the paper "
+                         f"uses 20); more than {MAX_PERMUTATIONS:,} only lengthen the run (the standard error falls "
+                         "as 1/sqrt(T)).") from None
+
 
 # %% ../nbs/03_between.ipynb #4c29a13b
 def _check_shift(distance_shift, name: str) -> float:
@@ -502,7 +510,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
     "Validate, then score every class pair: (data, pairs, scores)."
     check_euclidean(metric, name)
     if name in MONTE_CARLO:
-        n_permutations = _check_permutations(n_permutations, name)
+        n_permutations = check_permutations(n_permutations, name)
     if name == "dbcv_btwn":
         max_pair_points = check_number(max_pair_points, "max_pair_points", lo=100, integer=True, who=name)
     if name in _K_MEASURES:
@@ -873,7 +881,7 @@ def between(measure,                   # a registered internal measure: its name
     if not (pairwise or adjust):
         raise ValueError("between: with pairwise=False and adjust=False there is nothing to do; "
                          "use the measure itself.")
-    T = _check_permutations(n_permutations, f"between({info.name!r})")
+    T = check_permutations(n_permutations, f"between({info.name!r})")
     name = f"{info.name}_btwn" if pairwise and adjust else f"{info.name}_t3" if pairwise else f"{info.name}_t4"
 
     def one(X, groups, sizes, seed, kwargs) -> PairScore:

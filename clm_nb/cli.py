@@ -130,9 +130,12 @@ def _ordinal(values) -> dict | None:
 
 # %% ../nbs/18_cli.ipynb #e4a98ff6
 def _prep_kwargs(o: dict, noise) -> dict:
-    "prepare's keyword arguments from the preparation options in `o` (`_prep_options`); `scaling` only when given."
+    """prepare's keyword arguments from the preparation options in `o` (`_prep_options`); `scaling` only when given.
+    Called before the data are read: a bad --ordinal or --min-class-size fails before any work."""
+    from clm_nb.core import check_number
     kw = {"missing": o["missing"], "ordinal": _ordinal(o["ordinal"]), "drop_constant": not o["keep_constant"],
-          "rare": o["rare"], "min_class_size": o["min_class_size"], "noise": noise}
+          "rare": o["rare"], "min_class_size": check_number(o["min_class_size"], "--min-class-size", lo=1, integer=True),
+          "noise": noise}
     return kw | ({"scaling": o["scaling"]} if o["scaling"] else {})
 
 # %% ../nbs/18_cli.ipynb #32f51321
@@ -194,7 +197,8 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
               "(cluster), singletons. Default: ignore with --noise-label, else none.")
 @click.option("--variants/--no-variants", default=True, show_default=True,
               help="Also the verdict under the other scalings (and without columns flagged as leaking).")
-@click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair.")
+@click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
+              "10,000).")
 @click.option("--seed", default=0, show_default=True, help="Seed of the Monte-Carlo estimates.")
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
@@ -205,11 +209,17 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
+    from clm_nb.between import check_permutations
+    from clm_nb.core import check_number
+    check_permutations(permutations, "--permutations")             # every option before the file is read
+    check_number(seed, "--seed", lo=0, integer=True)
+    check_number(worst, "--worst", lo=0, integer=True)
+    kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     feats, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
     k = len(set(y.tolist()) - {-1})
     if k * (k - 1) // 2 > 1000:                  # every class pair is scored: say so before a long silence
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
-    a = clm_nb.assess(feats, y, **_prep_kwargs(prep, _noise_policy(noise, noise_label)), variants=variants,
+    a = clm_nb.assess(feats, y, **kw, variants=variants,
                       n_permutations=permutations, random_state=seed, worst=worst)
     if as_json:
         _echo_json(_assess_json(a, str(data), a.features))
@@ -230,14 +240,13 @@ def _measure(name: str):
         raise ValueError(f"no measure named {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ".")
                          + " `clm-nb measures` lists them.") from None
 
-# %% ../nbs/18_cli.ipynb #e7b6a1b0
-def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[float, float | None, float | None]:
-    """(value, Monte-Carlo se or None, certified bound or None) of the measure `info` on the data (`pred`: the second
-    labeling of external ones; `tolerance`: the curve measures' fast mode)."""
-    import inspect
+# %% ../nbs/18_cli.ipynb #91270d27
+def _check_score(info, has_pred: bool, tolerance=None) -> None:
+    """Refuse what the measure `info` cannot do with these options (a second labeling, a tolerance), before any data
+    are read: `score` calls it first, `_score_value` again for callers from Python."""
     from clm_nb.curves import CURVE_MEASURES
     from clm_nb.core import check_number
-    if pred is not None and info.kind != "external":
+    if has_pred and info.kind != "external":
         raise ValueError(f"--pred-col names the second labeling of an external measure; {info.name} is {info.kind} "
                          "and reads the labels alone: drop --pred-col (or --drop-col the column).")
     if tolerance is not None:
@@ -245,17 +254,26 @@ def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[fl
         if info.name not in CURVE_MEASURES:
             raise ValueError(f"--tolerance applies to the curve measures {', '.join(CURVE_MEASURES)} only, which have "
                              f"a fast mode with a certified bound; drop it for {info.name}.")
+    elif info.kind == "external" and not has_pred:
+        raise ValueError(f"{info.name} is an external measure: it compares two labelings; name the second one's "
+                         "column with --pred-col.")
+    if info.kind == "ensemble":
+        raise ValueError(f"{info.name} is an ensemble measure: it scores a set of partitions, which one table does not "
+                         f"hold; call clm_nb.{info.name} from Python.")
+
+
+# %% ../nbs/18_cli.ipynb #e7b6a1b0
+def _score_value(info, X, y, pred, noise, seed: int, tolerance=None) -> tuple[float, float | None, float | None]:
+    """(value, Monte-Carlo se or None, certified bound or None) of the measure `info` on the data (`pred`: the second
+    labeling of external ones; `tolerance`: the curve measures' fast mode)."""
+    import inspect
+    _check_score(info, pred is not None, tolerance)
+    if tolerance is not None:
         from clm_nb.curves import bounded_score
         b = bounded_score(X, y, info.name, tolerance=tolerance, noise=noise)
         return b.value, None, b.bound
     if info.kind == "external":
-        if pred is None:
-            raise ValueError(f"{info.name} is an external measure: it compares two labelings; name the second one's "
-                             "column with --pred-col.")
         return float(info.func(y, pred, noise=noise)), None, None
-    if info.kind == "ensemble":
-        raise ValueError(f"{info.name} is an ensemble measure: it scores a set of partitions, which one table does not "
-                         f"hold; call clm_nb.{info.name} from Python.")
     params = inspect.signature(info.func).parameters
     kw = {k: v for k, v in (("random_state", seed), ("return_se", True)) if k in params}
     out = info.func(X, y, noise=noise, **kw)
@@ -282,7 +300,11 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
     """One registered measure on one labeled DATA file.
 
     MEASURE is a registry name (`clm-nb measures` lists them)."""
-    info = _measure(measure)
+    from clm_nb.core import check_number
+    info = _measure(measure)                          # the name and every option before the file is read
+    _check_score(info, pred_col is not None, tolerance)
+    check_number(seed, "--seed", lo=0, integer=True)
+    kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     feats, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])],
                              noise_label, sep, decimal)
     pred = _read_data(data, pred_col, None, [*drop_cols, label_col], noise_label, sep, decimal)[1] if pred_col else None
@@ -292,7 +314,7 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
         X = None
     else:
         from clm_nb.prepare import prepare
-        p = prepare(feats, y, **_prep_kwargs(prep, policy))
+        p = prepare(feats, y, **kw)
         X, y, record = p.X, p.y, p.record("cli")
         for w in p.warnings:
             click.echo(w.text("cli"), err=True)
@@ -358,7 +380,6 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
 # %% ../nbs/18_cli.ipynb #424c8317
 def _build_site(data_dir, out: Path, o: dict) -> Path:
     "List, profile, judge and render: the leaderboard site of a bundle in `out`; returns its index.html."
-    import inspect
     import clm_nb
     from clm_nb.datasets import list_datasets, resolve_data_dir
     from clm_nb.report import build_report
@@ -376,15 +397,13 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
                         rule=VerdictRule(), meta=meta, variants=variants or None)
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
-    if extra and "docs_url" not in inspect.signature(build_report).parameters:
-        raise ValueError("--docs-url: this version of clm_nb.report.build_report takes no docs_url; leave it out.")
     click.echo(f"writing the site into {out}", err=True)
     return build_report(board, out, view_points=o["view_points"], n_jobs=o["n_jobs"], progress=True, **extra)
 
 # %% ../nbs/18_cli.ipynb #fb75e167
 @cli.command("leaderboard")
 @click.argument("data_dir", required=False, type=click.Path(file_okay=False))
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="The site's folder (created).")
+@click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="The site's folder (created; checked writable before any work).")
 @click.option("--collection", "collections", multiple=True, help="Only this collection (repeat it for several).")
 @click.option("--max-n", type=int, help="Leave out datasets with more points.")
 @click.option("--max-datasets", type=int, help="Only the first N datasets (sorted by collection and name).")
@@ -401,22 +420,38 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
               help="Classes below 5 points: kept, or set aside (default: the leaderboard's).")
 @click.option("--variants/--no-variants", default=True, show_default=True,
               help="Also profile the other scalings: each dataset's verdict under each and its stability.")
-@click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair.")
+@click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
+              "10,000).")
 @click.option("--seed", default=0, show_default=True, help="Study seed (task seeds derive from it).")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
               help="local: worker processes; inline: this process; dask: a Dask cluster.")
 @click.option("--n-jobs", default=2, show_default=True, help="Worker processes (profiling and page rendering).")
-@click.option("--store", type=click.Path(file_okay=False), help="Task cache folder (default: OUT/tasks).")
-@click.option("--view-points", default=1000, show_default=True, help="Points per 2-D view on the dataset pages.")
+@click.option("--store", type=click.Path(file_okay=False), help="Task cache folder (default: OUT/tasks; created, checked writable before any work).")
+@click.option("--view-points", default=1000, show_default=True, help="Points per 2-D view on the dataset pages (at least 10).")
 @click.option("--docs-url", help="Where the site links the documentation (e.g. https://.../ or ../docs).")
 def _leaderboard(data_dir, out, **o):
     """Profile a bundle and write the leaderboard site.
 
     Profiles the labeled datasets of the bundle DATA_DIR (without it: $CLM_NB_DATA, else the embedded default) and
     writes the site into OUT. Progress on stderr; stdout gets the path of index.html."""
+    import inspect
+    from clm_nb.between import check_permutations
+    from clm_nb.core import check_number
     from clm_nb.prepare import RARE_DEFAULT
+    from clm_nb.report import build_report
+    from clm_nb.runner import check_writable
     from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VerdictRule,
                                 check_board_measures)
+    check_permutations(o["permutations"], "--permutations")      # every option before any work (see the prose)
+    check_number(o["seed"], "--seed", lo=0, integer=True)
+    check_number(o["n_jobs"], "--n-jobs", lo=1, integer=True)
+    check_number(o["view_points"], "--view-points", lo=10, integer=True)   # build_report's bound
+    for name in ("max_n", "max_datasets"):
+        check_number(o[name], f"--{name.replace('_', '-')}", lo=1, integer=True, allow_none=True)
+    if o["docs_url"] is not None and not o["docs_url"].strip():
+        raise ValueError("--docs-url is empty; give a URL or a path (e.g. ../docs), or leave the option out.")
+    if o["docs_url"] and "docs_url" not in inspect.signature(build_report).parameters:
+        raise ValueError("--docs-url: this version of clm_nb.report.build_report takes no docs_url; leave it out.")
     o["primary"] = o["primary"] or DEFAULT_PRIMARY
     o["measures"] = check_board_measures(list(o["measures"]) or LEADERBOARD_MEASURES, o["primary"])
     need = [m for _, m in VerdictRule().views if m not in o["measures"]]
@@ -425,6 +460,9 @@ def _leaderboard(data_dir, out, **o):
     o["scaling"] = o["scaling"] or DEFAULT_SCALING
     o["rare"] = o["rare"] or RARE_DEFAULT
     o["noise"] = _noise_policy(o["noise"], None)
+    check_writable(out, "leaderboard: the site folder (-o)")     # full, read-only, a file: one line now
+    if o["store"]:
+        check_writable(o["store"], "leaderboard: the task store (--store)")
     click.echo(_build_site(data_dir, Path(out), o).resolve())
 
 # %% ../nbs/18_cli.ipynb #f450ad46
@@ -677,7 +715,8 @@ def _study(name, params, out, list_studies, help_params, kernel):
     target = Path(out or values.pop("out_dir", None) or Path("results") / name)
     if "out_dir" in study_params(_study_path(name)):
         values["out_dir"] = str(target.resolve())
-    target.mkdir(parents=True, exist_ok=True)
+    from clm_nb.runner import check_writable
+    check_writable(target, f"study {name}: the results folder")    # full or read-only: one line before the kernel starts
     executed = target / f"{name}.ipynb"
     click.echo(f"study {name} -> {target}" + "".join(f"\n  {k} = {v!r}" for k, v in values.items()), err=True)
     _run_study(_study_path(name), executed, values, kernel)
@@ -719,6 +758,8 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
     data_dir = data_dir or os.environ.get(DATA_ENV, "").strip()
     if not data_dir:
         raise ValueError(f"no bundle folder: give --data-dir DIR (or set ${DATA_ENV}).")
+    from clm_nb.runner import check_writable
+    check_writable(data_dir, "bundle add: the bundle folder")     # before the file is read
     feats, y, _ = _read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
     from clm_nb.prepare import missing_counts, prepare
     holes = missing_counts(feats)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import ctypes
 import difflib
+import errno
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -42,9 +43,10 @@ from .datasets import array_digest
 from .pairs import MEMORY_SHARE_VARIABLE, memory_share
 
 # %% auto #0
-__all__ = ['DEPENDENCIES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'THREAD_VARIABLES', 'MAX_WORKER_DEATHS',
-           'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'code_version', 'value_digest', 'Task', 'task_seed',
-           'identity_text', 'result_path', 'write_result', 'stored_status', 'read_result', 'watch_module',
+__all__ = ['DEPENDENCIES', 'WRITE_ERRNOS', 'PROBE_BYTES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'DIGEST_META',
+           'THREAD_VARIABLES', 'MAX_WORKER_DEATHS', 'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'code_version',
+           'value_digest', 'Task', 'task_seed', 'identity_text', 'result_path', 'UnwritableFolder', 'unwritable',
+           'store_bytes', 'check_writable', 'write_result', 'stored_status', 'read_result', 'watch_module',
            'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
            'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
            'Param', 'parse_flag', 'check_params']
@@ -209,6 +211,78 @@ def result_path(store, identity: dict) -> Path:
     "The file of a task's result in `store`: a hash of its whole identity, so any change misses the cache."
     return Path(store) / (hashlib.sha256(identity_text(identity).encode()).hexdigest()[:32] + ".parquet")
 
+# %% ../nbs/12_runner.ipynb #239f3882
+class UnwritableFolder(OSError, ValueError):
+    "A folder that cannot be written (full, over quota, read-only, not allowed, a file in the way); one-line message."
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+# %% ../nbs/12_runner.ipynb #dab1afc8
+WRITE_ERRNOS = {                                  # errno of a write that the folder refuses: the fix for each
+    errno.ENOSPC: "the disk is full: free some space",
+    errno.EDQUOT: "the disk quota is used up: free some space or raise the quota",
+    errno.EFBIG: "a file-size limit (ulimit -f) stops the writes: raise it",
+    errno.EROFS: "the file system is read-only: use a writable one",
+    errno.EACCES: "permission denied: make it writable (chmod u+w) or use a folder you own",
+    errno.EPERM: "the operation is not permitted: make it writable or use a folder you own",
+    errno.EEXIST: "a file of that name is in the way: give a folder",
+    errno.ENOTDIR: "a file is in the way on that path: give a folder",
+}
+
+def unwritable(folder,                  # the folder that refused a write
+               e: OSError,              # what the system said
+               what: str = "folder",    # how the message names the folder, e.g. "run: the task store"
+              ) -> UnwritableFolder:
+    "The one-line `UnwritableFolder` for a write into `folder` that failed with `e`: the folder, the cause, the fix."
+    fix = WRITE_ERRNOS.get(e.errno, "make it writable")
+    out = UnwritableFolder(f"{what} {folder} cannot be written ({e.strerror or e}); {fix}, or choose another folder.")
+    out.errno, out.strerror, out.filename = e.errno, e.strerror, str(folder)
+    return out
+
+
+# %% ../nbs/12_runner.ipynb #04f0cab5
+def store_bytes(path,          # the file to write (replaced atomically)
+                data: bytes,   # its whole content
+                what: str = "folder",   # how an `UnwritableFolder` names the folder
+               ) -> None:
+    """Write `data` to `path` through a temporary file that is `fsync`ed and renamed, so the file is whole or absent;
+    a refusal of the folder (`WRITE_ERRNOS`) becomes `unwritable(...)`, other errors pass unchanged."""
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        if e.errno in WRITE_ERRNOS:
+            raise unwritable(path.parent, e, what) from None
+        raise
+    finally:
+        try: tmp.unlink(missing_ok=True)
+        except OSError: pass                       # a read-only folder: nothing was left there anyway
+
+
+# %% ../nbs/12_runner.ipynb #ac4c10b1
+PROBE_BYTES = 1 << 16      # what `check_writable` writes: a folder that cannot take 64 KiB cannot take a result
+
+def check_writable(folder,                 # the folder (created with its parents if needed)
+                   what: str = "folder",   # how the message names it, e.g. "the task store (--store)"
+                  ) -> Path:
+    """`folder`, created if needed, after writing, `fsync`ing and removing a probe file of `PROBE_BYTES` in it: an
+    `UnwritableFolder` in a second, naming the folder and the fix, instead of a failure after the work."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise unwritable(folder, e, what) from None
+    store_bytes(folder / f".clm_nb-probe-{os.getpid()}", b"\0" * PROBE_BYTES, what)
+    (folder / f".clm_nb-probe-{os.getpid()}").unlink()
+    return folder
+
+
 # %% ../nbs/12_runner.ipynb #00c4548d
 RESERVED_COLUMNS = ("seed", "seconds", "error", "_key")   # the runner's own columns in every result
 
@@ -229,24 +303,31 @@ def _result_frame(task: Task, out, seed: int, seconds: float, error: str) -> pd.
 # %% ../nbs/12_runner.ipynb #5a819bd2
 IDENTITY_META = b"clm_nb.task"       # parquet schema metadata: the task identity text
 FAILED_META = b"clm_nb.failed"       # b"1" when the stored result is a failure
+DIGEST_META = b"clm_nb.sha256"       # the SHA-256 of the whole file, its own 64 hex digits read as zeros
+
+def _whole_digest(data: bytes, at: int) -> bytes:
+    "The SHA-256 (64 hex digits) of the file `data` with the 64 bytes at `at` (where the digest is kept) as '0'."
+    return hashlib.sha256(data[:at] + b"0" * 64 + data[at + 64:]).hexdigest().encode()
 
 def write_result(path,                   # the task's parquet file (see `result_path`)
                  frame: pd.DataFrame,    # the task's rows, with an `error` column when it failed
                  identity: dict,         # the task's identity, stored in the file's metadata and checked on read
                 ) -> None:
-    """Write one task's rows atomically (temporary file, then rename) with its identity in the parquet metadata and
-    a checksum on every page, so that damage anywhere in the file is detected when it is read."""
+    """Write one task's rows atomically (`store_bytes`) with its identity in the parquet metadata and the SHA-256 of
+    the whole file, so that damage anywhere in it (pages, footer, metadata, column names) is detected when it is read.
+    A full or read-only store raises `UnwritableFolder`."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     failed = bool((frame["error"].astype(str) != "").any()) if "error" in frame else False
+    mark = os.urandom(32).hex().encode()                  # a placeholder found again in the bytes, then the digest
     meta = dict(table.schema.metadata or {}) | {IDENTITY_META: identity_text(identity).encode(),
-                                                 FAILED_META: b"1" if failed else b"0"}
-    path = Path(path)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    try:
-        pq.write_table(table.replace_schema_metadata(meta), tmp, write_page_checksum=True)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists(): tmp.unlink()
+                                                 FAILED_META: b"1" if failed else b"0", DIGEST_META: mark}
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.replace_schema_metadata(meta), sink, write_page_checksum=True)
+    data = bytearray(sink.getvalue().to_pybytes())
+    at = data.rfind(mark)                                 # in the footer's key-value metadata, stored as is
+    data[at:at + 64] = _whole_digest(bytes(data), at)
+    store_bytes(path, bytes(data), "the task store")
+
 
 # %% ../nbs/12_runner.ipynb #a9029e04
 def _inspect(path, identity: dict) -> tuple[str, str, pd.DataFrame | None]:
@@ -255,23 +336,30 @@ def _inspect(path, identity: dict) -> tuple[str, str, pd.DataFrame | None]:
     if not path.exists():
         return "missing", "", None
     try:
-        table = pq.read_table(path, page_checksum_verification=True)
-        meta = table.schema.metadata or {}
-        stored = meta.get(IDENTITY_META)
+        data = path.read_bytes()
+        meta = pq.read_metadata(pa.BufferReader(data)).metadata or {}
+        stored, digest = meta.get(IDENTITY_META), meta.get(DIGEST_META)
         if stored is None:
             return "bad", "no task identity (written by an older clm_nb)", None
+        if digest is None:
+            return "bad", "no whole-file checksum (written by an older clm_nb)", None
+        at = data.rfind(digest)
+        if len(digest) != 64 or at < 0 or _whole_digest(data, at) != digest:
+            return "bad", "damaged (its bytes do not match its checksum)", None
         if stored.decode() != identity_text(identity):
             return "bad", "it holds the result of another task", None
-        rows = table.to_pandas()
+        rows = pq.read_table(pa.BufferReader(data), page_checksum_verification=True).to_pandas()
     except Exception as e:                                   # truncated, empty, damaged anywhere, not parquet at all
         return "bad", f"unreadable ({type(e).__name__}: {str(e)[:120]})", None
     return ("failed" if meta.get(FAILED_META) == b"1" else "done"), "", rows
+
 
 # %% ../nbs/12_runner.ipynb #56af9101
 def stored_status(path, identity: dict) -> tuple[str, str]:
     """`(status, why)` of a task's file: "missing", "done", "failed" (a recorded failure), or "bad" (unreadable,
     truncated, damaged, written by an older clm_nb without an identity, or holding another task's result: never
-    trusted). The whole file is read, its page checksums verified and its rows decoded, not only its footer."""
+    trusted). The whole file is read and checked against its SHA-256 (any changed byte makes it "bad"), then its rows
+    decoded."""
     return _inspect(path, identity)[:2]
 
 # %% ../nbs/12_runner.ipynb #79f1e664
@@ -351,6 +439,8 @@ def execute_task(task: Task,                       # the task to run
     path = result_path(store, identity)
     try:
         write_result(path, frame, identity)
+    except UnwritableFolder:                                     # the store, not the task: the run stops (see run)
+        raise
     except Exception as e:                                       # e.g. a column of mixed types that parquet refuses
         error = f"the result could not be stored: {type(e).__name__}: {e}"
         write_result(path, _result_frame(task, None, seed, time.perf_counter() - t0, error), identity)
@@ -471,7 +561,10 @@ def _worker_main(conn, parent_pid: int, threads: int, share: int) -> None:
             if msg is None:
                 return
             task, store, seed, identity = msg
-            conn.send(execute_task(task, store, seed, identity))
+            try:
+                conn.send(execute_task(task, store, seed, identity))
+            except UnwritableFolder as e:           # the store is full or read-only: the study stops (run_local)
+                conn.send(("unwritable", str(e)))
 
 # %% ../nbs/12_runner.ipynb #503d379c
 def _exit_cause(code: int | None) -> str:
@@ -483,9 +576,11 @@ def _exit_cause(code: int | None) -> str:
         return f"killed by {name}{hint}"
     return f"exited with code {code}"
 
-# %% ../nbs/12_runner.ipynb #800f3926
+# %% ../nbs/12_runner.ipynb #9500ad98
 MAX_WORKER_DEATHS = 2      # a task is recorded as failed when this many of its workers died while running it
 
+
+# %% ../nbs/12_runner.ipynb #800f3926
 def run_local(items,                 # tuples (task, seed, identity)
               *,
               store,                 # folder of the result files
@@ -539,6 +634,7 @@ def run_local(items,                 # tuples (task, seed, identity)
                     except (EOFError, OSError):
                         ready.add(p.sentinel)           # died while answering: handled below
                     else:
+                        if isinstance(error, tuple): raise UnwritableFolder(error[1])   # the store refused it
                         w[2] = None
                         task, seed, identity = job[0]
                         if error and stored_status(result_path(store, identity), identity)[0] not in ("done", "failed"):
@@ -628,6 +724,8 @@ def run_dask(items,                        # tuples (task, seed, identity), in t
             item = futures[f]
             try:
                 error = f.result()
+            except UnwritableFolder:                    # the store is full or read-only: the study stops
+                raise
             except Exception as e:                      # KilledWorker, a task that cannot be unpickled, ...
                 error = f"Dask could not run this task: {_failure_text(e)}"
                 record_failure(item[0], store, item[1], item[2], error)
@@ -662,7 +760,7 @@ EXECUTORS = ("local", "dask", "inline")
 
 def run(tasks,                               # `Task`s with unique keys
         *,
-        store,                               # folder of the result files (created if needed)
+        store,                               # folder of the result files (created, and checked writable, if needed)
         executor: str = "local",             # "local" (worker processes), "dask" or "inline" (this process)
         n_jobs: int | None = None,           # worker processes (default: available_cores())
         dask_address: str | None = None,     # scheduler for executor="dask" (default: a LocalCluster of n_jobs)
@@ -678,7 +776,6 @@ def run(tasks,                               # `Task`s with unique keys
     retry_failed = check_flag(retry_failed, "retry_failed", who="run")
     tasks = _check_tasks(tasks)
     store = Path(store).resolve()                       # workers may start elsewhere: they get an absolute path
-    store.mkdir(parents=True, exist_ok=True)
     plan, todo, healed = _plan(tasks, store, seed), [], []
     for item in plan:
         status, why = stored_status(result_path(store, item[2]), item[2])
@@ -687,6 +784,8 @@ def run(tasks,                               # `Task`s with unique keys
         if status in ("missing", "bad") or (status == "failed" and retry_failed):
             todo.append(item)
     todo = [todo[i] for i in longest_first(item[0].cost for item in todo)]
+    if todo or not store.exists():                      # a full or read-only store: one line now, not after the work
+        check_writable(store, "run: the task store")
     if healed:
         warnings.warn(f"run: {len(healed)} stored result(s) in {store} could not be trusted and are recomputed, e.g. "
                       f"{healed[0]}", RuntimeWarning, stacklevel=2)
@@ -786,8 +885,9 @@ PARAM_KINDS = ("int", "number", "bool", "text", "choice", "path", "names", "ints
 @dataclass(frozen=True)
 class Param:
     """What one study parameter may hold. kind: "int", "number", "bool", "text", "choice" (one of `choices`), "path"
-    (a folder or file name), "names" (one name or a list of names, each in `choices` when given), "ints" or "numbers"
-    (a non-empty list, each item checked like "int" or "number")."""
+    (a folder or file name; `writable`: a folder the study writes, created and checked by `check_writable`), "names"
+    (one name or a list of names, each in `choices` when given), "ints" or "numbers" (a non-empty list, each item
+    checked like "int" or "number")."""
     kind: str                        # one of PARAM_KINDS
     lo: float | None = None          # the smallest allowed number (of each item of a list)
     hi: float | None = None          # the largest allowed number (of each item of a list)
@@ -795,10 +895,13 @@ class Param:
     optional: bool = False           # None is allowed too
     lo_open: bool = False            # exclude `lo` itself
     hi_open: bool = False            # exclude `hi` itself
+    writable: bool = False           # a "path": a folder the study writes (its out_dir, its store)
 
     def __post_init__(self):
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param: kind={self.kind!r}; use one of {PARAM_KINDS}.")
+        if self.writable and self.kind != "path":
+            raise ValueError(f"Param: writable=True is for a 'path', not a {self.kind!r}.")
 
 # %% ../nbs/12_runner.ipynb #404b78b0
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -854,6 +957,7 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     or not str(v).strip()):
                 raise ValueError(f"{who}: {name}={v!r} must be a non-empty {'text' if p.kind == 'text' else 'path'}"
                                  + (" or None" if p.optional else "") + hint + ".")
+
         else:
             items = [v] if isinstance(v, str) else v
             if (not isinstance(items, (list, tuple)) or not items
@@ -867,6 +971,10 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     raise ValueError(f"{who}: {name} has unknown value(s) {unknown}"
                                      + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
                                      + f"; allowed: {sorted(p.choices)}.")
+    for name, p in spec.items():          # every value checked first; then a full or read-only folder, in a second
+        if p.writable and values[name] is not None:
+            check_writable(values[name], f"{who}: {name}")
+
 
 # %% ../nbs/12_runner.ipynb #3eb13d97
 from .core import document_params

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .between import MONTE_CARLO, PAIRWISE, MonteCarloScore, pair_breakdown, pair_summary
+from .between import (MONTE_CARLO, PAIRWISE, MonteCarloScore, check_permutations, pair_breakdown,
+                            pair_summary)
 from .core import check_choice, check_data, check_number, get_measure
 from .datasets import resolve_data_dir
 from .pairs import summarize
@@ -138,6 +139,7 @@ def clm_profile(X,                                        # (n, d) features
     names = check_board_measures(measures, primary)
     scaling = check_choice(scaling, "scaling", SCALINGS, who="clm_profile")
     threshold = check_number(threshold, "threshold", who="clm_profile")
+    n_permutations = check_permutations(n_permutations, "clm_profile")    # not a per-measure "problem": a bad option
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
         data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
         needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
@@ -215,6 +217,7 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="profile_tasks")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="profile_tasks")
     threshold = check_number(threshold, "threshold", who="profile_tasks")
+    n_permutations = check_permutations(n_permutations, "profile_tasks")   # before any task: not once per dataset
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog

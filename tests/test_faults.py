@@ -303,30 +303,46 @@ def test_a_worker_that_dies_after_answering_does_not_take_the_next_task_down(tmp
 
 
 SIGINT_STUDY = """
-import sys
-from clm_nb.runner import Task, demo_task, run
+import os, sys, time
+from clm_nb.runner import Task, run
+from clm_waiting_task import wait
 if __name__ == "__main__":
-    tasks = [Task({"i": i}, demo_task, {"n": 5, "sleep": 3.0}) for i in range(4)]
+    tasks = [Task({"i": i}, wait, {"marker_dir": sys.argv[2], "i": i}) for i in range(4)]
     run(tasks, store=sys.argv[1], n_jobs=2, progress=False)
+"""
+
+WAITING_TASK = """
+import os, time
+def wait(marker_dir, i, random_state=None):
+    open(os.path.join(marker_dir, f"started-{i}"), "w").close()   # the test's signal: this task is running now
+    time.sleep(3600)                                              # never ends by itself: only Ctrl-C ends the study
+    return {"i": i}
 """
 
 
 def test_ctrl_c_stops_the_study_without_storing_its_tasks_as_failures(tmp_path):
+    """Synchronised on files the tasks write when they start, not on sleeps: the interrupt always lands while both
+    workers are inside a task that cannot finish by itself, however loaded the machine (issue 38: the sleep-based
+    version failed once under load)."""
     import signal
-    script = tmp_path / "study.py"
+    script, markers, store = tmp_path / "study.py", tmp_path / "markers", tmp_path / "s"
     script.write_text(SIGINT_STUDY)
-    store = tmp_path / "s"
-    proc = subprocess.Popen([sys.executable, str(script), str(store)], cwd=ROOT, start_new_session=True,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:                               # both workers busy with a task
-        kids = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
-        if len(kids) == 2 and all(c.cpu_times().user > 0.5 for c in kids):
-            break
-        time.sleep(0.2)
-    time.sleep(1.0)
-    os.killpg(proc.pid, signal.SIGINT)                          # what Ctrl-C in a terminal does: the whole group
-    _, err = proc.communicate(timeout=60)
+    (tmp_path / "clm_waiting_task.py").write_text(WAITING_TASK)
+    markers.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, str(script), str(store), str(markers)], cwd=ROOT, start_new_session=True,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.time() + 300                            # a bound for a broken run, not a timing assumption
+        while len(list(markers.iterdir())) < 2 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert len(list(markers.iterdir())) == 2, "both workers should be inside a task"
+        os.killpg(proc.pid, signal.SIGINT)                      # what Ctrl-C in a terminal does: the whole group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
     assert not list(store.glob("*.parquet"))                    # nothing half-done was stored as a failure
 
