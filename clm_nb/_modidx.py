@@ -255,6 +255,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'clm_nb.core._interval': ('core.html#_interval', 'clm_nb/core.py'),
                              'clm_nb.core._is_atom': ('core.html#_is_atom', 'clm_nb/core.py'),
                              'clm_nb.core._prefix': ('core.html#_prefix', 'clm_nb/core.py'),
+                             'clm_nb.core._safe_mathml': ('core.html#_safe_mathml', 'clm_nb/core.py'),
                              'clm_nb.core._short_repr': ('core.html#_short_repr', 'clm_nb/core.py'),
                              'clm_nb.core._show': ('core.html#_show', 'clm_nb/core.py'),
                              'clm_nb.core._source_lines': ('core.html#_source_lines', 'clm_nb/core.py'),
