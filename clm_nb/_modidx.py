@@ -153,6 +153,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cli._study_path': ('cli.html#_study_path', 'clm_nb/cli.py'),
                             'clm_nb.cli._study_titles': ('cli.html#_study_titles', 'clm_nb/cli.py'),
                             'clm_nb.cli._trust': ('cli.html#_trust', 'clm_nb/cli.py'),
+                            'clm_nb.cli._warn_line': ('cli.html#_warn_line', 'clm_nb/cli.py'),
                             'clm_nb.cli.check_study_params': ('cli.html#check_study_params', 'clm_nb/cli.py'),
                             'clm_nb.cli.cli': ('cli.html#cli', 'clm_nb/cli.py'),
                             'clm_nb.cli.main': ('cli.html#main', 'clm_nb/cli.py'),

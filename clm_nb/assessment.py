@@ -11,7 +11,7 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from .core import check_choice, check_data, check_flag, check_number, noise_mask, user_text
+from .core import check_choice, check_data, check_flag, check_number, noise_mask, terminal_text, user_text
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
                             check_board_measures, clm_profile, primary_score)
@@ -92,7 +92,8 @@ class Assessment:
                 "hints": [say(h, interface) for h in self.hints]}
 
     def text(self, interface: str = "python") -> str:
-        "The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli')."
+        """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
+        label's control and bidirectional characters are escaped (`terminal_text`), so printing it is safe."""
         noise = (f", {self.n_noise} noise points {'left out' if self.noise == 'ignore' else 'kept'}"
                  if self.n_noise else "")
         scaled = "" if self.scaling == "none" else f", scaling {self.scaling}"
@@ -110,7 +111,7 @@ class Assessment:
         if len(self.worst_pairs):
             lines += ["", "worst class pairs:", self.worst_pairs.round(3).to_string(index=False)]
         lines += [""] + [f"hint: {say(h, interface)}" for h in self.hints]
-        return "\n".join(lines).rstrip()
+        return terminal_text("\n".join(lines).rstrip())
 
     def __repr__(self) -> str:
         return self.text("python")
