@@ -90,6 +90,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.charts._encoded_charts': ('charts.html#_encoded_charts', 'clm_nb/charts.py'),
                                'clm_nb.charts._natural': ('charts.html#_natural', 'clm_nb/charts.py'),
                                'clm_nb.charts._palette': ('charts.html#_palette', 'clm_nb/charts.py'),
+                               'clm_nb.charts._printable_spec': ('charts.html#_printable_spec', 'clm_nb/charts.py'),
                                'clm_nb.charts._round_attr': ('charts.html#_round_attr', 'clm_nb/charts.py'),
                                'clm_nb.charts._title_of': ('charts.html#_title_of', 'clm_nb/charts.py'),
                                'clm_nb.charts._untitled': ('charts.html#_untitled', 'clm_nb/charts.py'),

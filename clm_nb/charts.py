@@ -231,12 +231,23 @@ _LONG_DECIMAL = re.compile(r"(-?\d+\.\d)\d+")
 def _round_attr(m: re.Match) -> str:
     return m.group(1) + '="' + _LONG_DECIMAL.sub(r"\1", m.group(2)) + '"'
 
+# %% ../nbs/15_charts.ipynb #551553fa
+from .core import terminal_text
+
+def _printable_spec(spec):
+    "A Vega-Lite specification with every string value passed through `terminal_text` (no control character left)."
+    if isinstance(spec, dict):
+        return {k: _printable_spec(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_printable_spec(v) for v in spec]
+    return terminal_text(spec, keep_layout=False) if isinstance(spec, str) else spec
+
 # %% ../nbs/15_charts.ipynb #ccc637ee
 def chart_svg(chart: alt.TopLevelMixin, prefix: str) -> str:
     "The chart as an SVG string for inlining: ids made unique with `prefix`, coordinates rounded to 0.1 px ('' when vl-convert cannot run)."
     if _vl_convert_problem():
         return ""
-    svg = vlc.vegalite_to_svg(chart.to_dict())
+    svg = vlc.vegalite_to_svg(_printable_spec(chart.to_dict()))
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
     for old in dict.fromkeys(_ID.findall(svg)):
         new = f"{prefix}-{old}"
