@@ -68,6 +68,17 @@ def _vl_convert_problem() -> str | None:
         warnings.warn(problem, RuntimeWarning, stacklevel=3)
     return problem
 
+# %% ../nbs/15_charts.ipynb #551553fa
+from .core import terminal_text
+
+def _printable_spec(spec):
+    "A Vega-Lite specification with every string value passed through `terminal_text` (no control character left)."
+    if isinstance(spec, dict):
+        return {k: _printable_spec(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_printable_spec(v) for v in spec]
+    return terminal_text(spec, keep_layout=False) if isinstance(spec, str) else spec
+
 # %% ../nbs/15_charts.ipynb #295149d4
 def save_chart(chart: alt.TopLevelMixin,    # any Altair chart
                path,                         # the file name; its suffix is replaced by each format's
@@ -79,6 +90,7 @@ def save_chart(chart: alt.TopLevelMixin,    # any Altair chart
     if _vl_convert_problem():                                # vl-convert cannot run here: no files, one warning
         return []
     path.parent.mkdir(parents=True, exist_ok=True)
+    chart = type(chart).from_dict(_printable_spec(chart.to_dict()), validate=False)   # no control character for V8
     out = []
     for fmt in formats:
         target = path.with_suffix(f".{fmt}")
@@ -230,17 +242,6 @@ _LONG_DECIMAL = re.compile(r"(-?\d+\.\d)\d+")
 # %% ../nbs/15_charts.ipynb #f895e329
 def _round_attr(m: re.Match) -> str:
     return m.group(1) + '="' + _LONG_DECIMAL.sub(r"\1", m.group(2)) + '"'
-
-# %% ../nbs/15_charts.ipynb #551553fa
-from .core import terminal_text
-
-def _printable_spec(spec):
-    "A Vega-Lite specification with every string value passed through `terminal_text` (no control character left)."
-    if isinstance(spec, dict):
-        return {k: _printable_spec(v) for k, v in spec.items()}
-    if isinstance(spec, list):
-        return [_printable_spec(v) for v in spec]
-    return terminal_text(spec, keep_layout=False) if isinstance(spec, str) else spec
 
 # %% ../nbs/15_charts.ipynb #ccc637ee
 def chart_svg(chart: alt.TopLevelMixin, prefix: str) -> str:
