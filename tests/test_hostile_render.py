@@ -122,15 +122,17 @@ def test_assess_refuses_no_measures():
 
 def test_cli_prints_no_control_character(hostile_csv):
     "Medium #10: clm-nb assess (its text and an error line) prints the labels' escapes as visible text; JSON is ASCII."
-    runs = {k: subprocess.Popen([str(CLM_NB), "assess", str(hostile_csv), *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-            for k, args in {"text": ["-l", "class", "--no-variants", "--permutations", "5"],
-                            "error": ["-l", "\x1b]0;retitled\x07\u202enope"]}.items()}
+    missing = hostile_csv.parent / "\x1b]0;retitled\x07\u202evsc.csv"            # click's own error line
+    runs = {k: subprocess.Popen([str(CLM_NB), "assess", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+            for k, args in {"text": [str(hostile_csv), "-l", "class", "--no-variants", "--permutations", "5"],
+                            "error": [str(missing), "-l", "class"]}.items()}
     out = {k: p.communicate(timeout=120) + (p.returncode,) for k, p in runs.items()}
     assert out["text"][2] == 0 and out["error"][2] == 1, out
     for k, (stdout, stderr, _) in out.items():
         assert not CONTROL.search(stdout) and not CONTROL.search(stderr), (k, stdout[-400:], stderr[-400:])
     assert "\\u202e" in out["text"][0] and "\\x1b]0;title\\x07" in out["text"][0]    # shown, escaped
+    assert "\\x1b]0;retitled\\x07\\u202evsc.csv: no such file" in out["error"][1]
     from click.testing import CliRunner
     from clm_nb.cli import cli
     r = CliRunner().invoke(cli, ["assess", str(hostile_csv), "-l", "class", "--no-variants", "--permutations", "5",
