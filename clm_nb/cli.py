@@ -75,6 +75,10 @@ class _TerminalStream:
         self._stream.write("\r".join(terminal_text(part) for part in text.split("\r")))
         return len(text)
 
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
     def __getattr__(self, name):                 # flush, fileno, isatty, encoding, buffer...: the stream's own
         return getattr(self._stream, name)
 
