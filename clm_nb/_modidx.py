@@ -119,6 +119,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cli._TerminalStream.__getattr__': ('cli.html#_terminalstream.__getattr__', 'clm_nb/cli.py'),
                             'clm_nb.cli._TerminalStream.__init__': ('cli.html#_terminalstream.__init__', 'clm_nb/cli.py'),
                             'clm_nb.cli._TerminalStream.write': ('cli.html#_terminalstream.write', 'clm_nb/cli.py'),
+                            'clm_nb.cli._TerminalStream.writelines': ('cli.html#_terminalstream.writelines', 'clm_nb/cli.py'),
                             'clm_nb.cli._add': ('cli.html#_add', 'clm_nb/cli.py'),
                             'clm_nb.cli._alternatives': ('cli.html#_alternatives', 'clm_nb/cli.py'),
                             'clm_nb.cli._assess': ('cli.html#_assess', 'clm_nb/cli.py'),
