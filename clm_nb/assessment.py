@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .between import check_permutations
-from .core import check_choice, check_data, check_flag, check_number, noise_mask
+from .core import check_choice, check_data, check_flag, check_number, noise_mask, terminal_text, user_text
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
                             check_board_measures, clm_profile, primary_score)
@@ -93,7 +93,8 @@ class Assessment:
                 "hints": [say(h, interface) for h in self.hints]}
 
     def text(self, interface: str = "python") -> str:
-        "The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli')."
+        """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
+        label's control and bidirectional characters are escaped (`terminal_text`), so printing it is safe."""
         noise = (f", {self.n_noise} noise points {'left out' if self.noise == 'ignore' else 'kept'}"
                  if self.n_noise else "")
         scaled = "" if self.scaling == "none" else f", scaling {self.scaling}"
@@ -111,7 +112,7 @@ class Assessment:
         if len(self.worst_pairs):
             lines += ["", "worst class pairs:", self.worst_pairs.round(3).to_string(index=False)]
         lines += [""] + [f"hint: {say(h, interface)}" for h in self.hints]
-        return "\n".join(lines).rstrip()
+        return terminal_text("\n".join(lines).rstrip())
 
     def __repr__(self) -> str:
         return self.text("python")
@@ -149,8 +150,8 @@ def _dominant_pair_hint(scores: pd.DataFrame, pairs: pd.DataFrame, rule: Verdict
     p = pairs[pairs.measure == m]
     big = p.assign(w=p.n_a * p.n_b).sort_values("w", ascending=False).iloc[0]
     others = f" (also {', '.join(hidden[1:])})" if len(hidden) > 1 else ""
-    return [f"A dominant class pair disagrees with the mean: under {m}{others} the classes {big.class_a!s} and "
-            f"{big.class_b!s} ({int(big.n_a)} and {int(big.n_b)} points) score {big.value:.2f} while the mean is "
+    return [f"A dominant class pair disagrees with the mean: under {m}{others} the classes {user_text(big.class_a)} and "
+            f"{user_text(big.class_b)} ({int(big.n_a)} and {int(big.n_b)} points) score {big.value:.2f} while the mean is "
             f"{scores.at[m, 'value']:.2f}; the point-pair-weighted mean is {scores.at[m, 'weighted']:.2f} and "
             f"{scores.at[m, 'share_below']:.0%} of the points are in a pair below {rule.low:g}."]
 
@@ -273,6 +274,11 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     n_permutations = check_permutations(n_permutations, "assess")
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
+    if not (measures is None or isinstance(measures, str)):
+        measures = list(measures)
+        if not measures:                                               # [] is not "the defaults"
+            raise ValueError(f"assess: measures=[] names no measure; give the measures to compute (at least the "
+                             f"views' {[m for _, m in rule.views]}), or leave measures out for the leaderboard's.")
     names = check_board_measures(measures, primary)
     need = [m for _, m in rule.views if m not in names]
     if need:

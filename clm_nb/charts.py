@@ -32,15 +32,65 @@ def use_offline_renderer(renderer: str = "svg") -> None:
     alt.renderers.enable(renderer)
     alt.data_transformers.disable_max_rows()
 
+# %% ../nbs/15_charts.ipynb #602034cb
+import functools
+import os
+import subprocess
+import sys
+import warnings
+
+_VL_ENV = "CLM_NB_VL_CONVERT"   # the probe's answer for child processes: 'ok', or why the charts are left out
+_VL_PROBE = ("import vl_convert; vl_convert.vegalite_to_svg({'mark': 'point', 'data': {'values': [{'x': 1}]}, "
+             "'encoding': {'x': {'field': 'x', 'type': 'quantitative'}}})")
+
+@functools.cache
+def _vl_convert_problem() -> str | None:
+    "Why vl-convert cannot draw in this process (None: it can); probed once in a child process under a finite RLIMIT_AS."
+    known = os.environ.get(_VL_ENV)
+    if known:
+        return None if known == "ok" else known
+    try:
+        import resource
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return None
+    except (ImportError, AttributeError, OSError, ValueError):   # no resource module (Windows): nothing to probe
+        return None
+    try:
+        ok = subprocess.run([sys.executable, "-c", _VL_PROBE], capture_output=True, timeout=300).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    problem = None if ok else (
+        f"charts left out: vl-convert (its V8 engine draws them) cannot start under the address-space limit "
+        f"'ulimit -v' of {limit / 2**20:,.0f} MiB; raise or remove the limit ('ulimit -v unlimited') to draw them.")
+    os.environ[_VL_ENV] = problem or "ok"
+    if problem:
+        warnings.warn(problem, RuntimeWarning, stacklevel=3)
+    return problem
+
+# %% ../nbs/15_charts.ipynb #551553fa
+from .core import terminal_text
+
+def _printable_spec(spec):
+    "A Vega-Lite specification with every string value passed through `terminal_text` (no control character left)."
+    if isinstance(spec, dict):
+        return {k: _printable_spec(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_printable_spec(v) for v in spec]
+    return terminal_text(spec, keep_layout=False) if isinstance(spec, str) else spec
+
 # %% ../nbs/15_charts.ipynb #295149d4
 def save_chart(chart: alt.TopLevelMixin,    # any Altair chart
                path,                         # the file name; its suffix is replaced by each format's
                formats=("svg", "png"),       # the files written, by suffix
                scale: float = 2.0,           # the PNG's pixels per chart pixel
               ) -> list[Path]:
-    "Save `chart` as `path` with each suffix in `formats` (vl-convert, offline); returns the written paths."
+    "Save `chart` as `path` with each suffix in `formats` (vl-convert, offline); returns the written paths (none when vl-convert cannot run)."
     path = Path(path)
+    if _vl_convert_problem():                                # vl-convert cannot run here: no files, one warning
+        return []
     path.parent.mkdir(parents=True, exist_ok=True)
+    chart = type(chart).from_dict(_printable_spec(chart.to_dict()), validate=False)   # no control character for V8
     out = []
     for fmt in formats:
         target = path.with_suffix(f".{fmt}")
@@ -195,8 +245,10 @@ def _round_attr(m: re.Match) -> str:
 
 # %% ../nbs/15_charts.ipynb #ccc637ee
 def chart_svg(chart: alt.TopLevelMixin, prefix: str) -> str:
-    "The chart as an SVG string for inlining: ids made unique with `prefix`, coordinates rounded to 0.1 px."
-    svg = vlc.vegalite_to_svg(chart.to_dict())
+    "The chart as an SVG string for inlining: ids made unique with `prefix`, coordinates rounded to 0.1 px ('' when vl-convert cannot run)."
+    if _vl_convert_problem():
+        return ""
+    svg = vlc.vegalite_to_svg(_printable_spec(chart.to_dict()))
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
     for old in dict.fromkeys(_ID.findall(svg)):
         new = f"{prefix}-{old}"

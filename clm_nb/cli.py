@@ -61,10 +61,43 @@ def cli():
 
     DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip/.zst), .parquet, .npz (arrays X and y), or .npy with --labels."""
 
+# %% ../nbs/18_cli.ipynb #009b9a25
+from .core import terminal_text
+
+class _TerminalStream:
+    "A text stream that writes through `terminal_text` into `stream` (carriage returns kept for progress bars)."
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):            # as a text stream does: click probes with b"" to tell the kinds apart
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._stream.write("\r".join(terminal_text(part) for part in text.split("\r")))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):                 # flush, fileno, isatty, encoding, buffer...: the stream's own
+        return getattr(self._stream, name)
+
 # %% ../nbs/18_cli.ipynb #46d38797
+def _warn_line(message, category, filename, lineno, file=None, line=None) -> None:
+    "A Python warning as one line on stderr, `WARNING: message`, as the command line says everything else."
+    print(f"WARNING: {' '.join(str(message).split())}", file=sys.stderr if file is None else file)
+
 def main(args=None):
-    "The `clm-nb` console script."
-    return cli.main(args=args, prog_name="clm-nb")
+    "The `clm-nb` console script; what it prints goes through `terminal_text` (`_TerminalStream`), warnings as one line."
+    import warnings
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _TerminalStream(out), _TerminalStream(err)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn_line
+            return cli.main(args=args, prog_name="clm-nb")
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 # %% ../nbs/18_cli.ipynb #4a0f8e76
 def _data_options(f):
@@ -162,8 +195,8 @@ def _plain(v):
 
 # %% ../nbs/18_cli.ipynb #4755b5e1
 def _echo_json(obj) -> None:
-    "Print `obj` as indented JSON on stdout (strict: no NaN)."
-    click.echo(json.dumps(_plain(obj), indent=2, allow_nan=False, ensure_ascii=False))
+    "Print `obj` as indented JSON on stdout (strict: no NaN; ASCII only, so no control character reaches the terminal)."
+    click.echo(json.dumps(_plain(obj), indent=2, allow_nan=False, ensure_ascii=True))
 
 # %% ../nbs/18_cli.ipynb #b04b9299
 ASSESS_SCHEMA = "clm-nb.assess/1"

@@ -771,18 +771,57 @@ def sum_pairs(x,       # counts: contingency-table cells or cluster sizes, non-n
 # %% ../nbs/00_core.ipynb #466ca53f
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)   # $$display$$ first, then $inline$
 
+# %% ../nbs/00_core.ipynb #a1f09486
+_MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+_MATHML_TAGS = frozenset("math mrow mi mn mo ms mtext mspace msub msup msubsup munder mover munderover mfrac msqrt mroot "
+                         "mstyle mtable mtr mtd mpadded mphantom menclose merror mfenced mmultiscripts mprescripts none "
+                         "semantics annotation".split())
+_MATHML_ATTRS = frozenset("display mathvariant mathcolor mathbackground mathsize stretchy fence form accent accentunder "
+                          "separator separators largeop movablelimits symmetric lspace rspace width height depth "
+                          "linethickness columnalign rowalign columnspacing rowspacing columnlines rowlines frame "
+                          "framespacing displaystyle scriptlevel notation open close minsize maxsize align equalrows "
+                          "equalcolumns columnspan rowspan bevelled numalign denomalign lquote rquote voffset encoding".split())
+
+def _safe_mathml(markup: str) -> str | None:
+    "`markup` written out again from its parsed tree if it is MathML with only whitelisted elements and attributes, else None."
+    import html
+    import xml.etree.ElementTree as ET
+    if "<!" in markup or "<?" in markup:                  # comments, CDATA, DOCTYPE, processing instructions
+        return None
+    try:
+        root = ET.fromstring(markup)
+    except ET.ParseError:
+        return None
+    esc = lambda s, quote: html.escape(s or "", quote=quote).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    def write(e, out):
+        ns, _, tag = e.tag.rpartition("}")
+        if ns != "{" + _MATHML_NS or tag not in _MATHML_TAGS or not set(e.attrib) <= _MATHML_ATTRS:
+            raise ValueError(e.tag)
+        xmlns = f' xmlns="{_MATHML_NS}"' if e is root else ""
+        out.append(f"<{tag}{xmlns}" + "".join(f' {k}="{esc(v, True)}"' for k, v in e.attrib.items()) + ">"
+                   + esc(e.text, False))
+        for child in e:
+            write(child, out)
+            out.append(esc(child.tail, False))
+        out.append(f"</{tag}>")
+    out = []
+    try:
+        write(root, out)
+    except ValueError:
+        return None
+    return "".join(out) if root.tag == "{" + _MATHML_NS + "}math" else None
+
 # %% ../nbs/00_core.ipynb #5809f9ef
 def _formula(tex: str, display: bool) -> str:
-    "MathML of one LaTeX formula, or its escaped source in `<code>` when latex2mathml cannot convert it."
+    "Safe MathML of one LaTeX formula (`_safe_mathml`), or its escaped source in `<code>` when it cannot be converted."
     import html
     from latex2mathml.converter import convert           # imported here: `import clm_nb` stays light
     try:
         out = convert(tex.strip(), display="block" if display else "inline")
     except Exception:                                     # latex2mathml raises many types; any of them: fall back
         out = ""
-    if not out or re.search(r">\\[A-Za-z]", out):        # unknown commands come out as the raw \name
-        return f'<code class="tex">{html.escape(tex.strip())}</code>'
-    return out
+    safe = _safe_mathml(out) if out and not re.search(r">\\[A-Za-z]", out) else None  # unknown commands: raw \name
+    return safe or f'<code class="tex">{html.escape(tex.strip())}</code>'     # not converted, or not plain MathML
 
 # %% ../nbs/00_core.ipynb #de353e4a
 def render_math(text) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .core import (check_choice, check_class_pairs, check_flag, check_labels, check_magnitude, check_number,
-                         float_column, noise_mask, zscore)
+                         float_column, noise_mask, user_text, zscore)
 
 # %% auto #0
 __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
@@ -117,7 +117,7 @@ def as_table(X) -> pd.DataFrame:
     df = df.set_axis([str(c) for c in df.columns], axis=1)
     dup = sorted({c for c in df.columns if list(df.columns).count(c) > 1})
     if dup:
-        raise ValueError(f"prepare: the column name(s) {dup} occur more than once; rename them so that each feature "
+        raise ValueError(f"prepare: the column name(s) {', '.join(map(user_text, dup))} occur more than once; rename them so that each feature "
                          "has one name.")
     if df.shape[1] == 0:
         raise ValueError(f"prepare: X has {len(df)} rows but no columns.")
@@ -138,7 +138,7 @@ def _label_missing(y) -> np.ndarray:
 def _missing_sentence(counts: pd.Series, df: pd.DataFrame) -> str:
     "The columns with missing values as text: name (count, first at row r), ..."
     first = {c: int(np.flatnonzero(df[c].isna().to_numpy())[0]) for c in counts.index}
-    return ", ".join(f"{c!r} ({int(k)}, first at row {first[c]})" for c, k in counts.head(8).items()) + (
+    return ", ".join(f"{user_text(c)} ({int(k)}, first at row {first[c]})" for c, k in counts.head(8).items()) + (
         f" and {len(counts) - 8} more column(s)" if len(counts) > 8 else "")
 
 # %% ../nbs/08a_prepare.ipynb #c66add15
@@ -181,8 +181,8 @@ def handle_missing(df: pd.DataFrame,     # the features as a table
             else:
                 value, how = s.mode(dropna=True).iloc[0], "most frequent level"
             df[c] = s.fillna(value)
-            filled.append(f"{c!r} ({int(counts[c])} with the {how} {value!r})" if how != "median"
-                          else f"{c!r} ({int(counts[c])} with the median {value:g})")
+            filled.append(f"{user_text(c)} ({int(counts[c])} with the {how} {user_text(value)})" if how != "median"
+                          else f"{user_text(c)} ({int(counts[c])} with the median {value:g})")
         steps.append(PrepStep("missing", tuple(counts.index), "imputed " + ", ".join(filled) + ".", False))
     keep = np.flatnonzero(~rows)
     if not len(keep):
@@ -227,7 +227,8 @@ def _ordinal_codes(s: pd.Series, levels) -> tuple[np.ndarray, list]:
     rank = {str(v): i for i, v in enumerate(levels)}
     unknown = sorted(set(text) - set(rank))
     if unknown:
-        raise ValueError(f"prepare: column {s.name!r} holds {unknown[:5]} outside its stated order {levels}; add them "
+        raise ValueError(f"prepare: column {user_text(s.name)} holds {', '.join(map(user_text, unknown[:5]))} outside its "
+                         f"stated order {', '.join(map(user_text, levels[:20]))}; add them "
                          "to ordinal[...] in their place, or fix the values.")
     return text.map(rank).to_numpy(dtype=np.float64), levels
 
@@ -239,8 +240,8 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
     ordinal = dict(ordinal or {})
     absent = [c for c in ordinal if c not in df.columns]
     if absent:
-        raise ValueError(f"prepare: ordinal names column(s) {absent} that are not features; the columns are "
-                         f"{list(df.columns)[:20]}.")
+        raise ValueError(f"prepare: ordinal names column(s) {', '.join(map(user_text, absent))} that are not features; "
+                         f"the columns are {', '.join(map(user_text, list(df.columns)[:20]))}.")
     out, notes, ids = {}, {"boolean": [], "binary": [], "ordinal": [], "nominal": []}, []
     for c in df.columns:
         s, kind = df[c], _column_kind(df[c], ordinal)
@@ -249,29 +250,30 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
         elif kind == "boolean":
             out[c] = s.to_numpy(dtype=np.float64) if pd.api.types.is_bool_dtype(s) \
                 else s.astype(str).str.lower().isin(_TRUE).to_numpy(dtype=np.float64)
-            notes["boolean"].append(c)
+            notes["boolean"].append((c, user_text(c)))
         elif kind == "binary":
             levels = sorted(s.astype(str).unique())
             out[c] = (s.astype(str) == levels[-1]).to_numpy(dtype=np.float64)
-            notes["binary"].append(f"{c} ({levels[-1]!r} = 1)" if len(levels) == 2 else f"{c} (one level)")
+            notes["binary"].append((c, f"{user_text(c)} ({user_text(levels[-1])} = 1)" if len(levels) == 2
+                                   else f"{user_text(c)} (one level)"))
         elif kind == "ordinal":
             out[c], levels = _ordinal_codes(s, ordinal.get(c))
-            notes["ordinal"].append(f"{c} ({' < '.join(map(str, levels))})")
+            notes["ordinal"].append((c, f"{user_text(c)} ({' < '.join(map(user_text, levels))})"))
         elif kind == "nominal":
             levels = sorted(s.astype(str).unique())
             for v in levels:
                 out[f"{c}={v}"] = (s.astype(str) == v).to_numpy(dtype=np.float64)
-            notes["nominal"].append(f"{c} ({len(levels)} levels)")
+            notes["nominal"].append((c, f"{user_text(c)} ({len(levels)} levels)"))
         elif kind == "identifier":
             ids.append(c)
         elif kind == "datetime":
-            raise ValueError(f"prepare: column {c!r} holds dates or times; convert it to a number that means something "
+            raise ValueError(f"prepare: column {user_text(c)} holds dates or times; convert it to a number that means something "
                              "here (days since an event, a year) or drop it (drop_cols, clm-nb --drop-col).")
         elif kind == "comma":
-            raise ValueError(f"prepare: column {c!r} holds numbers with decimal commas, read as text; give the decimal "
+            raise ValueError(f"prepare: column {user_text(c)} holds numbers with decimal commas, read as text; give the decimal "
                              "mark (decimal=',', clm-nb --decimal ',').")
         else:
-            raise ValueError(f"prepare: column {c!r} is text with {s.astype(str).nunique()} levels, more than "
+            raise ValueError(f"prepare: column {user_text(c)} is text with {s.astype(str).nunique()} levels, more than "
                              f"{MAX_LEVELS} to one-hot encode; encode it yourself or drop it (drop_cols, clm-nb "
                              "--drop-col).")
     steps = []
@@ -279,13 +281,12 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
              "ranks", "nominal": "categories one-hot (one 0/1 column per level)"}
     for k, cols in notes.items():
         if cols:
-            names = tuple(x.split(" (")[0] for x in cols)
-            steps.append(PrepStep("encode", names, f"encoded {words[k]}: {', '.join(cols)}."))
+            steps.append(PrepStep("encode", tuple(c for c, _ in cols), f"encoded {words[k]}: {', '.join(t for _, t in cols)}."))
     if ids:
-        steps.append(PrepStep("identifier", tuple(ids), f"dropped {', '.join(map(repr, ids))}: text with a different "
+        steps.append(PrepStep("identifier", tuple(ids), f"dropped {', '.join(map(user_text, ids))}: text with a different "
                               "value in (almost) every row is an identifier, not a feature.", True))
     if not out:
-        raise ValueError("prepare: no feature is left after encoding" + (f" (identifiers dropped: {ids})" if ids else "")
+        raise ValueError("prepare: no feature is left after encoding" + (f" (identifiers dropped: {', '.join(map(user_text, ids))})" if ids else "")
                          + "; the measures need at least one numeric, boolean or categorical column.")
     return pd.DataFrame(out), steps
 
@@ -400,7 +401,7 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
                 why.append(f"alone it separates the {K} classes almost perfectly ({runs} label runs along it, "
                            f"{K} at the least)")
         if why:
-            out.append(PrepStep("leakage", (c,), f"column {c!r} may leak the labels: {'; '.join(why)}. If it encodes "
+            out.append(PrepStep("leakage", (c,), f"column {user_text(c)} may leak the labels: {'; '.join(why)}. If it encodes "
                                 f"the label (an id, a sort key, a derived code), drop it ([[drop_cols={c}]]); "
                                 "if it is a real measurement, the classes are trivially separable along it.", True))
     return out
@@ -470,11 +471,11 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     if drop_constant:
         const = constant_columns(enc)
         if const and len(const) == enc.shape[1]:
-            raise ValueError(f"prepare: every feature is constant ({const[:8]}); there are no distances to score.")
+            raise ValueError(f"prepare: every feature is constant ({', '.join(map(user_text, const[:8]))}); there are no distances to score.")
         if const:
             enc = enc.drop(columns=const)
             steps.append(PrepStep("constant", tuple(const), f"dropped {len(const)} constant column(s): "
-                                  f"{', '.join(const[:10])}{' ...' if len(const) > 10 else ''}."))
+                                  f"{', '.join(map(user_text, const[:10]))}{' ...' if len(const) > 10 else ''}."))
     set_aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
     if set_aside:
         keep = ~pd.Series(y).isin(list(set_aside)).to_numpy()
@@ -485,7 +486,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             set_aside = {}
     if set_aside:
         enc, y, rows = enc[keep].reset_index(drop=True), y[keep], rows[keep]
-        listed = ", ".join(f"{k!s} ({v})" for k, v in list(set_aside.items())[:10])
+        listed = ", ".join(f"{user_text(k)} ({v})" for k, v in list(set_aside.items())[:10])
         steps.append(PrepStep("rare", tuple(), f"set aside {len(set_aside)} class(es) below {min_class_size} points, "
                               f"{sum(set_aside.values())} point(s): {listed}{' ...' if len(set_aside) > 10 else ''}; "
                               "scored without them.", False))
@@ -493,7 +494,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
         tiny = rare_classes(y, min_class_size, noise=noise)
         if tiny:
             steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
-                                  f"({', '.join(f'{k!s} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
+                                  f"({', '.join(f'{user_text(k)} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
                                   "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
     check_class_pairs(pd.Series(y[~noise_mask(y)] if noise is not None else y, dtype=object).nunique(), who="prepare")
     features = list(enc.columns)
@@ -507,7 +508,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     skewed = skewed_features(A, features)
     if skewed:
         steps.append(PrepStep("skew", tuple(skewed), f"{len(skewed)} feature(s) heavily skewed (non-negative, "
-                              f"skewness >= {SKEW_THRESHOLD:g}): {', '.join(skewed[:10])}"
+                              f"skewness >= {SKEW_THRESHOLD:g}): {', '.join(map(user_text, skewed[:10]))}"
                               f"{' ...' if len(skewed) > 10 else ''}; [[scaling=log]] applies log(1 + x) to them."))
     steps += leakage_findings(enc, y)
     if scaling != "none":

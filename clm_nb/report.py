@@ -71,8 +71,18 @@ def _num(v) -> str | None:
     return None if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)) else repr(float(v))
 
 # %% ../nbs/16_report.ipynb #5385bb84
+import hashlib
+
+_SLUG_MAX = 100   # the longest readable part of a page name (a file name may have 255 bytes)
+
 def _slug(collection: str, name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{collection}__{name}")
+    "The page name of a dataset (without .html): safe characters, bounded, distinct for distinct (collection, name)."
+    raw = f"{collection}__{name}"
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+    if safe == raw and len(raw) <= _SLUG_MAX and not raw.startswith("."):
+        return raw
+    digest = hashlib.sha256(f"{collection}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{safe[:_SLUG_MAX].strip('._-')}-{digest}"
 
 # %% ../nbs/16_report.ipynb #4f5b9964
 def _shade(v) -> str:
@@ -365,6 +375,19 @@ def _overview(board: Leaderboard, docs_url: str | None) -> str:
         rule_lines=board.rule.describe(), measures=measures, made=made, low=f"{board.rule.low:g}",
         **_overview_figures(board))
 
+# %% ../nbs/16_report.ipynb #ef884d9b
+def _stale_pages(out: Path,   # the report's folder
+                 keep: set,   # the page names (slugs) this build writes
+                ) -> list[Path]:
+    "The pages the previous build listed in `out/report.json` that this build does not write (files in `out/datasets`)."
+    try:
+        listed = json.loads((out / "report.json").read_text(encoding="utf-8")).get("pages", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    safe = [s for s in listed if isinstance(s, str) and re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", s)]
+    paths = [out / "datasets" / f"{s}.html" for s in safe if s not in keep]
+    return [p for p in paths if p.is_file() and not p.is_symlink()]
+
 # %% ../nbs/16_report.ipynb #35a7d6a2
 def build_report(board: Leaderboard,            # the leaderboard to show (`clm_nb.verdict.leaderboard`)
                  out_dir,                       # the folder written (created if needed)
@@ -389,9 +412,10 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     t = t.join(pct.add_suffix("_pct"))
     write_csv(t.drop(columns=["slug"] + list(pct.add_suffix("_pct").columns)), out / "leaderboard.csv")
     write_csv(board.pairs, out / "class_pairs.csv")
+    stale = _stale_pages(out, set(t.slug[t.labeled]))                   # read before report.json is rewritten
     settings = {"measures": board.measures, "primary": board.primary, "rule": asdict(board.rule),
                 "data_dir": board.data_dir, "datasets": len(t), "verdicts": board.verdict_counts,
-                **{k: str(v) for k, v in board.meta.items()}}
+                **{k: str(v) for k, v in board.meta.items()}, "pages": sorted(t.slug[t.labeled])}
     (out / "report.json").write_text(json.dumps(settings, indent=2))
 
     columns = _columns(board)
@@ -426,6 +450,8 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     for slug, html in tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(records), desc="pages",
                            disable=not progress):
         (out / "datasets" / f"{slug}.html").write_text(html, encoding="utf-8")
+    for page in stale:                                                   # datasets no longer on the board
+        page.unlink(missing_ok=True)
     return out / "index.html"
 
 # %% ../nbs/16_report.ipynb #97422783

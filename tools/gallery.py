@@ -217,16 +217,32 @@ def run_one(spec: Spec, data: Path, code: str, refresh: bool = False) -> dict:
 
 # ---- the page ----------------------------------------------------------------------------------------------------
 
+def _text(text) -> str:
+    """Text a user may control (a label, a column name) as inert Markdown: HTML escaped (MyST passes raw HTML through),
+    every unescaped `$` escaped (dollarmath would typeset it) and on one line (a newline could open a directive)."""
+    import html
+    return re.sub(r"(?<!\\)\$", r"\\$", html.escape(" ".join(str(text).split()), quote=False))
+
+
 def _cell(text) -> str:
-    "Text for a Markdown table cell."
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    "Text for a Markdown table cell (`_text`, pipes escaped)."
+    return _text(text).replace("|", "\\|")
 
 
 def _md(text: str) -> str:
-    """A sentence of the assessment for the page: its option markers ([[name=value]]) as inline code in Python's
-    words (code keeps its straight quotes: Sphinx curls the quotes of prose)."""
+    """A sentence of the assessment for the page (`_text`): its option markers ([[name=value]]) as inline code in
+    Python's words (code keeps its straight quotes: Sphinx curls the quotes of prose)."""
     from clm_nb.prepare import say
-    return re.sub(r"\[\[\w+=[^\]]*\]\]", lambda m: f"`{say(m.group(0), 'python')}`", text)
+    parts = re.split(r"(\[\[\w+=[^\]]*\]\])", text)
+    return "".join(_code(say(p, "python")) if i % 2 else _text(p) for i, p in enumerate(parts))
+
+
+def _code(text: str) -> str:
+    "Inline code that holds any text: fenced by one backtick more than its longest run of backticks, on one line."
+    text = " ".join(text.split())
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _num(v) -> str:
@@ -373,7 +389,7 @@ def section(s: Spec, r: dict) -> list[str]:
                      "missing numbers get the column's median, missing categories its most frequent level."), ""]
     else:
         lines += ["**Missing values:** none; the default `missing='refuse'` was enough.", ""]
-    reason = a["reason"][:1].upper() + a["reason"][1:]
+    reason = _text(a["reason"][:1].upper() + a["reason"][1:])
     lines += [f"**Verdict: {a['verdict']}** ({a['stability']}). {reason}; "
               f"{a['primary']} = {a['score']:.3f}"
               + (f" ± {a['score_se']:.3f}" if a["score_se"] else "") + f". {a['n']} points scored of {a['n_input']} "
