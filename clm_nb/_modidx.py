@@ -139,6 +139,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cli._prep_options': ('cli.html#_prep_options', 'clm_nb/cli.py'),
                             'clm_nb.cli._profile': ('cli.html#_profile', 'clm_nb/cli.py'),
                             'clm_nb.cli._read_data': ('cli.html#_read_data', 'clm_nb/cli.py'),
+                            'clm_nb.cli._read_option': ('cli.html#_read_option', 'clm_nb/cli.py'),
                             'clm_nb.cli._run_study': ('cli.html#_run_study', 'clm_nb/cli.py'),
                             'clm_nb.cli._scalar': ('cli.html#_scalar', 'clm_nb/cli.py'),
                             'clm_nb.cli._score': ('cli.html#_score', 'clm_nb/cli.py'),
