@@ -853,10 +853,9 @@ MAX_LABEL_CHARS = 1_000           # the longest label read (in characters): a cl
 class _TooBig(ValueError):
     "A file, or its decompressed content, over the read bound: refused as is, never reported as corrupt."
 
-def _bound_hint(max_bytes: int) -> str:
+def _bound_hint() -> str:
     "How to raise the read bound, for the messages."
-    return (f"the bound is {max_bytes:,} bytes; if the file is genuinely that large, raise it (max_bytes=..., "
-            "clm-nb --max-bytes N)")
+    return "if the file is genuinely that large, raise the bound (max_bytes=..., clm-nb --max-bytes N)"
 
 # %% ../nbs/09_datasets.ipynb #a77a25c4
 def _file_type(mode: int) -> str:
@@ -889,7 +888,7 @@ def _capped(stream, max_bytes: int, path: Path, what: str) -> bytes:
         chunks.append(chunk)
         total += len(chunk)
         if total > max_bytes:
-            raise _TooBig(f"{path}: {what} more than {max_bytes:,} bytes; {_bound_hint(max_bytes)}.")
+            raise _TooBig(f"{path}: {what} more than {max_bytes:,} bytes; {_bound_hint()}.")
     return b"".join(chunks)
 
 def _decompressing(f, suffix: str, path: Path):
@@ -925,7 +924,7 @@ def _read_bytes(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes:
     with _open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         if size > max_bytes:
-            raise _TooBig(f"{path}: {size:,} bytes, more than the bound; {_bound_hint(max_bytes)}.")
+            raise _TooBig(f"{path}: {size:,} bytes, more than the bound of {max_bytes:,}; {_bound_hint()}.")
         if suffix not in _COMPRESSION:
             return _capped(f, max_bytes, path, "holds")
         try:
@@ -1386,8 +1385,8 @@ def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".
     except Exception as e:                    # not parquet, not text in this encoding, a malformed header...
         raise _unreadable(e, path, kind, encoding) from e
     if inflated > max_bytes:
-        raise _TooBig(f"{path}: its row groups decompress to {inflated:,} bytes, more than the bound; "
-                      f"{_bound_hint(max_bytes)}.")
+        raise _TooBig(f"{path}: its row groups decompress to {inflated:,} bytes, more than the bound of {max_bytes:,}; "
+                      f"{_bound_hint()}.")
     _check_names(names, path)
     try:
         if kind == "parquet":
@@ -1426,8 +1425,8 @@ def _load_npy(path: Path, what: str, max_bytes: int = MAX_READ_BYTES) -> np.ndar
                                  "unpickled: save it as text, np.save(path, values.astype(str))")
             need = math.prod(shape) * dtype.itemsize
             if need > max_bytes:
-                raise _Malformed(f"its header claims {need:,} bytes (shape {shape}, dtype {dtype}), more than the bound; "
-                                 f"{_bound_hint(max_bytes)}")
+                raise _Malformed(f"its header claims {need:,} bytes (shape {shape}, dtype {dtype}), more than the "
+                                 f"bound of {max_bytes:,}; {_bound_hint()}")
             _check_header((shape, dtype, os.fstat(f.fileno()).st_size - f.tell()), "the array", _LABEL_KINDS, None, "")
             f.seek(0)
             return np.lib.format.read_array(f, allow_pickle=False)
@@ -1457,8 +1456,8 @@ def _read_arrays(path: Path, kind: str, label_col, labels,
             need = sum(math.prod(shape) * dtype.itemsize for shape, dtype, _ in headers.values())
             if need > max_bytes:
                 raise _Malformed(f"its headers claim {need:,} bytes for 'X' and {key!r} (shapes "
-                                 f"{headers['X'][0]} and {headers[key][0]}), more than the bound; "
-                                 f"{_bound_hint(max_bytes)}")
+                                 f"{headers['X'][0]} and {headers[key][0]}), more than the bound of {max_bytes:,}; "
+                                 f"{_bound_hint()}")
             for k, h in headers.items(): _check_header(h, k, _LABEL_KINDS, None, "")
             return _read_member(zf, members["X"]), _read_member(zf, members[key])
         except _Malformed as e:
