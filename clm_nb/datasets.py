@@ -976,17 +976,17 @@ def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expe
         raise _Malformed(f"array {key!r} has shape {got} in its header, but the manifest says {expected}; the file and "
                          f"its "
                          "manifest row disagree (fix whichever is wrong)")
-    if dtype.kind == "U" and dtype.itemsize // 4 > MAX_LABEL_CHARS:
+    if kinds == _LABEL_KINDS and dtype.kind == "U" and dtype.itemsize // 4 > MAX_LABEL_CHARS:
         raise _Malformed(f"array {key!r} holds text up to {dtype.itemsize // 4:,} characters wide (dtype {dtype}); "
-                         f"labels and names longer than {MAX_LABEL_CHARS:,} characters are refused")
+                         f"labels longer than {MAX_LABEL_CHARS:,} characters are refused")
     need = math.prod(got) * dtype.itemsize
-    if max_bytes is not None and need > max_bytes:
-        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the "
-                         f"{max_bytes} allowed")
     if stored != need:
         raise _Malformed(f"array {key!r} stores {stored} bytes of data, but its header (shape {got}, dtype {dtype}) "
                          f"needs {need}: "
                          "the member is truncated or corrupt")
+    if max_bytes is not None and need > max_bytes:
+        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the "
+                         f"{max_bytes} allowed")
 
 # %% ../nbs/09_datasets.ipynb #3a91b899
 class _OwnedZip(zipfile.ZipFile):
