@@ -1600,8 +1600,12 @@ def _bundle_manifest(root: Path) -> pd.DataFrame:
 def _bundle_lock(root: Path):
     "Hold the bundle's exclusive lock (`fcntl.flock` on `root/.manifest.lock`), the folder created first if new."
     import fcntl                             # POSIX: the lock the kernel releases when the process ends
-    root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise ValueError(f"data_dir={str(root)!r}: cannot write there ({_reason(e)}); give a bundle folder you can "
+                         "write to.") from e
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
