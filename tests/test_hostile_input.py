@@ -293,3 +293,17 @@ def test_zst_without_zstandard_says_how(tmp_path):
     with pytest.raises(ValueError, match=r"pip install zstandard, or decompress it first \(zstd -d d.csv.zst\)"):
         read_labeled_table(tmp_path / "d.csv.zst", "class")
     assert "(also .gz/.bz2/.xz/.zip/.zst)" not in invoke("--help").output
+
+
+def test_every_table_kind_is_read_within_max_bytes(tmp_path):
+    "The read bound holds for a plain CSV (its size), a parquet file (its row groups' declared size) and the CLI."
+    df = pd.DataFrame({"a": np.repeat(np.arange(100.0), 200), "class": ["p", "q"] * 10000})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.to_parquet(tmp_path / "t.parquet", compression="zstd", use_dictionary=False)   # ~2 KB holding ~260 KB
+    with pytest.raises(ValueError, match="bytes, more than the bound of 1,000; if the file is genuinely that large"):
+        read_labeled_table(tmp_path / "t.csv", "class", max_bytes=1000)
+    with pytest.raises(ValueError, match="its row groups decompress to 2[0-9,]+ bytes, more than the bound of 100,000"):
+        read_labeled_table(tmp_path / "t.parquet", "class", max_bytes=100_000)
+    assert len(read_labeled_table(tmp_path / "t.parquet", "class")[1]) == 20000
+    r = invoke("score", "silhouette", tmp_path / "t.csv", "-l", "class", "--max-bytes", "1000")
+    assert r.exit_code == 1 and "more than the bound of 1,000" in r.output, r.output
