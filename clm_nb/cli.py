@@ -59,7 +59,8 @@ class _Group(click.Group):
 def cli():
     """Cluster-label matching from the command line: can the labels of a dataset be trusted as clusters?
 
-    DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip/.zst), .parquet, .npz (arrays X and y), or .npy with --labels."""
+    DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip; .zst with the zstandard package), .parquet, .npz (arrays X
+    and y), or .npy with --labels."""
 
 # %% ../nbs/18_cli.ipynb #009b9a25
 from .core import terminal_text
@@ -100,6 +101,15 @@ def main(args=None):
         sys.stdout, sys.stderr = out, err
 
 # %% ../nbs/18_cli.ipynb #4a0f8e76
+_READ_OPTIONS = "clm_nb.read_options"       # the click context's meta key of the reader-only options
+
+def _read_option(name: str):
+    "A click callback that files the option's value under `name` for `_read_data` (the command never sees it)."
+    def keep(ctx, param, value):
+        ctx.meta.setdefault(_READ_OPTIONS, {})[name] = value
+        return value
+    return keep
+
 def _data_options(f):
     "The options that say how to read a DATA file (shared by assess, score and bundle add)."
     for opt in reversed([
@@ -110,20 +120,40 @@ def _data_options(f):
             click.option("--drop-col", "drop_cols", metavar="COL", multiple=True,
                          help="A column left out of the features (repeat it for several)."),
             click.option("--noise-label", metavar="V", help="The label marking noise points (e.g. -1, noise)."),
+            click.option("--numeric-labels", is_flag=True, expose_value=False, callback=_read_option("numeric_labels"),
+                         help="Read the labels as numbers (01 and 1 become one class, with a warning); default: as "
+                         "text."),
             click.option("--sep", metavar="S", help="CSV/TSV column separator, e.g. ';' (default: ',' for .csv, tab "
                          "for .tsv)."),
             click.option("--decimal", default=".", show_default=True, metavar="C",
-                         help="CSV/TSV decimal mark ('.' or ',').")]):
+                         help="CSV/TSV decimal mark ('.' or ',')."),
+            click.option("--thousands", metavar="C", expose_value=False, callback=_read_option("thousands"),
+                         help="CSV/TSV thousands separator, e.g. ',' for 1,234 (default: none)."),
+            click.option("--encoding", default="utf-8", show_default=True, metavar="E", expose_value=False,
+                         callback=_read_option("encoding"), help="CSV/TSV text encoding, e.g. latin-1."),
+            click.option("--max-bytes", type=click.IntRange(min=1), default=1 << 30, show_default=True, metavar="N",
+                         expose_value=False, callback=_read_option("max_bytes"),
+                         help="The most bytes read from DATA, after decompression (1 GiB); a larger file is refused.")]):
         f = opt(f)
     return f
 
 # %% ../nbs/18_cli.ipynb #784783c9
 def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, decimal=".") -> tuple:
     """(features as a table of any column types, y, feature names) of a DATA file; the noise label becomes -1 for the
-    measures (see read_labeled_table). The preparation (`clm_nb.prepare.prepare`) is the caller's next step."""
+    measures (see read_labeled_table), the reader-only options come from the click context (`_read_option`), and the
+    reader's warnings are printed as `WARNING:` lines. The preparation (`clm_nb.prepare.prepare`) is the caller's next
+    step."""
+    import warnings
+    from clm_nb.core import terminal_text
     from clm_nb.datasets import read_labeled_table         # imported when a command runs: --help stays fast
-    feats, y = read_labeled_table(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,
-                                  sep=sep, decimal=decimal)
+    ctx = click.get_current_context(silent=True)
+    extra = dict(ctx.meta.get(_READ_OPTIONS, {})) if ctx is not None else {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        feats, y = read_labeled_table(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,
+                                      sep=sep, decimal=decimal, **extra)
+    for w in caught:
+        click.echo(f"WARNING: {terminal_text(str(w.message), keep_layout=False)}", err=True)
     return feats, y, list(feats.columns)
 
 # %% ../nbs/18_cli.ipynb #f4501ef1

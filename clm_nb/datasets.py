@@ -5,14 +5,24 @@
 # %% ../nbs/09_datasets.ipynb #2686f674
 from __future__ import annotations
 
+import bz2
+import codecs
 import copy
+import csv
 import dataclasses
 import difflib
+import gzip
 import hashlib
+import io
+import lzma
 import math
 import os
 import re
+import stat
+import warnings
 import zipfile
+from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -21,15 +31,16 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .core import LabeledData, check_choice, check_data, encode_labels, noise_mask, zscore
+from .core import (LabeledData, check_choice, check_data, check_flag, check_number, encode_labels,
+                         noise_mask, read_csv, user_text, write_csv, zscore)
 from .external import ari
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'ON_ERROR', 'MANIFEST_COLUMNS',
-           'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest', 'shuffle_labels', 'make_clm_blobs',
-           'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs', 'make_handl', 'imitate_partition',
-           'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset', 'DatasetError', 'iter_datasets',
-           'read_labeled_table', 'read_labeled_file', 'add_to_bundle']
+__all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'MAX_READ_BYTES', 'MAX_LABEL_CHARS',
+           'ON_ERROR', 'MANIFEST_COLUMNS', 'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest',
+           'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
+           'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset',
+           'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file', 'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -544,8 +555,9 @@ def _manifest_problems(m: pd.DataFrame) -> list[str]:
 # %% ../nbs/09_datasets.ipynb #1fb0341f
 @lru_cache(maxsize=8)
 def _manifest_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
-    "The manifest table, checked, with numeric n and d (cached while the file is unchanged)."
-    m = pd.read_csv(path, dtype={"noise_label": object, "collection": str, "name": str, "file": object})
+    """The manifest table, checked, with numeric n and d (cached while the file is unchanged); its text as written
+    (`clm_nb.core.read_csv` removes the apostrophe `add_to_bundle` puts before a would-be formula)."""
+    m = read_csv(path, dtype={"noise_label": object, "collection": str, "name": str, "file": object})
     missing = [c for c in _REQUIRED_COLUMNS if c not in m.columns]
     if missing:
         raise ValueError(f"{path} lacks the column(s) {missing}; a manifest needs {list(_REQUIRED_COLUMNS)}.")
@@ -772,6 +784,8 @@ def _marker_mask(y: np.ndarray, marker: str | None) -> np.ndarray:
         try: value = float(marker)
         except ValueError: return np.zeros(y.shape[0], dtype=bool)
         return y == value
+    if y.dtype == object:                                  # text labels: compared one by one, no fixed-width copy
+        return np.fromiter((str(v) == marker for v in y), dtype=bool, count=y.shape[0])
     return y.astype(str) == marker
 
 # %% ../nbs/09_datasets.ipynb #3f834ed4
@@ -832,6 +846,96 @@ def _check_stored(row: pd.Series) -> None:
     if row["status"] not in _STORED:
         raise ValueError(f"{who} is listed in the manifest but not stored (status {row['status']!r}){notes}.")
 
+# %% ../nbs/09_datasets.ipynb #d0c4f683
+MAX_READ_BYTES = 1 << 30          # the most bytes a user's file may hold, decompressed (max_bytes; 1 GiB)
+MAX_LABEL_CHARS = 1_000           # the longest label read (in characters): a class name is short
+
+class _TooBig(ValueError):
+    "A file, or its decompressed content, over the read bound: refused as is, never reported as corrupt."
+
+def _bound_hint() -> str:
+    "How to raise the read bound, for the messages."
+    return "if the file is genuinely that large, raise the bound (max_bytes=..., clm-nb --max-bytes N)"
+
+# %% ../nbs/09_datasets.ipynb #a77a25c4
+def _file_type(mode: int) -> str:
+    "What a non-regular file is, in words, from its `st_mode`."
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode): return name
+    return "not a regular file"
+
+def _open_regular(path: Path, what: str = ""):
+    "`path` open for binary reading if it is a regular file; a `ValueError` naming it otherwise (never blocks on a pipe)."
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file{what}.") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot be opened{what} ({e.strerror or type(e).__name__}).") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ValueError(f"{path}{what} is {_file_type(mode)}, not a regular file; give a data file (a pipe or a device "
+                         "has no size to bound the reading by: save its content to a file first).")
+    return os.fdopen(fd, "rb")
+
+# %% ../nbs/09_datasets.ipynb #e9619459
+def _capped(stream, max_bytes: int, path: Path, what: str) -> bytes:
+    "All the bytes of `stream`, or a `_TooBig` as soon as they pass `max_bytes` (never more is held)."
+    chunks, total = [], 0
+    while chunk := stream.read(min(_DIGEST_CHUNK, max_bytes + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise _TooBig(f"{path}: {what} more than {max_bytes:,} bytes; {_bound_hint()}.")
+    return b"".join(chunks)
+
+def _decompressing(f, suffix: str, path: Path):
+    "The decompressing stream over the open file `f` for the compression `suffix`."
+    if suffix == ".gz": return gzip.GzipFile(fileobj=f)
+    if suffix == ".bz2": return bz2.BZ2File(f)
+    if suffix == ".xz": return lzma.LZMAFile(f)
+    if suffix == ".zip":
+        zf = zipfile.ZipFile(f)
+        files = [i for i in zf.infolist() if not i.is_dir()]
+        if len(files) != 1:
+            raise ValueError(f"{path}: a .zip must hold exactly one file, the table; it holds {len(files)}. Unpack it "
+                             "and give the file.")
+        return zf.open(files[0])
+    try:
+        import zstandard
+    except ImportError:
+        raise ValueError(f"{path}: a .zst file needs the zstandard package, which is not installed: pip install "
+                         f"zstandard, or decompress it first (zstd -d {path.name}).") from None
+    return zstandard.ZstdDecompressor().stream_reader(f)
+
+# %% ../nbs/09_datasets.ipynb #04ba1ffc
+_COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+def _reason(e: BaseException) -> str:
+    "An exception as one short line: its type, and its message's first line when it has one."
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+def _read_bytes(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes:
+    "The bytes of the regular file `path`, decompressed by its suffix, within `max_bytes`; a `ValueError` otherwise."
+    suffix = path.suffix.lower()
+    with _open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise _TooBig(f"{path}: {size:,} bytes, more than the bound of {max_bytes:,}; {_bound_hint()}.")
+        if suffix not in _COMPRESSION:
+            return _capped(f, max_bytes, path, "holds")
+        try:
+            with _decompressing(f, suffix, path) as stream:
+                return _capped(stream, max_bytes, path, "decompresses to")
+        except ValueError:
+            raise
+        except Exception as e:                      # OSError, EOFError, zlib/lzma errors, BadZipFile, MemoryError...
+            raise ValueError(f"{path}: cannot be decompressed as {suffix} ({_reason(e)}); the file is corrupt, "
+                             f"truncated, or not {suffix}.") from e
+
 # %% ../nbs/09_datasets.ipynb #15ae6523
 _X_KINDS, _LABEL_KINDS, _TEXT_KINDS = "biuf", "biufUS", "US"
 _KIND_TEXT = {_X_KINDS: "real numbers (bool, integer or float)", _LABEL_KINDS: "integers, floats, booleans or strings",
@@ -842,16 +946,20 @@ class _Malformed(Exception):
     "A problem found inside one bundle file; `_read_npz` reports it as a ValueError naming the dataset and the file."
 
 # %% ../nbs/09_datasets.ipynb #e10eb039
+def _array_header(f, name: str) -> tuple[tuple, np.dtype]:
+    "(shape, dtype) from the .npy header at the start of the open stream `f`, which is left just after the header."
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0): shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0): shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    else: raise _Malformed(f"{name!r} is a .npy of format version {version}; the reader reads versions 1.0 and 2.0")
+    return tuple(shape), dtype
+
 def _npy_header(zf: zipfile.ZipFile, member: str) -> tuple[tuple, np.dtype, int]:
     "(shape, dtype, bytes stored after the header) of one .npy member of an open archive, from its header alone."
     info = zf.getinfo(member)
     with zf.open(info) as f:
-        version = np.lib.format.read_magic(f)
-        if version == (1, 0): shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-        elif version == (2, 0): shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-        else: raise _Malformed(f"member {member!r} is a .npy of format version {version}; the reader reads versions "
-                               f"1.0 and 2.0")
-        return tuple(shape), dtype, info.file_size - f.tell()
+        shape, dtype = _array_header(f, f"member {member}")
+        return shape, dtype, info.file_size - f.tell()
 
 # %% ../nbs/09_datasets.ipynb #de6c7a06
 def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expected: str,
@@ -868,26 +976,44 @@ def _check_header(header: tuple, key: str, kinds: str, shape: tuple | None, expe
         raise _Malformed(f"array {key!r} has shape {got} in its header, but the manifest says {expected}; the file and "
                          f"its "
                          "manifest row disagree (fix whichever is wrong)")
+    if kinds == _LABEL_KINDS and dtype.kind == "U" and dtype.itemsize // 4 > MAX_LABEL_CHARS:
+        raise _Malformed(f"array {key!r} holds text up to {dtype.itemsize // 4:,} characters wide (dtype {dtype}); "
+                         f"labels longer than {MAX_LABEL_CHARS:,} characters are refused")
     need = math.prod(got) * dtype.itemsize
-    if max_bytes is not None and need > max_bytes:
-        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the "
-                         f"{max_bytes} allowed")
     if stored != need:
         raise _Malformed(f"array {key!r} stores {stored} bytes of data, but its header (shape {got}, dtype {dtype}) "
                          f"needs {need}: "
                          "the member is truncated or corrupt")
+    if max_bytes is not None and need > max_bytes:
+        raise _Malformed(f"array {key!r} would take {need} bytes (shape {got}, dtype {dtype}), more than the "
+                         f"{max_bytes} allowed")
 
 # %% ../nbs/09_datasets.ipynb #3a91b899
+class _OwnedZip(zipfile.ZipFile):
+    "A `ZipFile` on a file object that it closes when it closes (zipfile leaves a passed file object open)."
+    def __init__(self, f):
+        self._owned = f
+        super().__init__(f)
+    def close(self):
+        try: super().close()
+        finally: self._owned.close()
+
 def _open_npz(path: Path, who: str) -> zipfile.ZipFile:
-    "The open archive at `path`; a `ValueError` naming the dataset and the file if it is empty, truncated or not a zip."
+    """The open archive at `path`; a `ValueError` naming the dataset and the file if it is not a regular file, is empty,
+    truncated or not a zip."""
+    f = _open_regular(path)
     try:
-        empty = path.stat().st_size == 0
-        if not empty: return zipfile.ZipFile(path)
+        if os.fstat(f.fileno()).st_size == 0:
+            raise ValueError(f"{who}: {path} is empty (0 bytes); replace it with a good copy of the dataset's file.")
+        return _OwnedZip(f)
+    except ValueError:
+        f.close()
+        raise
     except Exception as e:
+        f.close()
         raise ValueError(f"{who}: {path} is not a readable .npz archive (truncated, or not a zip file: "
                          f"{type(e).__name__}: {e}); "
                          "replace it with a good copy of the dataset's file.") from e
-    raise ValueError(f"{who}: {path} is empty (0 bytes); replace it with a good copy of the dataset's file.")
 
 # %% ../nbs/09_datasets.ipynb #1bce5267
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
@@ -916,8 +1042,8 @@ def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.nda
                              f"{sorted(members)}); "
                              "cluster-label matching needs labels. Add y, or mark the row 'unlabeled' in the manifest.")
         key = _pick_variant(labels, available, who)
-        checks = {"X": (_X_KINDS, (n, d), f"(n, d) = ({n}, {d})", None),
-                  key: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", None)}
+        checks = {"X": (_X_KINDS, (n, d), f"(n, d) = ({n}, {d})", MAX_READ_BYTES),
+                  key: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", MAX_READ_BYTES)}
         if "description" in members: checks["description"] = (_TEXT_KINDS, None, "", _MAX_TEXT_BYTES)
         if "feature_names" in members:
             checks["feature_names"] = (_TEXT_KINDS, (d,), f"d = {d} names (one per column)", _MAX_TEXT_BYTES)
@@ -1088,36 +1214,82 @@ def iter_datasets(data_dir=None,                                 # bundle folder
 # %% ../nbs/09_datasets.ipynb #3c51ca4c
 _READERS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet", ".npz": "npz",
             ".npy": "npy"}
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
 def _file_kind(path: Path) -> str:
     "'csv', 'tsv', 'parquet', 'npz' or 'npy' from the file name; a `ValueError` listing the suffixes read otherwise."
     suffixes = [s.lower() for s in path.suffixes]
-    if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSED and _READERS.get(suffixes[-2]) in ("csv", "tsv"):
+    if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSION and _READERS.get(suffixes[-2]) in ("csv", "tsv"):
         return _READERS[suffixes[-2]]
     if suffixes and suffixes[-1] in _READERS:
         return _READERS[suffixes[-1]]
     raise ValueError(f"{path}: unsupported file type {''.join(path.suffixes[-2:]) or '(no suffix)'!r}; read are "
-                     f"{', '.join(_READERS)} (CSV and TSV also compressed: {', '.join(_COMPRESSED)}).")
+                     f"{', '.join(_READERS)} (CSV and TSV also compressed: {', '.join(_COMPRESSION[:-1])}; .zst with the "
+                     "zstandard package).")
 
 # %% ../nbs/09_datasets.ipynb #7b73941d
-def _label_array(y, who: str) -> np.ndarray:
-    "Labels as int64 (all integers), float64 (other numbers) or unicode text; a `ValueError` for missing labels."
-    s = pd.Series(np.asarray(y, dtype=object) if np.asarray(y).dtype.kind not in "biuf" else np.asarray(y))
-    missing = s.isna().to_numpy()
+def _merged_warning(groups: dict, who: str, how: str, fix: str) -> None:
+    "Warn, naming them, when several raw labels became one: `groups` maps each label to the raw labels that made it."
+    merged = [(label, raw) for label, raw in groups.items() if len(raw) > 1]
+    if merged:
+        shown = "; ".join(" and ".join(user_text(r) for r in raw[:4]) + f" -> {user_text(label)}"
+                          for label, raw in merged[:5]) + ("; ..." if len(merged) > 5 else "")
+        warnings.warn(f"{who}: {len(merged)} label(s) merged {how}: {shown}; {fix}.", UserWarning, stacklevel=4)
+
+def _numbers(text: list[str], who: str) -> np.ndarray:
+    "Distinct text labels as numbers (int64 if all whole, else float64), the merges named; a `ValueError` for text."
+    nums = pd.to_numeric(pd.Series(text, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+    bad = [t for t, v in zip(text, nums) if np.isnan(v)]
+    if bad:
+        raise ValueError(f"{who}: numeric labels were asked for (numeric_labels=True, clm-nb --numeric-labels), but "
+                         f"{len(bad)} label(s) are not numbers: {', '.join(user_text(b) for b in bad[:5])}; read the "
+                         "labels as text (the default).")
+    whole = np.all(np.isfinite(nums) & (nums == np.round(nums)))
+    out = nums.astype(np.int64) if whole else nums
+    groups = defaultdict(list)
+    for t, v in zip(text, out.tolist()): groups[v].append(t)
+    _merged_warning(groups, who, "when read as numbers (numeric_labels=True)",
+                    "read them as text (the default) to keep them apart")
+    return out
+
+def _label_array(y, who: str, numeric: bool = False) -> np.ndarray:
+    """Labels as int64 (all integers), float64 (other numbers) or text (an object array of `str`); text becomes numbers
+    only when `numeric`. A `ValueError` for a missing label (null or empty) or one longer than `MAX_LABEL_CHARS`."""
+    s = pd.Series(np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else y, copy=False)
+    if s.dtype == object: s = s.infer_objects()
+    if s.dtype.kind in "biuf":
+        missing = s.isna().to_numpy()
+    else:
+        codes, uniques = pd.factorize(s.to_numpy(dtype=object), use_na_sentinel=True)
+        empty = [i for i, u in enumerate(uniques) if isinstance(u, (str, bytes)) and len(u) == 0]
+        missing = (codes < 0) | np.isin(codes, empty)
     if missing.any():
-        raise ValueError(f"{who}: {int(missing.sum())} label(s) are missing (first at row {int(missing.argmax())}); "
-                         "drop those rows or give them a label.")
+        raise ValueError(f"{who}: {int(missing.sum())} label(s) are missing (an empty cell or a null; first at row "
+                         f"{int(missing.argmax())}); drop those rows or give them a label. Text such as NA or None "
+                         "is a class name, not a missing label.")
     if s.dtype.kind in "biu":
         return s.to_numpy().astype(np.int64)
     if s.dtype.kind == "f":
         v = s.to_numpy(dtype=np.float64)
         return v.astype(np.int64) if np.all(np.isfinite(v) & (v == np.round(v))) else v
-    return s.astype(str).to_numpy().astype(str)
+    text = [u.decode("utf-8", "replace") if isinstance(u, bytes) else str(u) for u in uniques]
+    longest = int(np.argmax([len(t) for t in text])) if text else 0
+    if text and len(text[longest]) > MAX_LABEL_CHARS:
+        raise ValueError(f"{who}: a label of {len(text[longest]):,} characters (first at row "
+                         f"{int(np.argmax(codes == longest))}: {user_text(text[longest])}); labels longer than "
+                         f"{MAX_LABEL_CHARS:,} characters are refused, a class name is short. Is it the right label "
+                         "column?")
+    if numeric:
+        return _numbers(text, who)[codes]
+    groups = defaultdict(list)
+    for u, t in zip(uniques, text): groups[t].append(u)
+    _merged_warning(groups, who, "because they write as the same text", "give labels of one type to keep them apart")
+    classes = np.empty(len(text), dtype=object)
+    classes[:] = text
+    return classes[codes]
 
 # %% ../nbs/09_datasets.ipynb #64f3f05a
-def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[pd.DataFrame, np.ndarray]:
-    "(features as a table, labels) of a table: `label_col` is the labels, `drop_cols` are left out."
+def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str, numeric: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
+    "(features as a table, labels) of a table: `label_col` is the labels (numbers only if `numeric`), `drop_cols` are left out."
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1)
     if label_col is None:
@@ -1136,7 +1308,7 @@ def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str) -> tuple[pd.D
                              "the file without it (pandas: to_csv(..., index=False)).")
     if feats.shape[1] == 0:
         raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
-    return feats.reset_index(drop=True), _label_array(df[label_col].to_numpy(), who)
+    return feats.reset_index(drop=True), _label_array(df[label_col], who, numeric)
 
 # %% ../nbs/09_datasets.ipynb #e407645e
 def _numeric_table(feats: pd.DataFrame, who: str) -> tuple[np.ndarray, list[str]]:
@@ -1151,18 +1323,84 @@ def _numeric_table(feats: pd.DataFrame, who: str) -> tuple[np.ndarray, list[str]
     return feats.to_numpy(dtype=np.float64), list(feats.columns)
 
 # %% ../nbs/09_datasets.ipynb #7dcaebd8
-def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".") -> pd.DataFrame:
-    """The table in a CSV, TSV or parquet file; a `ValueError` naming the file when it cannot be read, has no rows, or
-    is one column whose header holds another separator (a ';'-separated file read with ',')."""
+def _header_names(data: bytes, sep: str, encoding: str) -> list[str]:
+    "The column names of the header line of CSV/TSV bytes as written (pandas would rename a repeated name)."
+    text = io.TextIOWrapper(io.BytesIO(data), newline="",
+                            encoding="utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding)
+    for row in csv.reader(text, delimiter=sep):
+        if any(cell.strip() for cell in row): return row
+    return []
+
+def _check_names(names: list, path: Path) -> None:
+    "A `ValueError` naming the column names that a header gives more than once, and the fix."
+    counts = Counter(n for n in names if n != "")
+    twice = [n for n, k in counts.items() if k > 1]
+    if twice:
+        where = "; ".join(f"{user_text(n)} (columns {', '.join(str(i + 1) for i, m in enumerate(names) if m == n)})"
+                          for n in twice[:5])
+        raise ValueError(f"{path}: the header gives the same name to several columns: {where}. pandas would rename the "
+                         f"second {user_text(twice[0])} to {user_text(twice[0] + '.1')}, and the wrong column could "
+                         "become the labels; give every column its own name.")
+
+def _unreadable(e: Exception, path: Path, kind: str, encoding: str) -> ValueError:
+    "The `ValueError` for a table that pandas or pyarrow cannot read, with the encoding hint for text that is not."
+    if isinstance(e, UnicodeDecodeError):
+        return ValueError(f"{path}: the file is not {encoding} text ({_reason(e)}); give its encoding, e.g. "
+                          "encoding='latin-1' (clm-nb --encoding latin-1) for a file saved by a Western European "
+                          "spreadsheet.")
+    return ValueError(f"{path}: cannot be read as {kind} ({_reason(e)}).")
+
+def _thousands_check(df: pd.DataFrame, path: Path, decimal: str, label_col) -> None:
+    "A `ValueError` naming a text column whose every value is a number written with thousands separators."
+    group = "," if decimal == "." else "."
+    number = rf"[-+]?(\d{{1,3}}(\{group}\d{{3}})+|\d+)(\{decimal}\d+)?"
+    for c in df.columns:
+        col = df[c]
+        if c == label_col or pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col): continue
+        v = col.dropna().astype(str)
+        grouped = v[v.str.contains(group, regex=False)]
+        if len(grouped) and v.str.fullmatch(number).all():
+            other = (" (or, if ',' marks the decimals there, decimal=',', clm-nb --decimal ',')"
+                     if group == "," and grouped.str.fullmatch(r"[-+]?\d{1,3},\d{3}").all() else "")
+            raise ValueError(f"{path}: column {user_text(c)} holds numbers with thousands separators (e.g. "
+                             f"{user_text(grouped.iloc[0])}), read as text; give the separator (thousands={group!r}, "
+                             f"clm-nb --thousands '{group}'){other}.")
+
+def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".", *, label_col=None,
+                thousands: str | None = None, encoding: str = "utf-8", max_bytes: int = MAX_READ_BYTES) -> pd.DataFrame:
+    """The table in a CSV, TSV or parquet file, read within `max_bytes`, its label column `label_col` as text; a
+    `ValueError` naming the file when it cannot be read, repeats a column name, has no rows, or is one column whose
+    header holds another separator (a ';'-separated file read with ',')."""
+    data = _read_bytes(path, max_bytes)
+    delimiter = sep or ("," if kind == "csv" else "\t")
     try:
         if kind == "parquet":
-            df = pd.read_parquet(path)
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            pf = pq.ParquetFile(io.BytesIO(data))
+            names, schema = pf.schema_arrow.names, pf.schema_arrow
+            inflated = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.metadata.num_row_groups))
         else:
-            df = pd.read_csv(path, sep=sep or ("," if kind == "csv" else "\t"), decimal=decimal)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file.") from None
-    except Exception as e:                    # OSError, pandas' EmptyDataError/ParserError, UnicodeDecodeError, arrow
-        raise ValueError(f"{path}: cannot be read as {kind} ({type(e).__name__}: {str(e).splitlines()[0]}).") from e
+            names, inflated = _header_names(data, delimiter, encoding), 0
+    except Exception as e:                    # not parquet, not text in this encoding, a malformed header...
+        raise _unreadable(e, path, kind, encoding) from e
+    if inflated > max_bytes:
+        raise _TooBig(f"{path}: its row groups decompress to {inflated:,} bytes, more than the bound of {max_bytes:,}; "
+                      f"{_bound_hint()}.")
+    _check_names(names, path)
+    try:
+        if kind == "parquet":
+            df = pd.read_parquet(io.BytesIO(data))
+            for f in schema:
+                if pa.types.is_decimal(f.type): df[f.name] = df[f.name].astype(np.float64)
+        else:
+            df = pd.read_csv(io.BytesIO(data), sep=delimiter, decimal=decimal, thousands=thousands, encoding=encoding)
+            if label_col is not None and label_col in names:
+                text = pd.read_csv(io.BytesIO(data), sep=delimiter, usecols=[label_col], dtype=str,
+                                   keep_default_na=False, encoding=encoding)[label_col]
+                df[label_col] = pd.Series(text.to_numpy(dtype=object), index=df.index, dtype=object)
+    except Exception as e:                    # pandas' EmptyDataError/ParserError, UnicodeDecodeError, arrow, memory
+        raise _unreadable(e, path, kind, encoding) from e
     if df.shape[1] == 1 and sep is None:
         other = [s for s in (";", "\t", "|", ",") if s in str(df.columns[0])]
         if other:
@@ -1172,43 +1410,84 @@ def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".
                              + ").")
     if len(df) == 0:
         raise ValueError(f"{path}: the table has a header but no rows.")
+    if kind != "parquet" and thousands is None:
+        _thousands_check(df, path, decimal, label_col)
     return df
 
 # %% ../nbs/09_datasets.ipynb #a3abbd07
-def _load_npy(path: Path, what: str) -> np.ndarray:
-    "One array of an .npy file, without pickles; a `ValueError` naming the file when it cannot be read."
-    try:
-        return np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file{what}.") from None
-    except Exception as e:
-        hint = ("; it holds Python objects (e.g. text from a pandas object column): save it as text, "
-                "np.save(path, values.astype(str))") if "allow_pickle" in str(e) else ""
-        raise ValueError(f"{path}: cannot be read as .npy{what} ({type(e).__name__}: {e}){hint}.") from e
+def _load_npy(path: Path, what: str, max_bytes: int = MAX_READ_BYTES) -> np.ndarray:
+    "One array of an .npy file, its header checked first (no pickles, within `max_bytes`); a `ValueError` naming the file."
+    with _open_regular(path, what) as f:
+        try:
+            shape, dtype = _array_header(f, path.name)
+            if dtype.hasobject:
+                raise _Malformed("it holds Python objects (e.g. text from a pandas object column), which are never "
+                                 "unpickled: save it as text, np.save(path, values.astype(str))")
+            need = math.prod(shape) * dtype.itemsize
+            if need > max_bytes:
+                raise _Malformed(f"its header claims {need:,} bytes (shape {shape}, dtype {dtype}), more than the "
+                                 f"bound of {max_bytes:,}; {_bound_hint()}")
+            _check_header((shape, dtype, os.fstat(f.fileno()).st_size - f.tell()), "the array", _LABEL_KINDS, None, "")
+            f.seek(0)
+            return np.lib.format.read_array(f, allow_pickle=False)
+        except _Malformed as e:
+            raise ValueError(f"{path}{what}: {e}.") from None
+        except Exception as e:
+            raise ValueError(f"{path}: cannot be read as .npy{what} ({_reason(e)}).") from e
 
 # %% ../nbs/09_datasets.ipynb #146cf7d8
-def _read_arrays(path: Path, kind: str, label_col, labels) -> tuple[np.ndarray, np.ndarray]:
-    "(X, labels) of an .npz (keys X and `label_col` or 'y') or of an .npy with its labels file `labels`."
+def _read_arrays(path: Path, kind: str, label_col, labels,
+                 max_bytes: int = MAX_READ_BYTES) -> tuple[np.ndarray, np.ndarray]:
+    "(X, labels) of an .npz (keys X and `label_col` or 'y') or of an .npy with its labels file `labels`, headers first."
     if kind == "npy":
         if labels is None:
             raise ValueError(f"{path}: an .npy file holds only the data; give the labels file too (labels=..., "
                              "clm-nb --labels labels.npy).")
-        return _load_npy(path, ""), _load_npy(Path(labels), f" (the labels of {path.name})")
+        return (_load_npy(path, "", max_bytes),
+                _load_npy(Path(labels).expanduser(), f" (the labels of {path.name})", max_bytes))
     key = label_col or "y"
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("X", key) if k in z.files}
-            files = sorted(z.files)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file.") from None
-    except Exception as e:                  # not a zip, a pickled member, a corrupt member...
-        raise ValueError(f"{path}: cannot be read as .npz ({type(e).__name__}: {e}).") from e
-    if len(arrays) < 2:
-        raise ValueError(f"{path}: an .npz needs the arrays 'X' and {key!r} (the labels; label_col names another "
-                         f"key); it holds {files}.")
-    return arrays["X"], arrays[key]
+    with _open_npz(path, str(path)) as zf:
+        members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
+        if "X" not in members or key not in members:
+            raise ValueError(f"{path}: an .npz needs the arrays 'X' and {key!r} (the labels; label_col names another "
+                             f"key); it holds {sorted(members)}.")
+        try:
+            headers = {k: _npy_header(zf, members[k]) for k in ("X", key)}
+            need = sum(math.prod(shape) * dtype.itemsize for shape, dtype, _ in headers.values())
+            if need > max_bytes:
+                raise _Malformed(f"its headers claim {need:,} bytes for 'X' and {key!r} (shapes "
+                                 f"{headers['X'][0]} and {headers[key][0]}), more than the bound of {max_bytes:,}; "
+                                 f"{_bound_hint()}")
+            for k, h in headers.items(): _check_header(h, k, _LABEL_KINDS, None, "")
+            return _read_member(zf, members["X"]), _read_member(zf, members[key])
+        except _Malformed as e:
+            raise ValueError(f"{path}: {e}.") from None
+        except Exception as e:                  # BadZipFile (CRC), zlib.error, EOFError, OSError, ValueError...
+            raise ValueError(f"{path}: its arrays cannot be read ({_reason(e)}); the file is corrupt or truncated.") from e
 
 # %% ../nbs/09_datasets.ipynb #c6951582
+def _check_reading(path: Path, kind: str, sep, decimal: str, thousands, encoding, drop_cols: list) -> None:
+    "A `ValueError` for a reading option that is not one, or that this kind of file would silently ignore."
+    if sep is not None and not (isinstance(sep, str) and len(sep) == 1):
+        raise ValueError(f"read_labeled_file: sep={sep!r} must be one character, e.g. ';' or '\\t' (None: by suffix).")
+    if thousands is not None and not (isinstance(thousands, str) and len(thousands) == 1
+                                      and thousands not in (decimal, sep)):
+        raise ValueError(f"read_labeled_file: thousands={thousands!r} must be one character, not the decimal mark nor "
+                         "the separator, e.g. ',' or ' ' (None: numbers have no thousands separator).")
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except (LookupError, TypeError):
+        raise ValueError(f"read_labeled_file: encoding={encoding!r} is not an encoding Python knows; e.g. 'utf-8', "
+                         "'latin-1', 'cp1252'.") from None
+    given = [o for o, set_ in (("sep", sep is not None), ("decimal", decimal != "."),
+                               ("thousands", thousands is not None), ("encoding", not utf8)) if set_]
+    if given and kind not in ("csv", "tsv"):
+        raise ValueError(f"{path}: {', '.join(given)} (clm-nb {', '.join('--' + o for o in given)}) apply to CSV and TSV "
+                         f"files only; a {kind} file stores its columns and numbers typed. Leave them out.")
+    if drop_cols and kind in ("npz", "npy"):
+        raise ValueError(f"{path}: drop_cols (clm-nb --drop-col) names table columns; the columns of an .{kind} file's X "
+                         "have no names. Leave it out, or save X without those columns.")
+
 def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .parquet, .npz or .npy file
                        label_col=None,       # the label column of a table; the labels' key of an .npz (None: 'y')
                        *,
@@ -1217,19 +1496,24 @@ def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .p
                        noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
                        sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
                        decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
+                       thousands: str | None = None,  # CSV/TSV thousands separator, e.g. ',' (None: none)
+                       encoding: str = "utf-8",  # CSV/TSV text encoding, e.g. 'latin-1'
+                       numeric_labels: bool = False,  # read text labels as numbers ('01' and '1' become one, with a warning)
+                       max_bytes: int = MAX_READ_BYTES,  # the most bytes read from the file, after decompression
                       ) -> tuple[pd.DataFrame, np.ndarray]:
     "Read a labeled dataset from a file: `(features as a table of any column types, labels (n,))`, labels as given."
     path = Path(path).expanduser()
     kind = _file_kind(path)
     drop_cols = [drop_cols] if isinstance(drop_cols, str) else list(drop_cols or ())
     decimal = check_choice(decimal, "decimal", (".", ","), who="read_labeled_file")
-    if sep is not None and not (isinstance(sep, str) and len(sep) == 1):
-        raise ValueError(f"read_labeled_file: sep={sep!r} must be one character, e.g. ';' or '\\t' (None: by suffix).")
+    numeric_labels = check_flag(numeric_labels, "numeric_labels", who="read_labeled_file")
+    max_bytes = check_number(max_bytes, "max_bytes", lo=1, integer=True, who="read_labeled_file")
+    _check_reading(path, kind, sep, decimal, thousands, encoding, drop_cols)
     if labels is not None and kind != "npy":
         raise ValueError(f"{path}: a separate labels file is for .npy data only; the labels of a {kind} file are "
                          "one of its columns (label_col, clm-nb --label-col) or its 'y' array.")
     if kind in ("npz", "npy"):
-        X, y = _read_arrays(path, kind, label_col, labels)
+        X, y = _read_arrays(path, kind, label_col, labels, max_bytes)
         if X.ndim != 2 or X.dtype.kind not in "biuf":
             raise ValueError(f"{path}: X must be a 2-D array of numbers; it has shape {X.shape} and dtype {X.dtype}.")
         y = y.reshape(-1) if y.ndim == 2 and 1 in y.shape else y           # a column (or row) vector of labels
@@ -1237,9 +1521,11 @@ def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .p
             raise ValueError(f"{path}: {X.shape[0]} rows of data but labels of shape {y.shape}; give one label per "
                              "row.")
         feats = pd.DataFrame(X.astype(np.float64), columns=[f"x{j}" for j in range(X.shape[1])])
-        y = _label_array(y, str(path))
+        y = _label_array(y, str(path), numeric_labels)
     else:
-        feats, y = _split_frame(_read_table(path, kind, sep, decimal), label_col, drop_cols, str(path))
+        table = _read_table(path, kind, sep, decimal, label_col=label_col, thousands=thousands, encoding=encoding,
+                            max_bytes=max_bytes)
+        feats, y = _split_frame(table, label_col, drop_cols, str(path), numeric_labels)
     if noise_label is not None:
         y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
     return feats, y
@@ -1253,10 +1539,15 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
                       noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
                       sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
                       decimal: str = ".",   # CSV/TSV decimal mark ('.' or ',')
+                      thousands: str | None = None,  # CSV/TSV thousands separator, e.g. ',' (None: none)
+                      encoding: str = "utf-8",  # CSV/TSV text encoding, e.g. 'latin-1'
+                      numeric_labels: bool = False,  # read text labels as numbers ('01' and '1' become one, with a warning)
+                      max_bytes: int = MAX_READ_BYTES,  # the most bytes read from the file, after decompression
                      ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     "Read a labeled dataset from a file: `(X float64 (n, d), labels (n,), feature names)`, labels as given."
     feats, y = read_labeled_table(path, label_col, labels=labels, drop_cols=drop_cols, noise_label=noise_label,
-                                  sep=sep, decimal=decimal)
+                                  sep=sep, decimal=decimal, thousands=thousands, encoding=encoding,
+                                  numeric_labels=numeric_labels, max_bytes=max_bytes)
     X, names = _numeric_table(feats, str(Path(path).expanduser()))
     return X, y, names
 
@@ -1290,18 +1581,36 @@ def _manifest_row(X: np.ndarray, y: np.ndarray, collection: str, name: str, nois
     return {k: str(v) for k, v in row.items()}
 
 # %% ../nbs/09_datasets.ipynb #516e59d2
+_LOCK = ".manifest.lock"
+
 def _bundle_manifest(root: Path) -> pd.DataFrame:
-    "The manifest of the bundle folder `root` as text, or an empty one for a new or empty folder."
+    "The manifest of the bundle folder `root` as text, or an empty one for a new or empty folder (or one being made)."
     if (root / MANIFEST).is_file():
-        m = pd.read_csv(root / MANIFEST, dtype=str, keep_default_na=False)
+        m = read_csv(root / MANIFEST, dtype=str, keep_default_na=False)
         missing = [c for c in _REQUIRED_COLUMNS if c not in m.columns]
         if missing:
             raise ValueError(f"{root / MANIFEST} lacks the column(s) {missing}; it is not a bundle manifest.")
         return m
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+    if root.exists() and (not root.is_dir() or (not (root / _LOCK).exists() and any(root.iterdir()))):
         raise ValueError(f"data_dir={str(root)!r} " + ("is a file" if not root.is_dir() else "holds files but no "
                          f"{MANIFEST}") + "; give a bundle folder, or a new or empty folder to start one.")
     return pd.DataFrame(columns=list(MANIFEST_COLUMNS), dtype=str)
+
+@contextmanager
+def _bundle_lock(root: Path):
+    "Hold the bundle's exclusive lock (`fcntl.flock` on `root/.manifest.lock`), the folder created first if new."
+    import fcntl                             # POSIX: the lock the kernel releases when the process ends
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise ValueError(f"data_dir={str(root)!r}: cannot write there ({_reason(e)}); give a bundle folder you can "
+                         "write to.") from e
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 # %% ../nbs/09_datasets.ipynb #9b6a259c
 def _replace_file(path: Path, write) -> None:
@@ -1314,6 +1623,19 @@ def _replace_file(path: Path, write) -> None:
         tmp.unlink(missing_ok=True)
 
 # %% ../nbs/09_datasets.ipynb #da597cc7
+_MAX_LABEL_STORE = 256 << 20                 # the most bytes the stored fixed-width text labels may take
+
+def _stored_labels(y: np.ndarray, who: str) -> np.ndarray:
+    "Labels as the bundle stores them: numbers as they are, text as a fixed-width numpy array (its size bounded first)."
+    if y.dtype != object: return y
+    width = max(1, max((len(v) for v in y), default=1))
+    need = y.shape[0] * width * 4
+    if need > _MAX_LABEL_STORE:
+        raise ValueError(f"{who}: the labels would take {need:,} bytes stored ({y.shape[0]:,} labels, the longest "
+                         f"{width:,} characters: the bundle stores text at the width of the longest label); shorten "
+                         "the longest labels, or number the classes.")
+    return y.astype(f"<U{width}")
+
 def add_to_bundle(X,                         # (n, d) numeric data
                   y,                         # one label per row: integers or strings (stored as given)
                   data_dir,                  # the bundle folder (created, with its manifest, if new or empty)
@@ -1333,21 +1655,24 @@ def add_to_bundle(X,                         # (n, d) numeric data
     if X.ndim != 2 or X.dtype.kind not in "biuf" or X.shape[0] != y.shape[0] or X.shape[0] == 0:
         raise ValueError(f"add_to_bundle: X must be a non-empty 2-D numeric array with one row per label; got X of "
                          f"shape {X.shape} ({X.dtype}) and {y.shape[0]} labels.")
+    y = _stored_labels(y, f"{collection}/{name}")
     root = Path(data_dir).expanduser()
-    m = _bundle_manifest(root)
-    same = (m["collection"] == collection) & (m["name"] == name)
-    if same.any() and not replace:
-        raise ValueError(f"{collection}/{name} is already in {root / MANIFEST}; choose another name, or replace it "
-                         "(replace=True, clm-nb bundle add --replace).")
-    arrays = {"X": X.astype(np.float64), "y": y}
-    if feature_names is not None: arrays["feature_names"] = np.asarray([str(f) for f in feature_names])
-    if description: arrays["description"] = np.asarray(str(description))
-    path = root / collection / f"{name}.npz"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _replace_file(path, lambda p: np.savez_compressed(p, **arrays))
-    row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source, description)
-    m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
-    _replace_file(root / MANIFEST, lambda p: m.to_csv(p, index=False))
+    _bundle_manifest(root)                   # a foreign folder is refused before the lock file is made in it
+    with _bundle_lock(root):
+        m = _bundle_manifest(root)           # read inside the lock: every row another add wrote is kept
+        same = (m["collection"] == collection) & (m["name"] == name)
+        if same.any() and not replace:
+            raise ValueError(f"{collection}/{name} is already in {root / MANIFEST}; choose another name, or replace it "
+                             "(replace=True, clm-nb bundle add --replace).")
+        arrays = {"X": X.astype(np.float64), "y": y}
+        if feature_names is not None: arrays["feature_names"] = np.asarray([str(f) for f in feature_names])
+        if description: arrays["description"] = np.asarray(str(description))
+        path = root / collection / f"{name}.npz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _replace_file(path, lambda p: np.savez_compressed(p, **arrays))
+        row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source, description)
+        m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
+        _replace_file(root / MANIFEST, lambda p: write_csv(m, p))
     return path
 
 # %% ../nbs/09_datasets.ipynb #2b588e82
