@@ -267,7 +267,8 @@ def view_points_2d(X: np.ndarray,           # (n, d) features; rows with missing
     from sklearn.decomposition import PCA        # imported on first use: sklearn takes ~1 s to import
     keep = np.isfinite(X).all(axis=1)
     y = np.asarray(y)[keep]
-    X, names = X[keep], np.where(noise_mask(y), "noise", y.astype(str))       # text labels: mixed types sort too
+    text = pd.Series(y, dtype=object).map(str).to_numpy(dtype=object)   # text labels, never a fixed-width copy
+    X, names = X[keep], np.where(noise_mask(y), "noise", text)       # mixed types sort too
     dropped = f"; {int((~keep).sum())} rows with missing values left out" if (~keep).any() else ""
     if len(names) > max_points:
         idx = subsample_dataset(np.arange(len(names))[:, None], names, max_points, random_state=random_state)[0][:, 0]

@@ -985,10 +985,12 @@ def user_text(value,           # a label, a column or a dataset name: anything a
 
 # %% ../nbs/00_core.ipynb #5337823e
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")   # '-1' is a number to a spreadsheet, not a formula
 
 def _defuse(v):
     "A text value that a spreadsheet would run as a formula, with an apostrophe in front; anything else unchanged."
-    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
+    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(v) else v
+
 
 # %% ../nbs/00_core.ipynb #59f25391
 def _defuse_index(index: pd.Index) -> pd.Index:

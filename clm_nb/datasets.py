@@ -932,6 +932,9 @@ def _read_bytes(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes:
                 return _capped(stream, max_bytes, path, "decompresses to")
         except ValueError:
             raise
+        except MemoryError:                         # the bound is more than this process may hold
+            raise ValueError(f"{path}: ran out of memory decompressing it within the bound of {max_bytes:,} bytes; "
+                             f"{_bound_hint()} (a lower bound), or free memory.") from None
         except Exception as e:                      # OSError, EOFError, zlib/lzma errors, BadZipFile, MemoryError...
             raise ValueError(f"{path}: cannot be decompressed as {suffix} ({_reason(e)}); the file is corrupt, "
                              f"truncated, or not {suffix}.") from e
@@ -1331,6 +1334,7 @@ def _header_names(data: bytes, sep: str, encoding: str) -> list[str]:
         if any(cell.strip() for cell in row): return row
     return []
 
+# %% ../nbs/09_datasets.ipynb #82a3caec
 def _check_names(names: list, path: Path) -> None:
     "A `ValueError` naming the column names that a header gives more than once, and the fix."
     counts = Counter(n for n in names if n != "")
@@ -1342,6 +1346,7 @@ def _check_names(names: list, path: Path) -> None:
                          f"second {user_text(twice[0])} to {user_text(twice[0] + '.1')}, and the wrong column could "
                          "become the labels; give every column its own name.")
 
+# %% ../nbs/09_datasets.ipynb #49329c68
 def _unreadable(e: Exception, path: Path, kind: str, encoding: str) -> ValueError:
     "The `ValueError` for a table that pandas or pyarrow cannot read, with the encoding hint for text that is not."
     if isinstance(e, UnicodeDecodeError):
@@ -1350,6 +1355,7 @@ def _unreadable(e: Exception, path: Path, kind: str, encoding: str) -> ValueErro
                           "spreadsheet.")
     return ValueError(f"{path}: cannot be read as {kind} ({_reason(e)}).")
 
+# %% ../nbs/09_datasets.ipynb #9ac11a48
 def _thousands_check(df: pd.DataFrame, path: Path, decimal: str, label_col) -> None:
     "A `ValueError` naming a text column whose every value is a number written with thousands separators."
     group = "," if decimal == "." else "."
@@ -1366,6 +1372,7 @@ def _thousands_check(df: pd.DataFrame, path: Path, decimal: str, label_col) -> N
                              f"{user_text(grouped.iloc[0])}), read as text; give the separator (thousands={group!r}, "
                              f"clm-nb --thousands '{group}'){other}.")
 
+# %% ../nbs/09_datasets.ipynb #36b5b52b
 def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".", *, label_col=None,
                 thousands: str | None = None, encoding: str = "utf-8", max_bytes: int = MAX_READ_BYTES) -> pd.DataFrame:
     """The table in a CSV, TSV or parquet file, read within `max_bytes`, its label column `label_col` as text; a

@@ -460,7 +460,7 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
         for c in SUMMARIES:
             out[f"{m}_{c}"] = stat[c][m].reindex(idx)
     out["problem"] = problems.reindex(idx).fillna("")
-    out.loc[failed.index, "problem"] = [e.splitlines()[0] for e in failed]
+    out.loc[failed.index, "problem"] = [(e.splitlines() or ["failed with no message"])[0] for e in failed]   # an empty error text (a bare MemoryError) too
     out.columns.name = None
     return out, pairs
 

@@ -212,8 +212,11 @@ def test_help_shows_a_parameters_comment():
 
 
 def test_documenting_keeps_import_light():
-    "The docstrings are built at import from the lines linecache holds: a few tens of milliseconds in all."
+    """The docstrings are built at import from the lines linecache holds: a small share of the import. The share, not
+    the seconds, is asserted: a loaded machine slows both alike, so load cannot decide this test (issue 38)."""
     code = ("import cProfile, pstats; pr = cProfile.Profile(); pr.enable(); import clm_nb; pr.disable(); "
-            "print(sum(v[3] for k, v in pstats.Stats(pr).stats.items() if k[2] == 'document_params'))")
-    spent = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    assert 0 < spent < 0.25, spent          # profiled (about 3x slower than plain): ~0.09 s on the 2-core machine
+            "st = pstats.Stats(pr).stats; print(sum(v[3] for k, v in st.items() if k[2] == 'document_params'), "
+            "max(v[3] for v in st.values()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    spent, total = map(float, out.split())
+    assert 0 < spent < 0.3 * total, (spent, total)   # ~0.1 s of ~1.1 s (profiled) on the 2-core machine, warm
