@@ -4,7 +4,6 @@ read-only store or output folder is one line before any work (and a store that f
 every option of every command is checked before the first expensive step. Real limits, not mocks, where the system
 gives them: a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes every write past it fail with EFBIG, exactly as a
 full disk does with ENOSPC."""
-import json
 import os
 import resource
 import signal
@@ -23,6 +22,8 @@ from click.testing import CliRunner
 import clm_nb.datasets
 import clm_nb.runner as R
 from clm_nb.cli import cli
+from studycells import check_cell_error
+
 from clm_nb.runner import Task, demo_task, load_results, read_result, result_path, run, stored_status, task_seed
 
 CODE = Path(clm_nb.datasets.__file__).resolve().parents[1]      # the checkout whose clm_nb is under test
@@ -341,16 +342,9 @@ def test_the_python_api_bounds_the_relabellings_at_its_door(monkeypatch):
 
 # ------------------------------------------------------------------ the studies' parameters and folders
 
-def check_cell_error(study: str, **overrides) -> str:
-    "A study's parameters cell, the overrides (as papermill injects them), then its check cell, in-process: the error."
-    cells = [c for c in json.loads((CODE / "nbs" / "studies" / f"{study}.ipynb").read_text())["cells"]
-             if c["cell_type"] == "code"]
-    namespace = {}
-    exec("".join(cells[0]["source"]), namespace)
-    namespace.update(overrides)
-    with pytest.raises(ValueError) as err:
-        exec("".join(cells[1]["source"]), namespace)
-    return str(err.value)
+def study_error(study: str, **overrides) -> str:
+    "The error of study `study`'s parameter check with `overrides` (`studycells.check_cell_error`)."
+    return check_cell_error(CODE / "nbs" / "studies" / f"{study}.ipynb", **overrides)
 
 
 STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "leaderboard",
@@ -360,14 +354,14 @@ STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking",
 def test_every_study_refuses_an_unusable_out_dir_in_its_parameter_check(tmp_path):
     (tmp_path / "file").write_text("x")
     for study in STUDIES:
-        error = check_cell_error(study, out_dir=str(tmp_path / "file" / "out"))
+        error = study_error(study, out_dir=str(tmp_path / "file" / "out"))
         assert "out_dir" in error and "a file is in the way" in error, (study, error)
 
 
 def test_the_leaderboard_study_bounds_its_options_before_any_work(tmp_path):
     "Before: view_points=5 failed in build_report after all the profiling; n_permutations was unbounded."
     out = tmp_path / "out"
-    assert "[2, 10000]" in check_cell_error("leaderboard", out_dir=str(out), n_permutations=10 ** 9)
-    assert "view_points=5" in check_cell_error("leaderboard", out_dir=str(out), view_points=5)
-    assert "[2, 10000]" in check_cell_error("clm_evidence", out_dir=str(out), n_permutations=10 ** 9)
+    assert "[2, 10000]" in study_error("leaderboard", out_dir=str(out), n_permutations=10 ** 9)
+    assert "view_points=5" in study_error("leaderboard", out_dir=str(out), view_points=5)
+    assert "[2, 10000]" in study_error("clm_evidence", out_dir=str(out), n_permutations=10 ** 9)
     assert not out.exists()

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "nbs" / "studies" / "dataset_ranking.ipynb"
 sys.path.insert(0, str(ROOT / "tools"))
 from build_docs import quick_params  # noqa: E402
+from studycells import check_cell_error  # noqa: E402
 
 QUICK = quick_params()
 
@@ -358,18 +359,6 @@ STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl",
 NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level", "clm_evidence"}   # the studies with a `noise` parameter
 
 
-def _check_cell_error(path, **overrides) -> str:
-    "Run a study's parameters cell, the overrides (as papermill injects them) and its check cell in-process; the error."
-    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-    assert "parameters" in cells[0]["metadata"].get("tags", []) and "check_params(" in "".join(cells[1]["source"])
-    namespace = {}
-    exec("".join(cells[0]["source"]), namespace)
-    namespace.update(overrides)
-    with pytest.raises(ValueError) as err:
-        exec("".join(cells[1]["source"]), namespace)
-    return str(err.value)
-
-
 @pytest.mark.parametrize("study", sorted(STUDIES_CHECKED))
 def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypatch):
     """A negative count stops the study (papermill, a real kernel) in its parameter check, naming the parameter, before
@@ -385,7 +374,7 @@ def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypa
     assert not out.exists()                                             # stopped before making its output folder
     bad = [("noise", "drop")] if study in NOISE_STUDIES else []
     for name, value in bad + [("seed", 1.5)]:
-        assert f"{name}=" in _check_cell_error(path, out_dir=str(out), **{name: value})
+        assert f"{name}=" in check_cell_error(path, out_dir=str(out), **{name: value})
     assert not out.exists()
 
 
