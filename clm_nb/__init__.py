@@ -47,7 +47,7 @@ __all__ = [
 
 # The submodules `import clm_nb` does not load, imported on first attribute access (`clm_nb.report.build_report`
 # works after a plain `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("prepare", "clusterers", "evaluation", "runner", "tasks", "verdict", "charts", "report", "assessment", "cli", "all")
+_SUBMODULES = ("prepare", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts", "report", "assessment", "cli", "all")
 
 
 def __getattr__(name: str):

@@ -19,6 +19,7 @@ from .clusterers import *
 from .evaluation import *
 from .runner import *
 from .tasks import *
+from .intervals import *
 from .verdict import *
 from .charts import *
 from .report import *
