@@ -11,16 +11,19 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtr, ndtri
 from scipy.stats import friedmanchisquare, kendalltau, pearsonr, spearmanr, studentized_range
 from sklearn.cluster import KMeans
 
-from .core import check_data, check_number, get_measure
+from .core import check_data, check_number, get_measure, user_text
 from .external import centroid_index
+from .intervals import check_ci
 
 # %% auto #0
-__all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Selection', 'select_by_cv', 'Stability',
-           'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference',
-           'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
+__all__ = ['CORRELATIONS', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'rho_differences', 'Selection',
+           'select_by_cv', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation',
+           'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point',
+           'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/11_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -44,21 +47,138 @@ def _oriented(col: pd.Series) -> np.ndarray:
     except ValueError:                                          # not a registered measure: higher is better
         return col.to_numpy(dtype=float)
 
+# %% ../nbs/11_evaluation.ipynb #7b88b585
+def _midranks(v: np.ndarray, W: np.ndarray) -> np.ndarray:
+    "Mid-ranks of the values `v` (n,) in each weighted sample: row b of `W` (B, n) counts the copies of each value."
+    order = np.argsort(v, kind="stable")
+    new = np.r_[True, v[order][1:] != v[order][:-1]]          # the first of each group of tied values
+    Wg = np.add.reduceat(W[:, order], np.flatnonzero(new), axis=1).astype(float)
+    ranks = np.empty(W.shape, float)
+    ranks[:, order] = (np.cumsum(Wg, axis=1) - Wg + (Wg + 1) / 2)[:, np.cumsum(new) - 1]
+    return ranks
+
+# %% ../nbs/11_evaluation.ipynb #8f8a94d6
+def _weighted_r(a: np.ndarray, b: np.ndarray, W: np.ndarray) -> np.ndarray:
+    "Pearson r of `a` and `b` ((n,) or (B, n) each) in each weighted sample (rows of `W`); NaN where one is constant."
+    w = W / W.sum(axis=1, keepdims=True)
+    da, db = a - (w * a).sum(axis=1, keepdims=True), b - (w * b).sum(axis=1, keepdims=True)
+    sab, saa, sbb = (w * da * db).sum(axis=1), (w * da * da).sum(axis=1), (w * db * db).sum(axis=1)
+    scale = 1e-24 * max(1.0, float(np.abs(a).max()) ** 2) * max(1.0, float(np.abs(b).max()) ** 2)
+    ok = saa * sbb > scale
+    return np.where(ok, np.clip(sab / np.sqrt(np.where(ok, saa * sbb, 1.0)), -1, 1), np.nan)
+
+# %% ../nbs/11_evaluation.ipynb #fc2bf028
+CORRELATIONS = ("pearson", "spearman", "kendall")
+
+def _weighted_corr(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> np.ndarray:
+    "The correlation `method` of x and y (n,) in each weighted sample, a row of counts of `W` (B, n): (B,)."
+    if method == "pearson":
+        return _weighted_r(x, y, W)
+    if method == "spearman":
+        return _weighted_r(_midranks(x, W), _midranks(y, W), W)
+    sx, sy, W = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :]), W.astype(float)
+    num = ((W @ (sx * sy)) * W).sum(axis=1)
+    den = np.sqrt(((W @ np.abs(sx)) * W).sum(axis=1) * ((W @ np.abs(sy)) * W).sum(axis=1))
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+# %% ../nbs/11_evaluation.ipynb #b1c32a7f
+def _bootstrap_counts(n: int, n_boot: int, random_state) -> np.ndarray:
+    "`n_boot` bootstrap draws of n units, as counts: a (n_boot, n) array of multinomial(n, 1/n) rows."
+    return np.random.default_rng(random_state).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
+
+# %% ../nbs/11_evaluation.ipynb #ba10f0f9
+def _bca(estimate: float, draws: np.ndarray, jack: np.ndarray, ci: float) -> tuple[float, float]:
+    "The BCa interval at level `ci` from the bootstrap `draws` and the jackknife values `jack` of `estimate`."
+    d, j = draws[np.isfinite(draws)], jack[np.isfinite(jack)]
+    if not np.isfinite(estimate) or len(d) < max(1, len(draws) / 2) or len(j) < 3:
+        return np.nan, np.nan
+    share = (np.sum(d < estimate) + 0.5 * np.sum(d == estimate)) / len(d)
+    z0 = ndtri(np.clip(share, 0.5 / len(d), 1 - 0.5 / len(d)))
+    u = j.mean() - j
+    spread = 6 * np.sum(u ** 2) ** 1.5
+    a = np.sum(u ** 3) / spread if spread > 0 else 0.0
+    z = ndtri(np.array([(1 - ci) / 2, (1 + ci) / 2]))
+    low, high = np.quantile(d, ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))))
+    return float(low), float(high)
+
+# %% ../nbs/11_evaluation.ipynb #ef7a2209
+def _corr_stats(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> tuple[float, np.ndarray, np.ndarray]:
+    "The correlation of x and y (n,), its values under the bootstrap counts `W` (B, n) and its jackknife values (n,)."
+    n = len(x)
+    return (float(_weighted_corr(x, y, np.ones((1, n)), method)[0]), _weighted_corr(x, y, W, method),
+            _weighted_corr(x, y, 1.0 - np.eye(n), method))
+
+# %% ../nbs/11_evaluation.ipynb #98977bd0
+def _units(truth: pd.Series, competitors: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    "The ground truth on the datasets that have one (and a row of `competitors`), and the competitors oriented on them."
+    if not isinstance(truth, pd.Series) or not isinstance(competitors, pd.DataFrame):
+        raise ValueError("give `truth` as a Series (one value per dataset) and `competitors` as a DataFrame (one row "
+                         "per dataset, one column per competitor), both indexed by dataset.")
+    units = truth.index[truth.notna()].intersection(competitors.index, sort=False)
+    oriented = pd.DataFrame({c: _oriented(competitors.loc[units, c]) for c in competitors.columns}, index=units)
+    return truth.loc[units].to_numpy(float), oriented
+
 # %% ../nbs/11_evaluation.ipynb #79444768
-def spearman_table(truth: pd.Series, competitors: pd.DataFrame) -> pd.DataFrame:
-    "Spearman ρ and p-value between `truth` (per dataset) and every competitor column (direction-aware), best first."
+def spearman_table(truth: pd.Series,          # one ground-truth score per dataset
+                   competitors: pd.DataFrame, # rows: datasets, columns: competitors (measures are oriented by name)
+                   *,
+                   ci: float | None = 0.95,   # level of the bootstrap interval of each ρ; None: no interval
+                   n_boot: int = 2000,        # bootstrap draws of the datasets
+                   random_state=0,            # seed of the draws
+                  ) -> pd.DataFrame:
+    "Spearman ρ, p-value and bootstrap interval between `truth` and every competitor (direction-aware), best first."
+    ci = None if ci is None else check_ci(ci, "spearman_table")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="spearman_table")
+    t, X = _units(truth, competitors)
+    W = _bootstrap_counts(len(t), n_boot, random_state) if ci else None
     rows = []
-    for name in competitors.columns:
-        x = pd.Series(_oriented(competitors[name]), index=competitors.index)
-        both = pd.concat([truth.rename("truth"), x.rename("x")], axis=1).dropna()
-        if len(both) < 3:
-            rho, p = np.nan, np.nan
-        else:
-            rho, p = spearmanr(both.truth, both.x)
-        rows.append({"competitor": name, "rho": float(rho), "p_value": float(p), "datasets": len(both)})
+    for name in X.columns:
+        ok = X[name].notna().to_numpy()
+        rho, p, low, high = np.nan, np.nan, np.nan, np.nan
+        if ok.sum() >= 3:
+            rho, p = spearmanr(t[ok], X[name].to_numpy()[ok])
+            if ci:
+                low, high = _bca(*_corr_stats(t[ok], X[name].to_numpy()[ok], W[:, ok], "spearman"), ci)
+        rows.append({"competitor": name, "rho": float(rho), "p_value": float(p), "datasets": int(ok.sum())}
+                    | ({"low": low, "high": high} if ci else {}))
     out = pd.DataFrame(rows).sort_values("rho", ascending=False, na_position="last").reset_index(drop=True)
     out["place"] = [("1st", "2nd", "3rd")[i] if i < 3 and pd.notna(r) else "" for i, r in enumerate(out.rho)]
     return out
+
+# %% ../nbs/11_evaluation.ipynb #1b30a993
+def rho_differences(truth: pd.Series,          # one ground-truth score per dataset
+                    competitors: pd.DataFrame, # rows: datasets, columns: competitors (measures are oriented by name)
+                    *,
+                    against: str | None = None,  # compare each competitor with this one; None: every pair
+                    ci: float = 0.95,          # level of the paired bootstrap interval of each difference
+                    n_boot: int = 2000,        # bootstrap draws of the datasets
+                    random_state=0,            # seed of the draws (the same as spearman_table's for the same draws)
+                   ) -> pd.DataFrame:
+    "ρ_a − ρ_b with ground truth for pairs of competitors, with its paired bootstrap interval over the datasets."
+    ci = check_ci(ci, "rho_differences")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="rho_differences")
+    if against is not None and against not in competitors.columns:
+        raise ValueError(f"rho_differences: against={user_text(against)} is not a column of `competitors` "
+                         f"({', '.join(map(str, competitors.columns))}); name one of them.")
+    t, X = _units(truth, competitors)
+    W = _bootstrap_counts(len(t), n_boot, random_state)
+    order = spearman_table(truth, competitors, ci=None).competitor.tolist()
+    pairs = ([(c, against) for c in order if c != against] if against is not None else list(combinations(order, 2)))
+    rows = []
+    for a, b in pairs:
+        ok = X[a].notna().to_numpy() & X[b].notna().to_numpy()
+        row = {"a": a, "b": b, "rho_a": np.nan, "rho_b": np.nan, "difference": np.nan, "low": np.nan, "high": np.nan,
+               "share_ahead": np.nan, "datasets": int(ok.sum())}
+        if ok.sum() >= 3:
+            sa, sb = (_corr_stats(t[ok], X[c].to_numpy()[ok], W[:, ok], "spearman") for c in (a, b))
+            diff = sa[1] - sb[1]
+            row |= {"rho_a": sa[0], "rho_b": sb[0], "difference": sa[0] - sb[0],
+                    "share_ahead": float(np.mean(diff[np.isfinite(diff)] > 0))}
+            row["low"], row["high"] = _bca(sa[0] - sb[0], diff, sa[2] - sb[2], ci)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high", "share_ahead", "datasets"])
+    out["separated"] = np.where(out.low > 0, "a ahead", np.where(out.high < 0, "b ahead", "not separated"))
+    return out.sort_values("difference", ascending=False, na_position="last").reset_index(drop=True)
 
 # %% ../nbs/11_evaluation.ipynb #0236a1e0
 @dataclass
