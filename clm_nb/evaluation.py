@@ -12,7 +12,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
-from scipy.stats import friedmanchisquare, kendalltau, pearsonr, spearmanr, studentized_range
+from scipy.stats import friedmanchisquare, spearmanr, studentized_range
 from sklearn.cluster import KMeans
 
 from .core import check_data, check_number, get_measure, user_text
@@ -22,8 +22,8 @@ from .intervals import check_ci
 # %% auto #0
 __all__ = ['CORRELATIONS', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'rho_differences', 'Selection',
            'select_by_cv', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation',
-           'hit_the_best', 'rank_difference', 'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point',
-           'predict_k', 'ci_similarity_runs']
+           'hit_the_best', 'rank_difference', 'regret', 'IndexChoice', 'which_index', 'FriedmanNemenyi',
+           'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/11_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -145,6 +145,19 @@ def spearman_table(truth: pd.Series,          # one ground-truth score per datas
     out["place"] = [("1st", "2nd", "3rd")[i] if i < 3 and pd.notna(r) else "" for i, r in enumerate(out.rho)]
     return out
 
+# %% ../nbs/11_evaluation.ipynb #78a0cb2a
+def _paired_difference(t: np.ndarray, xa: np.ndarray, xb: np.ndarray, W: np.ndarray, method: str, ci: float) -> dict:
+    "corr(t, xa) − corr(t, xb) on the units where all three are defined, with its paired BCa interval over the draws W."
+    ok = np.isfinite(t) & np.isfinite(xa) & np.isfinite(xb)
+    row = {"difference": np.nan, "low": np.nan, "high": np.nan, "share_ahead": np.nan, "units": int(ok.sum())}
+    if ok.sum() < 3:
+        return row | {"rho_a": np.nan, "rho_b": np.nan}
+    sa, sb = (_corr_stats(t[ok], x[ok], W[:, ok], method) for x in (xa, xb))
+    diff = sa[1] - sb[1]
+    low, high = _bca(sa[0] - sb[0], diff, sa[2] - sb[2], ci)
+    return row | {"rho_a": sa[0], "rho_b": sb[0], "difference": sa[0] - sb[0], "low": low, "high": high,
+                  "share_ahead": float(np.mean(diff[np.isfinite(diff)] > 0))}
+
 # %% ../nbs/11_evaluation.ipynb #1b30a993
 def rho_differences(truth: pd.Series,          # one ground-truth score per dataset
                     competitors: pd.DataFrame, # rows: datasets, columns: competitors (measures are oriented by name)
@@ -164,19 +177,9 @@ def rho_differences(truth: pd.Series,          # one ground-truth score per data
     W = _bootstrap_counts(len(t), n_boot, random_state)
     order = spearman_table(truth, competitors, ci=None).competitor.tolist()
     pairs = ([(c, against) for c in order if c != against] if against is not None else list(combinations(order, 2)))
-    rows = []
-    for a, b in pairs:
-        ok = X[a].notna().to_numpy() & X[b].notna().to_numpy()
-        row = {"a": a, "b": b, "rho_a": np.nan, "rho_b": np.nan, "difference": np.nan, "low": np.nan, "high": np.nan,
-               "share_ahead": np.nan, "datasets": int(ok.sum())}
-        if ok.sum() >= 3:
-            sa, sb = (_corr_stats(t[ok], X[c].to_numpy()[ok], W[:, ok], "spearman") for c in (a, b))
-            diff = sa[1] - sb[1]
-            row |= {"rho_a": sa[0], "rho_b": sb[0], "difference": sa[0] - sb[0],
-                    "share_ahead": float(np.mean(diff[np.isfinite(diff)] > 0))}
-            row["low"], row["high"] = _bca(sa[0] - sb[0], diff, sa[2] - sb[2], ci)
-        rows.append(row)
-    out = pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high", "share_ahead", "datasets"])
+    rows = [{"a": a, "b": b} | _paired_difference(t, X[a].to_numpy(), X[b].to_numpy(), W, "spearman", ci) for a, b in pairs]
+    out = pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high", "share_ahead", "units"])
+    out = out.rename(columns={"units": "datasets"})
     out["separated"] = np.where(out.low > 0, "a ahead", np.where(out.high < 0, "b ahead", "not separated"))
     return out.sort_values("difference", ascending=False, na_position="last").reset_index(drop=True)
 
@@ -339,18 +342,32 @@ def index_correlation(scores: pd.DataFrame,     # rows: partitions, columns: int
                       external,                  # one external score per partition (a Series is oriented by name)
                       *,
                       method: str = "pearson",   # 'pearson', 'spearman' or 'kendall'
-                     ) -> pd.Series:
-    "Correlation (pearson, spearman or kendall) of each internal measure (direction-aware) with the external score."
-    funcs = {"pearson": pearsonr, "spearman": spearmanr, "kendall": kendalltau}
-    if method not in funcs:
+                      ci: float | None = None,   # level of a bootstrap interval over the partitions; None: no interval
+                      n_boot: int = 1000,        # bootstrap draws of the partitions (with ci)
+                      random_state=0,            # seed of the draws (with ci)
+                     ) -> pd.Series | pd.DataFrame:
+    """Correlation (pearson, spearman or kendall) of each internal measure (direction-aware) with the external score;
+    with `ci`, a table of the correlation `r`, its interval `low`-`high` over the pool's partitions, and `partitions`."""
+    if method not in CORRELATIONS:
         raise ValueError(f"index_correlation: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
+    ci = None if ci is None else check_ci(ci, "index_correlation")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="index_correlation")
     S, ext = _oriented_pool(scores, external)
-    out = {}
+    W = _bootstrap_counts(len(S), n_boot, random_state) if ci else None
+    rows = {}
     for m in S.columns:
-        both = pd.concat([S[m], ext], axis=1).dropna().to_numpy()
-        ok = len(both) >= 3 and np.ptp(both[:, 0]) > 0 and np.ptp(both[:, 1]) > 0
-        out[m] = float(funcs[method](both[:, 0], both[:, 1])[0]) if ok else np.nan
-    return pd.Series(out, name=method)
+        ok = (S[m].notna() & ext.notna()).to_numpy()
+        x, y = S[m].to_numpy()[ok], ext.to_numpy()[ok]
+        r, low, high = np.nan, np.nan, np.nan
+        if ok.sum() >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            if ci:
+                r, draws, jack = _corr_stats(x, y, W[:, ok], method)
+                low, high = _bca(r, draws, jack, ci)
+            else:
+                r = _weighted_corr(x, y, np.ones((1, len(x))), method)[0]
+        rows[m] = {"r": float(r), "low": low, "high": high, "partitions": int(ok.sum())}
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["r", "low", "high", "partitions"])
+    return table if ci else table.r.rename(method)
 
 # %% ../nbs/11_evaluation.ipynb #976ee79b
 def _best(v: pd.Series) -> pd.Index:
@@ -379,6 +396,90 @@ def regret(scores: pd.DataFrame, external) -> pd.Series:
     S, ext = _oriented_pool(scores, external)
     return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan
                       for m in S.columns}, name="regret")
+
+# %% ../nbs/11_evaluation.ipynb #537697ef
+@dataclass
+class IndexChoice:
+    "Which internal index to believe on one labelled dataset, and why (see `which_index`)."
+    believe: str | None            # the index to believe, or None (see `reason`)
+    reason: str                    # the rule's outcome, or why the labels cannot judge an index
+    verdict: str                   # the CLM verdict of the labels (`clm_nb.assess`)
+    tied: list                     # the indices the pool cannot separate from the best one (empty if one is named)
+    table: pd.DataFrame            # per index: r, low, high, partitions, pick, pick_k, pick_<external>
+    differences: pd.DataFrame      # the best index against each other one: difference, low, high, share_ahead
+    pool: pd.DataFrame             # the scored pool (`clm_nb.tasks.score_pool`)
+    external: str = "ari"          # the external measure of the pool
+    ci: float = 0.95               # the level of the intervals
+
+    def __repr__(self) -> str:
+        named = self.believe or ("none: a tie of " + ", ".join(self.tied) if self.tied else "none")
+        head = f"IndexChoice: believe {named} (labels {self.verdict}; {len(self.pool)} partitions)"
+        rows = [f"  {m:<22} {r.r:6.3f}  [{r.low:6.3f}, {r.high:6.3f}]   picks {r.pick} k={r.pick_k} "
+                f"({self.external} {r['pick_' + self.external]:.3f})" for m, r in self.table.iterrows()]
+        cols = f"  {'index':<22} {'r':>6}  {f'{self.ci:.0%} interval':^16}   partition it would pick"
+        return "\n".join([head, f"  {self.reason}", cols, *rows])
+
+# %% ../nbs/11_evaluation.ipynb #67e593b4
+def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, why: str, ci: float) -> tuple:
+    "(believe, tied, reason) by the rule of `which_index`, from the correlation table and the best one's differences."
+    if verdict != "trustworthy":
+        return None, [], (f"the labels are {verdict} as clusters ({why}): agreement with them says little about an "
+                          "index, so no index can be believed on these labels.")
+    if table.r.isna().all():
+        return None, [], "no index has a correlation with the external score on this pool."
+    best = table.r.idxmax()
+    if not table.low[best] > 0:
+        return None, [], (f"no index agrees with the labels: the best, {best}, has r = {table.r[best]:.3f} and its "
+                          f"{ci:.0%} interval reaches {table.low[best]:.3f}.")
+    tied = differences.b[~(differences.low > 0)].tolist()
+    if tied:
+        return None, [best, *tied], (f"a tie: {best} is best (r = {table.r[best]:.3f}), but the paired {ci:.0%} "
+                                     f"interval of its lead holds 0 for {', '.join(tied)}; this pool cannot tell them apart.")
+    return best, [], (f"{best}: r = {table.r[best]:.3f}, and the paired {ci:.0%} interval of its lead over every "
+                      "other index lies above 0.")
+
+# %% ../nbs/11_evaluation.ipynb #48af79b3
+def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
+                y,                                   # one label per row
+                *,
+                measures=("silhouette", "davies_bouldin", "calinski_harabasz", "dunn"),  # internal indices to judge
+                external: str = "ari",               # the external measure of each partition against y
+                protocol: str = "paper003",          # the pool (`clm_nb.clusterers.partition_pool`)
+                ks=None,                             # the pool's numbers of clusters (None: the protocol's)
+                method: str = "pearson",             # correlation: 'pearson', 'spearman' or 'kendall'
+                ci: float = 0.95,                    # level of the intervals
+                n_boot: int = 1000,                  # bootstrap draws of the partitions
+                random_state=0,                      # seed of the assessment, the pool and the bootstrap
+               ) -> IndexChoice:
+    "Check the labels (CLM), score a pool of partitions, and name the index to believe on these data (see the prose)."
+    from clm_nb.assessment import assess          # on first use: assessment imports the verdict machinery
+    from clm_nb.tasks import score_pool
+    try:
+        Xa = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("which_index: X must be numeric features; prepare a table first "
+                         "(clm_nb.prepare.prepare(X, y).X) and pass that.") from None
+    if method not in CORRELATIONS:
+        raise ValueError(f"which_index: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
+    ci = check_ci(ci, "which_index")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="which_index")
+    names = [measures] if isinstance(measures, str) else list(measures)
+    a = assess(Xa, y, variants=False, random_state=random_state)
+    pool = score_pool(Xa, y, protocol=protocol, measures=names, external=(external,), ks=ks, random_state=random_state)
+    table = index_correlation(pool[names], pool[external], method=method, ci=ci, n_boot=n_boot, random_state=random_state)
+    S, ext = _oriented_pool(pool[names], pool[external])
+    picks = {m: S[m].idxmax() if S[m].notna().any() else None for m in names}
+    table["pick"] = [pool.family[i] if i is not None else "" for i in picks.values()]
+    table["pick_k"] = [int(pool.k[i]) if i is not None else 0 for i in picks.values()]
+    table[f"pick_{external}"] = [float(pool[external][i]) if i is not None else np.nan for i in picks.values()]
+    table = table.sort_values("r", ascending=False, na_position="last")
+    W, best = _bootstrap_counts(len(pool), n_boot, random_state), table.index[0]
+    diffs = pd.DataFrame([{"a": best, "b": m} | _paired_difference(ext.to_numpy(float), S[best].to_numpy(float),
+                                                                    S[m].to_numpy(float), W, method, ci)
+                          for m in table.index[1:]], columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high",
+                                                             "share_ahead", "units"])
+    believe, tied, reason = _choose_index(table, diffs, a.verdict, a.reason, ci)
+    return IndexChoice(believe, reason, a.verdict, tied, table, diffs, pool, external, ci)
 
 # %% ../nbs/11_evaluation.ipynb #d49d14ee
 @dataclass
