@@ -101,6 +101,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.charts.critical_difference_chart': ('charts.html#critical_difference_chart', 'clm_nb/charts.py'),
                                'clm_nb.charts.distribution_chart': ('charts.html#distribution_chart', 'clm_nb/charts.py'),
                                'clm_nb.charts.ground_truth_chart': ('charts.html#ground_truth_chart', 'clm_nb/charts.py'),
+                               'clm_nb.charts.interval_chart': ('charts.html#interval_chart', 'clm_nb/charts.py'),
                                'clm_nb.charts.measure_ranking_chart': ('charts.html#measure_ranking_chart', 'clm_nb/charts.py'),
                                'clm_nb.charts.pair_chart': ('charts.html#pair_chart', 'clm_nb/charts.py'),
                                'clm_nb.charts.rank_heatmap': ('charts.html#rank_heatmap', 'clm_nb/charts.py'),
