@@ -39,7 +39,7 @@ def test_spearman_table_interval_covers_the_population_rho(r):
     hits = []
     for seed in range(SEEDS):
         t, (x,) = _correlated(np.random.default_rng(seed), N, r)
-        row = spearman_table(pd.Series(t), pd.DataFrame({"x": x}), n_boot=1000, random_state=seed).iloc[0]
+        row = spearman_table(pd.Series(t), pd.DataFrame({"x": x}), n_boot=500, random_state=seed).iloc[0]
         hits.append(row.low <= _spearman(r) <= row.high)
     _assert_covers(hits, f"Spearman rho at r = {r}")
 
@@ -50,7 +50,7 @@ def test_rho_differences_interval_covers_the_population_difference():
     hits = []
     for seed in range(SEEDS):
         t, (a, b) = _correlated(np.random.default_rng(seed), N, 0.85, 0.7)
-        row = rho_differences(pd.Series(t), pd.DataFrame({"a": a, "b": b}), n_boot=1000, random_state=seed).iloc[0]
+        row = rho_differences(pd.Series(t), pd.DataFrame({"a": a, "b": b}), n_boot=500, random_state=seed).iloc[0]
         assert (row.a, row.b) == ("a", "b") or (row.a, row.b) == ("b", "a")
         sign = 1 if row.a == "a" else -1
         hits.append(row.low <= sign * truth_diff <= row.high)
@@ -64,7 +64,7 @@ def test_index_correlation_interval_covers(method, population):
     r, hits = 0.6, []
     for seed in range(SEEDS):
         t, (x,) = _correlated(np.random.default_rng(seed), 60, r)
-        row = index_correlation(pd.DataFrame({"x": x}), t, method=method, ci=LEVEL, n_boot=500, random_state=seed).loc["x"]
+        row = index_correlation(pd.DataFrame({"x": x}), t, method=method, ci=LEVEL, n_boot=400, random_state=seed).loc["x"]
         hits.append(row.low <= population(r) <= row.high)
     _assert_covers(hits, f"{method} at r = {r}")
 
@@ -109,3 +109,17 @@ def test_which_index_refuses_bad_options_before_work():
         which_index(X, y, ci=95)
     with pytest.raises(ValueError, match="pearson"):
         which_index(X, y, method="cosine")
+
+
+def test_studies_show_their_intervals(quick_study):
+    "The quick runs of the two studies (shared with test_studies.py and the docs) write the intervals and their charts."
+    ranking = quick_study("dataset_ranking")
+    table1 = pd.read_csv(ranking / "table1.csv")
+    assert {"rho", "low", "high", "paper_inside"} <= set(table1.columns)
+    assert (ranking / "table1_differences.csv").exists() and (ranking / "charts" / "table1_intervals.svg").exists()
+    cvi = quick_study("cvi_evaluation")
+    per_dataset = pd.read_csv(cvi / "paper003_correlation_intervals.csv")
+    assert {"dataset_id", "measure", "r", "low", "high", "partitions"} <= set(per_dataset.columns)
+    mean_r = pd.read_csv(cvi / "paper003_mean_correlation.csv")
+    assert ((mean_r.low <= mean_r.mean_r) & (mean_r.mean_r <= mean_r.high)).all()
+    assert (cvi / "charts" / "paper003_mean_correlation.svg").exists()
