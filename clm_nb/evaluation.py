@@ -60,9 +60,10 @@ def _midranks(v: np.ndarray, W: np.ndarray) -> np.ndarray:
 # %% ../nbs/11_evaluation.ipynb #8f8a94d6
 def _weighted_r(a: np.ndarray, b: np.ndarray, W: np.ndarray) -> np.ndarray:
     "Pearson r of `a` and `b` ((n,) or (B, n) each) in each weighted sample (rows of `W`); NaN where one is constant."
-    w = W / W.sum(axis=1, keepdims=True)
-    da, db = a - (w * a).sum(axis=1, keepdims=True), b - (w * b).sum(axis=1, keepdims=True)
-    sab, saa, sbb = (w * da * db).sum(axis=1), (w * da * da).sum(axis=1), (w * db * db).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):     # a draw without any unit: NaN, as a constant one
+        w = W / W.sum(axis=1, keepdims=True)
+        da, db = a - (w * a).sum(axis=1, keepdims=True), b - (w * b).sum(axis=1, keepdims=True)
+        sab, saa, sbb = (w * da * db).sum(axis=1), (w * da * da).sum(axis=1), (w * db * db).sum(axis=1)
     scale = 1e-24 * max(1.0, float(np.abs(a).max()) ** 2) * max(1.0, float(np.abs(b).max()) ** 2)
     ok = saa * sbb > scale
     return np.where(ok, np.clip(sab / np.sqrt(np.where(ok, saa * sbb, 1.0)), -1, 1), np.nan)
