@@ -20,9 +20,9 @@ from .verdict import VERDICTS, VerdictRule
 
 # %% auto #0
 __all__ = ['use_offline_renderer', 'save_chart', 'rank_heatmap', 'measure_ranking_chart', 'agreement_heatmap',
-           'critical_difference_chart', 'shared_axis_titles', 'chart_svg', 'view_points_2d', 'view_chart', 'pair_chart',
-           'distribution_chart', 'collection_chart', 'verdict_chart', 'ground_truth_chart', 'stability_chart',
-           'views_chart']
+           'critical_difference_chart', 'interval_chart', 'shared_axis_titles', 'chart_svg', 'view_points_2d',
+           'view_chart', 'pair_chart', 'distribution_chart', 'collection_chart', 'verdict_chart', 'ground_truth_chart',
+           'stability_chart', 'views_chart']
 
 # %% ../nbs/15_charts.ipynb #f6f7f4c3
 def use_offline_renderer(renderer: str = "svg") -> None:
@@ -173,6 +173,32 @@ def critical_difference_chart(result, title: str | None = None) -> alt.VConcatCh
     top = (points).properties(width=420, height=18 * k, title=title)
     return alt.vconcat(top, (cd_bar + cd_text).properties(width=420, height=20),
                        bars.properties(width=420, height=16 * max(len(g), 1))).resolve_scale(x="shared")
+
+# %% ../nbs/15_charts.ipynb #1a71f485
+def interval_chart(table: pd.DataFrame,       # one row per item: its label, the estimate and the interval's bounds
+                   label: str,                # the column that names each row (the y axis)
+                   value: str = "rho",        # the estimate's column (a point)
+                   *,
+                   low: str = "low",          # the interval's lower bound (a bar from low to high)
+                   high: str = "high",        # its upper bound
+                   title: str = "",           # the chart's title
+                   axis_title: str | None = None,  # the x axis title (default: the value's column name)
+                   zero: bool = False,        # a dashed rule at 0 (for differences)
+                  ) -> alt.LayerChart:
+    "Estimates as points with their intervals as bars, one row per item, sorted by the estimate (largest on top)."
+    data = table[[label, value, low, high]].dropna(subset=[value])
+    order = data.sort_values(value, ascending=False)[label].astype(str).tolist()
+    y = alt.Y(f"{label}:N", sort=order, title=None)
+    x_title = axis_title or value
+    bars = alt.Chart(data).mark_rule(size=2, color="#7f9cc0").encode(
+        x=alt.X(f"{low}:Q", title=x_title, scale=alt.Scale(zero=False)), x2=f"{high}:Q", y=y)
+    points = alt.Chart(data).mark_circle(size=55, color="#1f3b63", opacity=1).encode(
+        x=f"{value}:Q", y=y, tooltip=[label, alt.Tooltip(f"{value}:Q", format=".3f"), alt.Tooltip(f"{low}:Q", format=".3f"),
+                                      alt.Tooltip(f"{high}:Q", format=".3f")])
+    layers = [bars, points]
+    if zero:
+        layers.insert(0, alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#9a9a9a").encode(x="x:Q"))
+    return alt.layer(*layers).properties(width=320, height=max(60, 16 * len(data)), title=title)
 
 # %% ../nbs/15_charts.ipynb #184957d7
 def _encoded_charts(chart) -> list:

@@ -11,16 +11,19 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import friedmanchisquare, kendalltau, pearsonr, spearmanr, studentized_range
+from scipy.special import ndtr, ndtri
+from scipy.stats import friedmanchisquare, spearmanr, studentized_range
 from sklearn.cluster import KMeans
 
-from .core import check_data, check_number, get_measure
+from .core import check_data, check_number, get_measure, user_text
 from .external import centroid_index
+from .intervals import check_ci
 
 # %% auto #0
-__all__ = ['KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'Selection', 'select_by_cv', 'Stability',
-           'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference',
-           'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
+__all__ = ['CORRELATIONS', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'rho_differences', 'Selection',
+           'select_by_cv', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation',
+           'hit_the_best', 'rank_difference', 'regret', 'IndexChoice', 'which_index', 'FriedmanNemenyi',
+           'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/11_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -44,21 +47,142 @@ def _oriented(col: pd.Series) -> np.ndarray:
     except ValueError:                                          # not a registered measure: higher is better
         return col.to_numpy(dtype=float)
 
+# %% ../nbs/11_evaluation.ipynb #7b88b585
+def _midranks(v: np.ndarray, W: np.ndarray) -> np.ndarray:
+    "Mid-ranks of the values `v` (n,) in each weighted sample: row b of `W` (B, n) counts the copies of each value."
+    order = np.argsort(v, kind="stable")
+    new = np.r_[True, v[order][1:] != v[order][:-1]]          # the first of each group of tied values
+    Wg = np.add.reduceat(W[:, order], np.flatnonzero(new), axis=1).astype(float)
+    ranks = np.empty(W.shape, float)
+    ranks[:, order] = (np.cumsum(Wg, axis=1) - Wg + (Wg + 1) / 2)[:, np.cumsum(new) - 1]
+    return ranks
+
+# %% ../nbs/11_evaluation.ipynb #8f8a94d6
+def _weighted_r(a: np.ndarray, b: np.ndarray, W: np.ndarray) -> np.ndarray:
+    "Pearson r of `a` and `b` ((n,) or (B, n) each) in each weighted sample (rows of `W`); NaN where one is constant."
+    with np.errstate(invalid="ignore", divide="ignore"):     # a draw without any unit: NaN, as a constant one
+        w = W / W.sum(axis=1, keepdims=True)
+        da, db = a - (w * a).sum(axis=1, keepdims=True), b - (w * b).sum(axis=1, keepdims=True)
+        sab, saa, sbb = (w * da * db).sum(axis=1), (w * da * da).sum(axis=1), (w * db * db).sum(axis=1)
+    scale = 1e-24 * max(1.0, float(np.abs(a).max()) ** 2) * max(1.0, float(np.abs(b).max()) ** 2)
+    ok = saa * sbb > scale
+    return np.where(ok, np.clip(sab / np.sqrt(np.where(ok, saa * sbb, 1.0)), -1, 1), np.nan)
+
+# %% ../nbs/11_evaluation.ipynb #fc2bf028
+CORRELATIONS = ("pearson", "spearman", "kendall")
+
+def _weighted_corr(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> np.ndarray:
+    "The correlation `method` of x and y (n,) in each weighted sample, a row of counts of `W` (B, n): (B,)."
+    if method == "pearson":
+        return _weighted_r(x, y, W)
+    if method == "spearman":
+        return _weighted_r(_midranks(x, W), _midranks(y, W), W)
+    sx, sy, W = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :]), W.astype(float)
+    num = ((W @ (sx * sy)) * W).sum(axis=1)
+    den = np.sqrt(((W @ np.abs(sx)) * W).sum(axis=1) * ((W @ np.abs(sy)) * W).sum(axis=1))
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+# %% ../nbs/11_evaluation.ipynb #b1c32a7f
+def _bootstrap_counts(n: int, n_boot: int, random_state) -> np.ndarray:
+    "`n_boot` bootstrap draws of n units, as counts: a (n_boot, n) array of multinomial(n, 1/n) rows."
+    return np.random.default_rng(random_state).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
+
+# %% ../nbs/11_evaluation.ipynb #ba10f0f9
+def _bca(estimate: float, draws: np.ndarray, jack: np.ndarray, ci: float) -> tuple[float, float]:
+    "The BCa interval at level `ci` from the bootstrap `draws` and the jackknife values `jack` of `estimate`."
+    d, j = draws[np.isfinite(draws)], jack[np.isfinite(jack)]
+    if not np.isfinite(estimate) or len(d) < max(1, len(draws) / 2) or len(j) < 3:
+        return np.nan, np.nan
+    share = (np.sum(d < estimate) + 0.5 * np.sum(d == estimate)) / len(d)
+    z0 = ndtri(np.clip(share, 0.5 / len(d), 1 - 0.5 / len(d)))
+    u = j.mean() - j
+    spread = 6 * np.sum(u ** 2) ** 1.5
+    a = np.sum(u ** 3) / spread if spread > 0 else 0.0
+    z = ndtri(np.array([(1 - ci) / 2, (1 + ci) / 2]))
+    low, high = np.quantile(d, ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))))
+    return float(low), float(high)
+
+# %% ../nbs/11_evaluation.ipynb #ef7a2209
+def _corr_stats(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> tuple[float, np.ndarray, np.ndarray]:
+    "The correlation of x and y (n,), its values under the bootstrap counts `W` (B, n) and its jackknife values (n,)."
+    n = len(x)
+    return (float(_weighted_corr(x, y, np.ones((1, n)), method)[0]), _weighted_corr(x, y, W, method),
+            _weighted_corr(x, y, 1.0 - np.eye(n), method))
+
+# %% ../nbs/11_evaluation.ipynb #98977bd0
+def _units(truth: pd.Series, competitors: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    "The ground truth on the datasets that have one (and a row of `competitors`), and the competitors oriented on them."
+    if not isinstance(truth, pd.Series) or not isinstance(competitors, pd.DataFrame):
+        raise ValueError("give `truth` as a Series (one value per dataset) and `competitors` as a DataFrame (one row "
+                         "per dataset, one column per competitor), both indexed by dataset.")
+    units = truth.index[truth.notna()].intersection(competitors.index, sort=False)
+    oriented = pd.DataFrame({c: _oriented(competitors.loc[units, c]) for c in competitors.columns}, index=units)
+    return truth.loc[units].to_numpy(float), oriented
+
 # %% ../nbs/11_evaluation.ipynb #79444768
-def spearman_table(truth: pd.Series, competitors: pd.DataFrame) -> pd.DataFrame:
-    "Spearman ρ and p-value between `truth` (per dataset) and every competitor column (direction-aware), best first."
+def spearman_table(truth: pd.Series,          # one ground-truth score per dataset
+                   competitors: pd.DataFrame, # rows: datasets, columns: competitors (measures are oriented by name)
+                   *,
+                   ci: float | None = 0.95,   # level of the bootstrap interval of each ρ; None: no interval
+                   n_boot: int = 2000,        # bootstrap draws of the datasets
+                   random_state=0,            # seed of the draws
+                  ) -> pd.DataFrame:
+    "Spearman ρ, p-value and bootstrap interval between `truth` and every competitor (direction-aware), best first."
+    ci = None if ci is None else check_ci(ci, "spearman_table")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="spearman_table")
+    t, X = _units(truth, competitors)
+    W = _bootstrap_counts(len(t), n_boot, random_state) if ci else None
     rows = []
-    for name in competitors.columns:
-        x = pd.Series(_oriented(competitors[name]), index=competitors.index)
-        both = pd.concat([truth.rename("truth"), x.rename("x")], axis=1).dropna()
-        if len(both) < 3:
-            rho, p = np.nan, np.nan
-        else:
-            rho, p = spearmanr(both.truth, both.x)
-        rows.append({"competitor": name, "rho": float(rho), "p_value": float(p), "datasets": len(both)})
+    for name in X.columns:
+        ok = X[name].notna().to_numpy()
+        rho, p, low, high = np.nan, np.nan, np.nan, np.nan
+        if ok.sum() >= 3:
+            rho, p = spearmanr(t[ok], X[name].to_numpy()[ok])
+            if ci:
+                low, high = _bca(*_corr_stats(t[ok], X[name].to_numpy()[ok], W[:, ok], "spearman"), ci)
+        rows.append({"competitor": name, "rho": float(rho), "p_value": float(p), "datasets": int(ok.sum())}
+                    | ({"low": low, "high": high} if ci else {}))
     out = pd.DataFrame(rows).sort_values("rho", ascending=False, na_position="last").reset_index(drop=True)
     out["place"] = [("1st", "2nd", "3rd")[i] if i < 3 and pd.notna(r) else "" for i, r in enumerate(out.rho)]
     return out
+
+# %% ../nbs/11_evaluation.ipynb #78a0cb2a
+def _paired_difference(t: np.ndarray, xa: np.ndarray, xb: np.ndarray, W: np.ndarray, method: str, ci: float) -> dict:
+    "corr(t, xa) − corr(t, xb) on the units where all three are defined, with its paired BCa interval over the draws W."
+    ok = np.isfinite(t) & np.isfinite(xa) & np.isfinite(xb)
+    row = {"difference": np.nan, "low": np.nan, "high": np.nan, "share_ahead": np.nan, "units": int(ok.sum())}
+    if ok.sum() < 3:
+        return row | {"rho_a": np.nan, "rho_b": np.nan}
+    sa, sb = (_corr_stats(t[ok], x[ok], W[:, ok], method) for x in (xa, xb))
+    diff = sa[1] - sb[1]
+    low, high = _bca(sa[0] - sb[0], diff, sa[2] - sb[2], ci)
+    return row | {"rho_a": sa[0], "rho_b": sb[0], "difference": sa[0] - sb[0], "low": low, "high": high,
+                  "share_ahead": float(np.mean(diff[np.isfinite(diff)] > 0))}
+
+# %% ../nbs/11_evaluation.ipynb #1b30a993
+def rho_differences(truth: pd.Series,          # one ground-truth score per dataset
+                    competitors: pd.DataFrame, # rows: datasets, columns: competitors (measures are oriented by name)
+                    *,
+                    against: str | None = None,  # compare each competitor with this one; None: every pair
+                    ci: float = 0.95,          # level of the paired bootstrap interval of each difference
+                    n_boot: int = 2000,        # bootstrap draws of the datasets
+                    random_state=0,            # seed of the draws (the same as spearman_table's for the same draws)
+                   ) -> pd.DataFrame:
+    "ρ_a − ρ_b with ground truth for pairs of competitors, with its paired bootstrap interval over the datasets."
+    ci = check_ci(ci, "rho_differences")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="rho_differences")
+    if against is not None and against not in competitors.columns:
+        raise ValueError(f"rho_differences: against={user_text(against)} is not a column of `competitors` "
+                         f"({', '.join(map(str, competitors.columns))}); name one of them.")
+    t, X = _units(truth, competitors)
+    W = _bootstrap_counts(len(t), n_boot, random_state)
+    order = spearman_table(truth, competitors, ci=None).competitor.tolist()
+    pairs = ([(c, against) for c in order if c != against] if against is not None else list(combinations(order, 2)))
+    rows = [{"a": a, "b": b} | _paired_difference(t, X[a].to_numpy(), X[b].to_numpy(), W, "spearman", ci) for a, b in pairs]
+    out = pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high", "share_ahead", "units"])
+    out = out.rename(columns={"units": "datasets"})
+    out["separated"] = np.where(out.low > 0, "a ahead", np.where(out.high < 0, "b ahead", "not separated"))
+    return out.sort_values("difference", ascending=False, na_position="last").reset_index(drop=True)
 
 # %% ../nbs/11_evaluation.ipynb #0236a1e0
 @dataclass
@@ -219,18 +343,32 @@ def index_correlation(scores: pd.DataFrame,     # rows: partitions, columns: int
                       external,                  # one external score per partition (a Series is oriented by name)
                       *,
                       method: str = "pearson",   # 'pearson', 'spearman' or 'kendall'
-                     ) -> pd.Series:
-    "Correlation (pearson, spearman or kendall) of each internal measure (direction-aware) with the external score."
-    funcs = {"pearson": pearsonr, "spearman": spearmanr, "kendall": kendalltau}
-    if method not in funcs:
+                      ci: float | None = None,   # level of a bootstrap interval over the partitions; None: no interval
+                      n_boot: int = 1000,        # bootstrap draws of the partitions (with ci)
+                      random_state=0,            # seed of the draws (with ci)
+                     ) -> pd.Series | pd.DataFrame:
+    """Correlation (pearson, spearman or kendall) of each internal measure (direction-aware) with the external score;
+    with `ci`, a table of the correlation `r`, its interval `low`-`high` over the pool's partitions, and `partitions`."""
+    if method not in CORRELATIONS:
         raise ValueError(f"index_correlation: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
+    ci = None if ci is None else check_ci(ci, "index_correlation")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="index_correlation")
     S, ext = _oriented_pool(scores, external)
-    out = {}
+    W = _bootstrap_counts(len(S), n_boot, random_state) if ci else None
+    rows = {}
     for m in S.columns:
-        both = pd.concat([S[m], ext], axis=1).dropna().to_numpy()
-        ok = len(both) >= 3 and np.ptp(both[:, 0]) > 0 and np.ptp(both[:, 1]) > 0
-        out[m] = float(funcs[method](both[:, 0], both[:, 1])[0]) if ok else np.nan
-    return pd.Series(out, name=method)
+        ok = (S[m].notna() & ext.notna()).to_numpy()
+        x, y = S[m].to_numpy()[ok], ext.to_numpy()[ok]
+        r, low, high = np.nan, np.nan, np.nan
+        if ok.sum() >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            if ci:
+                r, draws, jack = _corr_stats(x, y, W[:, ok], method)
+                low, high = _bca(r, draws, jack, ci)
+            else:
+                r = _weighted_corr(x, y, np.ones((1, len(x))), method)[0]
+        rows[m] = {"r": float(r), "low": low, "high": high, "partitions": int(ok.sum())}
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["r", "low", "high", "partitions"])
+    return table if ci else table.r.rename(method)
 
 # %% ../nbs/11_evaluation.ipynb #976ee79b
 def _best(v: pd.Series) -> pd.Index:
@@ -259,6 +397,90 @@ def regret(scores: pd.DataFrame, external) -> pd.Series:
     S, ext = _oriented_pool(scores, external)
     return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan
                       for m in S.columns}, name="regret")
+
+# %% ../nbs/11_evaluation.ipynb #537697ef
+@dataclass
+class IndexChoice:
+    "Which internal index to believe on one labelled dataset, and why (see `which_index`)."
+    believe: str | None            # the index to believe, or None (see `reason`)
+    reason: str                    # the rule's outcome, or why the labels cannot judge an index
+    verdict: str                   # the CLM verdict of the labels (`clm_nb.assess`)
+    tied: list                     # the indices the pool cannot separate from the best one (empty if one is named)
+    table: pd.DataFrame            # per index: r, low, high, partitions, pick, pick_k, pick_<external>
+    differences: pd.DataFrame      # the best index against each other one: difference, low, high, share_ahead
+    pool: pd.DataFrame             # the scored pool (`clm_nb.tasks.score_pool`)
+    external: str = "ari"          # the external measure of the pool
+    ci: float = 0.95               # the level of the intervals
+
+    def __repr__(self) -> str:
+        named = self.believe or ("none: a tie of " + ", ".join(self.tied) if self.tied else "none")
+        head = f"IndexChoice: believe {named} (labels {self.verdict}; {len(self.pool)} partitions)"
+        rows = [f"  {m:<22} {r.r:6.3f}  [{r.low:6.3f}, {r.high:6.3f}]   picks {r.pick} k={r.pick_k} "
+                f"({self.external} {r['pick_' + self.external]:.3f})" for m, r in self.table.iterrows()]
+        cols = f"  {'index':<22} {'r':>6}  {f'{self.ci:.0%} interval':^16}   partition it would pick"
+        return "\n".join([head, f"  {self.reason}", cols, *rows])
+
+# %% ../nbs/11_evaluation.ipynb #67e593b4
+def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, why: str, ci: float) -> tuple:
+    "(believe, tied, reason) by the rule of `which_index`, from the correlation table and the best one's differences."
+    if verdict != "trustworthy":
+        return None, [], (f"the labels are {verdict} as clusters ({why}): agreement with them says little about an "
+                          "index, so no index can be believed on these labels.")
+    if table.r.isna().all():
+        return None, [], "no index has a correlation with the external score on this pool."
+    best = table.r.idxmax()
+    if not table.low[best] > 0:
+        return None, [], (f"no index agrees with the labels: the best, {best}, has r = {table.r[best]:.3f} and its "
+                          f"{ci:.0%} interval reaches {table.low[best]:.3f}.")
+    tied = differences.b[~(differences.low > 0)].tolist()
+    if tied:
+        return None, [best, *tied], (f"a tie: {best} is best (r = {table.r[best]:.3f}), but the paired {ci:.0%} "
+                                     f"interval of its lead holds 0 for {', '.join(tied)}; this pool cannot tell them apart.")
+    return best, [], (f"{best}: r = {table.r[best]:.3f}, and the paired {ci:.0%} interval of its lead over every "
+                      "other index lies above 0.")
+
+# %% ../nbs/11_evaluation.ipynb #48af79b3
+def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
+                y,                                   # one label per row
+                *,
+                measures=("silhouette", "davies_bouldin", "calinski_harabasz", "dunn"),  # internal indices to judge
+                external: str = "ari",               # the external measure of each partition against y
+                protocol: str = "paper003",          # the pool (`clm_nb.clusterers.partition_pool`)
+                ks=None,                             # the pool's numbers of clusters (None: the protocol's)
+                method: str = "pearson",             # correlation: 'pearson', 'spearman' or 'kendall'
+                ci: float = 0.95,                    # level of the intervals
+                n_boot: int = 1000,                  # bootstrap draws of the partitions
+                random_state=0,                      # seed of the assessment, the pool and the bootstrap
+               ) -> IndexChoice:
+    "Check the labels (CLM), score a pool of partitions, and name the index to believe on these data (see the prose)."
+    from clm_nb.assessment import assess          # on first use: assessment imports the verdict machinery
+    from clm_nb.tasks import score_pool
+    try:
+        Xa = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("which_index: X must be numeric features; prepare a table first "
+                         "(clm_nb.prepare.prepare(X, y).X) and pass that.") from None
+    if method not in CORRELATIONS:
+        raise ValueError(f"which_index: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
+    ci = check_ci(ci, "which_index")
+    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="which_index")
+    names = [measures] if isinstance(measures, str) else list(measures)
+    a = assess(Xa, y, variants=False, random_state=random_state)
+    pool = score_pool(Xa, y, protocol=protocol, measures=names, external=(external,), ks=ks, random_state=random_state)
+    table = index_correlation(pool[names], pool[external], method=method, ci=ci, n_boot=n_boot, random_state=random_state)
+    S, ext = _oriented_pool(pool[names], pool[external])
+    picks = {m: S[m].idxmax() if S[m].notna().any() else None for m in names}
+    table["pick"] = [pool.family[i] if i is not None else "" for i in picks.values()]
+    table["pick_k"] = [int(pool.k[i]) if i is not None else 0 for i in picks.values()]
+    table[f"pick_{external}"] = [float(pool[external][i]) if i is not None else np.nan for i in picks.values()]
+    table = table.sort_values("r", ascending=False, na_position="last")
+    W, best = _bootstrap_counts(len(pool), n_boot, random_state), table.index[0]
+    diffs = pd.DataFrame([{"a": best, "b": m} | _paired_difference(ext.to_numpy(float), S[best].to_numpy(float),
+                                                                    S[m].to_numpy(float), W, method, ci)
+                          for m in table.index[1:]], columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high",
+                                                             "share_ahead", "units"])
+    believe, tied, reason = _choose_index(table, diffs, a.verdict, a.reason, ci)
+    return IndexChoice(believe, reason, a.verdict, tied, table, diffs, pool, external, ci)
 
 # %% ../nbs/11_evaluation.ipynb #d49d14ee
 @dataclass
