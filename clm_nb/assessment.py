@@ -317,11 +317,11 @@ def _uncertainty_lines(rule: VerdictRule, cap: int, ci: float | None, method: st
     lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is high when value − "
              f"{rule.z:g}·SE ≥ {rule.high:g}, low when value + {rule.z:g}·SE < {rule.low:g}, middle otherwise, so a "
              "score just below a cut-off reads middle while its interval reaches it; a view whose interval straddles "
-             f"a cut-off that changes the verdict was re-estimated with 4× the relabellings, up to {cap:,} per class "
-             "pair (column n_permutations)."]
+             f"a cut-off that changes the verdict is re-estimated with 4× the relabellings, up to the cap of {cap:,} "
+             "per class pair (column n_permutations: the relabellings each score used)."]
     if ci is not None:
         lines.append(f"low–high: {method}. They say how the scores would vary with another sample of the same "
-                     "population; the ± is the relabellings' noise on these points alone, a separate, smaller thing.")
+                     "population; the ± is the relabellings' noise on these points alone, a separate thing.")
     return lines
 
 # %% ../nbs/17_assessment.ipynb #3547bcc9
