@@ -13,9 +13,11 @@ import pandas as pd
 
 from .between import check_permutations
 from .core import check_choice, check_data, check_flag, check_number, noise_mask, terminal_text, user_text
+from .intervals import check_ci, resample_scores
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
-from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
-                            check_board_measures, clm_profile, primary_score)
+from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
+                            VerdictRule, check_board_measures, clm_profile, permutation_cap, primary_score,
+                            profile_row)
 
 # %% auto #0
 __all__ = ['Assessment', 'assess']
@@ -28,6 +30,14 @@ _COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d627
 def _cell_text(v) -> str:
     "A value for a cell of the assessment's HTML tables ('' when missing)."
     return "" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+# %% ../nbs/17_assessment.ipynb #cd640cd3
+def _support_text(support: dict | None) -> str:
+    "'verdict support over the half-samples: unreliable 86 %, doubtful 14 %' ('' when there is none)."
+    if not support:
+        return ""
+    order = sorted(support.items(), key=lambda kv: -kv[1])
+    return "verdict support over the half-samples: " + ", ".join(f"{v} {100 * s:.0f} %" for v, s in order)
 
 # %% ../nbs/17_assessment.ipynb #17bae3e7
 def _assessment_html(a: Assessment) -> str:
@@ -45,7 +55,7 @@ def _assessment_html(a: Assessment) -> str:
     rows = lambda df: [[_cell_text(v) for v in r] for r in df.itertuples(index=False)]
     return template.render(a=a, color=_COLORS.get(a.verdict, "#888888"), score_cols=list(sc.columns), scores=rows(sc),
                            pair_cols=list(wp.columns), pairs=rows(wp), variant_cols=list(va.columns),
-                           variants=rows(va), colors=_COLORS,
+                           variants=rows(va), colors=_COLORS, support=_support_text(a.verdict_support),
                            summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
 
 # %% ../nbs/17_assessment.ipynb #6d18d94f
@@ -71,6 +81,12 @@ class Assessment:
     preparation: list = field(default_factory=list)  # the `clm_nb.prepare.PrepStep`s that made the data
     features: list = field(default_factory=list)     # the names of the features scored
     n_input: int = 0                    # rows of the input
+    borderline: tuple | None = None     # (more trusting, more cautious) verdict when a deciding interval straddles a cut-off
+    verdict_support: dict | None = None  # verdict -> share of the half-samples giving it (None: no intervals)
+    ci: float | None = None             # the level of the scores' low/high (None: not computed)
+    n_resamples: int = 0                # half-samples behind low/high and verdict_support
+    max_permutations: int = 0           # the cap of the adaptive relabellings
+    uncertainty: list = field(default_factory=list)  # sentences: what ± and low/high mean, how they were made
 
     @property
     def warnings(self) -> list:
@@ -90,7 +106,10 @@ class Assessment:
                 "warnings": [s.text(interface) for s in self.warnings],
                 "variants": [] if self.variants is None else clean(self.variants),
                 "scores": clean(self.scores), "worst_pairs": clean(self.worst_pairs),
-                "hints": [say(h, interface) for h in self.hints]}
+                "hints": [say(h, interface) for h in self.hints],
+                "borderline": None if self.borderline is None else list(self.borderline),
+                "verdict_support": self.verdict_support, "ci": self.ci, "n_resamples": self.n_resamples,
+                "max_permutations": self.max_permutations, "uncertainty": list(self.uncertainty)}
 
     def text(self, interface: str = "python") -> str:
         """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
@@ -103,6 +122,9 @@ class Assessment:
         lines += [f"  {s.text(interface)}" for s in self.warnings]
         lines += [f"  {self.reason}",
                   f"  {self.primary} = {self.score:.3f}" + (f" ± {self.score_se:.3f}" if self.score_se > 0 else "")]
+        lines += [f"  {s}" for s in self.uncertainty]
+        if self.verdict_support:
+            lines += [f"  {_support_text(self.verdict_support)}"]
         notes = [s for s in self.preparation if not s.warning]
         if notes:
             lines += ["", "preparation:"] + [f"  - {s.text(interface)}" for s in notes]
@@ -205,10 +227,12 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
-    "One row per measure of a `clm_profile`: view, value, se, weighted, share_below, worst, problem."
+    """One row per measure of a `clm_profile`: view, value, se, low, high (the sampling interval, filled by `assess`
+    when it computes one), n_permutations (relabellings used), weighted, share_below, worst, problem."""
     sc = prof[prof.part == "score"].set_index("measure")
     view_of = {m: v for v, m in rule.views}
     return pd.DataFrame({"view": [view_of.get(m, "") for m in sc.index], "value": sc.value, "se": sc.se,
+                         "low": np.nan, "high": np.nan, "n_permutations": sc.n_permutations.astype(int),
                          "weighted": sc.weighted, "share_below": sc.share_below, "worst": sc.worst,
                          "problem": sc.problem}, index=pd.Index(sc.index, name="measure"))
 
@@ -226,16 +250,12 @@ def _profile_verdict(X: np.ndarray,          # prepared and scaled features
                      names: list,            # the measures
                      primary: str,           # the ranking score
                      rule: VerdictRule,      # the verdict rule
-                     **profile,              # noise, n_permutations, random_state: passed to `clm_profile`
+                     **profile,              # noise, n_permutations, random_state, max_permutations: to `clm_profile`
                     ) -> tuple:
     "(profile, score table, verdict row, primary value, primary se) of one preparation of the data."
-    prof = clm_profile(X, y, measures=names, primary=names[0], threshold=rule.low, **profile)
+    prof = clm_profile(X, y, measures=names, primary=names[0], threshold=rule.low, rule=rule, **profile)
     scores = _score_table(prof, rule)
-    row = {"labeled": True, "problem": " | ".join(p for p in scores.problem if p)}
-    for m in names:
-        row.update({m: scores.at[m, "value"], f"{m}_se": scores.at[m, "se"], f"{m}_weighted": scores.at[m, "weighted"],
-                    f"{m}_share_below": scores.at[m, "share_below"]})
-    table = pd.DataFrame([row])
+    table = pd.DataFrame([profile_row(prof)])
     value, se = primary_score(table, primary)
     return prof, scores, rule.apply(table).iloc[0], float(value.iloc[0]), se.iloc[0]
 
@@ -244,6 +264,65 @@ def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule,
     "One row of the table of preparations: the verdict, the primary score and the two views' scores."
     views = {m: float(scores.at[m, "value"]) for _, m in rule.views}
     return {"verdict": verdict.verdict, primary: value, **views}
+
+# %% ../nbs/17_assessment.ipynb #93307203
+def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tuple:
+    "(n_permutations, cap, ci, n_resamples) of `assess`, validated (see `assess`'s parameters)."
+    n_permutations = check_permutations(n_permutations, "assess")
+    cap = permutation_cap(n_permutations, max_permutations, "assess")
+    ci = None if ci is None else check_ci(ci, "assess")
+    return n_permutations, cap, ci, check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True,
+                                                 who="assess")
+
+# %% ../nbs/17_assessment.ipynb #75a3be82
+def _verdict_support(draws: pd.DataFrame,   # `Resamples.draws`: per half-sample, each measure and its summaries
+                     scores: pd.DataFrame,  # the assessment's score table (the full data's se and relabellings)
+                     rule: VerdictRule,     # the verdict rule
+                    ) -> dict:
+    "Verdict -> share of the half-samples whose scores give it (see the prose)."
+    rows = pd.DataFrame({"labeled": True}, index=draws.index)
+    for m in scores.index:
+        if m in draws:
+            rows[m], rows[f"{m}_se"] = draws[m], scores.at[m, "se"]
+            rows[f"{m}_weighted"] = draws.get(f"{m}_weighted", np.nan)
+            rows[f"{m}_share_below"] = draws.get(f"{m}_share_below", np.nan)
+            rows[f"{m}_n_permutations"] = scores.at[m, "n_permutations"]
+    view_cols = [m for _, m in rule.views]
+    rows["problem"] = np.where(rows.reindex(columns=view_cols).isna().any(axis=1), "not scored on this half-sample", "")
+    v = rule.apply(rows).verdict
+    return {k: float((v == k).mean()) for k in VERDICTS if (v == k).any()}
+
+# %% ../nbs/17_assessment.ipynb #7030bbf8
+def _sampling(X: np.ndarray,         # the features as scored (prepared and scaled)
+              y,                     # their labels
+              scores: pd.DataFrame,  # the assessment's score table
+              rule: VerdictRule,     # the verdict rule
+              **options,             # noise, n_permutations, random_state, ci, n_resamples: to `resample_scores`
+             ) -> tuple[pd.DataFrame, dict, str]:
+    "(scores with low/high, verdict support, what the intervals cover) from stratified half-samples (ci=None: none)."
+    if options["ci"] is None:
+        return scores, None, ""
+    seed = options.pop("random_state")
+    if not isinstance(seed, (int, np.integer)):             # a Generator, a RandomState or None: one int drawn from it
+        seed = (seed.integers if isinstance(seed, np.random.Generator) else (seed or np.random).randint)(2**31 - 1)
+    values = {m: scores.at[m, "value"] for m in scores.index} | {f"{m}_weighted": scores.at[m, "weighted"]
+                                                                 for m in scores.index}
+    res = resample_scores(X, y, measures=list(scores.index), random_state=int(seed), values=values, **options)
+    out = scores.assign(low=res.table.low.reindex(scores.index), high=res.table.high.reindex(scores.index))
+    return out, _verdict_support(res.draws, out, rule), res.method
+
+# %% ../nbs/17_assessment.ipynb #4d0ef657
+def _uncertainty_lines(rule: VerdictRule, cap: int, ci: float | None, method: str) -> list[str]:
+    "What ± and low–high mean in an assessment, and how they were made (see the prose)."
+    lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is high when value − "
+             f"{rule.z:g}·SE ≥ {rule.high:g}, low when value + {rule.z:g}·SE < {rule.low:g}, middle otherwise, so a "
+             "score just below a cut-off reads middle while its interval reaches it; a view whose interval straddles "
+             f"a cut-off that changes the verdict is re-estimated with 4× the relabellings, up to the cap of {cap:,} "
+             "per class pair (column n_permutations: the relabellings each score used)."]
+    if ci is not None:
+        lines.append(f"low–high: {method}. They say how the scores would vary with another sample of the same "
+                     "population; the ± is the relabellings' noise on these points alone, a separate thing.")
+    return lines
 
 # %% ../nbs/17_assessment.ipynb #3547bcc9
 def assess(X,                                        # (n, d) data: a DataFrame (any column types) or an array
@@ -261,8 +340,11 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            variants: bool = True,                    # also the verdict under the other scalings (see the prose)
            rule: VerdictRule | None = None,          # the verdict rule (None: default thresholds)
            n_permutations: int = 20,                 # random relabellings per class pair of the Monte-Carlo measures
-           random_state=0,                           # seed
+           random_state=DEFAULT_SEED,                # seed of the relabellings and the half-samples
            worst: int = 5,                           # class pairs listed per view
+           max_permutations: int | None = None,      # cap of the adaptive relabellings (None: 100 × n_permutations)
+           ci: float | None = 0.95,                  # level of the scores' sampling intervals (None: none)
+           n_resamples: int = 50,                    # half-samples behind those intervals (at least 10)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
@@ -271,7 +353,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
-    n_permutations = check_permutations(n_permutations, "assess")
+    n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples)
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     if not (measures is None or isinstance(measures, str)):
@@ -288,8 +370,10 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
     skew = [p.features.index(c) for c in p.skewed]
     run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state)
-    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, **run)
-    prof, scores, verdict, value, se = verdict_of(scale_features(p.X, scaling, skew), p.y)
+    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap, **run)
+    scaled = scale_features(p.X, scaling, skew)
+    prof, scores, verdict, value, se = verdict_of(scaled, p.y)
+    scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, **run)
     table = None
     if variants:
         rows = {scaling: _variant_row(scores, verdict, value, rule, primary)}
@@ -317,7 +401,10 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K,
                       n_noise=data.n_noise, noise=noise, scaling=scaling,
                       stability="not checked" if stable is None else "stable" if stable else "depends on preprocessing",
-                      variants=table, preparation=steps, features=list(p.features), n_input=p.n_input)
+                      variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
+                      borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
+                      verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
+                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method))
 
 # %% ../nbs/17_assessment.ipynb #cd68c245
 from .core import document_params

@@ -242,7 +242,8 @@ def _assess_json(a, source: str, features=()) -> dict:
             "standardize": a.scaling == "standardize", "warnings": d["warnings"], "preparation": d["preparation"],
             "variants": d["variants"], "scores": dict(zip(scores["measure"], scores["value"])),
             "measures": scores.to_dict("records"), "worst_pairs": a.worst_pairs.to_dict("records"),
-            "hints": d["hints"]}
+            "hints": d["hints"], "borderline": d["borderline"], "verdict_support": d["verdict_support"], "ci": d["ci"],
+            "n_resamples": d["n_resamples"], "max_permutations": d["max_permutations"], "uncertainty": d["uncertainty"]}
 
 # %% ../nbs/18_cli.ipynb #6c4e8d88
 FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "not scored")
@@ -262,20 +263,34 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
               help="Also the verdict under the other scalings (and without columns flagged as leaking).")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
-@click.option("--seed", default=0, show_default=True, help="Seed of the Monte-Carlo estimates.")
+@click.option("--seed", type=int, default=None, help="Seed of the Monte-Carlo estimates and the half-samples "
+              "(default: 0, clm_nb.verdict.DEFAULT_SEED, as the leaderboard).")
+@click.option("--max-permutations", type=int, default=None, help="Cap of the relabellings when a deciding score "
+              "straddles a cut-off (default: 100 x --permutations, at most 10,000).")
+@click.option("--ci", default="0.95", show_default=True, help="Level of the scores' sampling intervals, or 'none'.")
+@click.option("--resamples", default=50, show_default=True, help="Half-samples behind the intervals (at least 10).")
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.assess/1) instead of the table.")
 def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
-            worst, fail_on, as_json, **prep):
+            max_permutations, ci, resamples, worst, fail_on, as_json, **prep):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
     from clm_nb.between import check_permutations
     from clm_nb.core import check_number
+    from clm_nb.intervals import check_ci
+    from clm_nb.verdict import DEFAULT_SEED, permutation_cap
     check_permutations(permutations, "--permutations")             # every option before the file is read
-    check_number(seed, "--seed", lo=0, integer=True)
+    seed = DEFAULT_SEED if seed is None else check_number(seed, "--seed", lo=0, integer=True)
+    permutation_cap(permutations, max_permutations, "--max-permutations")
+    try:
+        level = None if ci.strip().lower() in ("none", "off") else float(ci)
+    except ValueError:
+        raise ValueError(f"--ci {ci!r} is not a level; give one such as 0.95, or none for no intervals.") from None
+    level = None if level is None else check_ci(level, "--ci")
+    check_number(resamples, "--resamples", lo=10, hi=100_000, integer=True)
     check_number(worst, "--worst", lo=0, integer=True)
     kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     feats, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
@@ -283,7 +298,8 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     if k * (k - 1) // 2 > 1000:                  # every class pair is scored: say so before a long silence
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
     a = clm_nb.assess(feats, y, **kw, variants=variants,
-                      n_permutations=permutations, random_state=seed, worst=worst)
+                      n_permutations=permutations, random_state=seed, worst=worst, max_permutations=max_permutations,
+                      ci=level, n_resamples=resamples)
     if as_json:
         _echo_json(_assess_json(a, str(data), a.features))
     else:
@@ -427,7 +443,7 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
     from clm_nb.verdict import profile_tasks
     tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
                           n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
-                          rare=o["rare"])
+                          rare=o["rare"], seed=o["seed"])
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
     results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
@@ -485,7 +501,8 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
               help="Also profile the other scalings: each dataset's verdict under each and its stability.")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
-@click.option("--seed", default=0, show_default=True, help="Study seed (task seeds derive from it).")
+@click.option("--seed", type=int, default=None, help="Seed of every profile's relabellings (default: 0, "
+              "clm_nb.verdict.DEFAULT_SEED, as assess); the runner's other tasks derive theirs from it.")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
               help="local: worker processes; inline: this process; dask: a Dask cluster.")
 @click.option("--n-jobs", default=2, show_default=True, help="Worker processes (profiling and page rendering).")
@@ -503,10 +520,10 @@ def _leaderboard(data_dir, out, **o):
     from clm_nb.prepare import RARE_DEFAULT
     from clm_nb.report import build_report
     from clm_nb.runner import check_writable
-    from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VerdictRule,
+    from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VerdictRule,
                                 check_board_measures)
     check_permutations(o["permutations"], "--permutations")      # every option before any work (see the prose)
-    check_number(o["seed"], "--seed", lo=0, integer=True)
+    o["seed"] = DEFAULT_SEED if o["seed"] is None else check_number(o["seed"], "--seed", lo=0, integer=True)
     check_number(o["n_jobs"], "--n-jobs", lo=1, integer=True)
     check_number(o["view_points"], "--view-points", lo=10, integer=True)   # build_report's bound
     for name in ("max_n", "max_datasets"):

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .between import (MONTE_CARLO, PAIRWISE, MonteCarloScore, check_permutations, pair_breakdown,
+from .between import (MAX_PERMUTATIONS, MONTE_CARLO, PAIRWISE, MonteCarloScore, check_permutations, pair_breakdown,
                             pair_summary)
 from .core import check_choice, check_data, check_number, get_measure
 from .datasets import resolve_data_dir
@@ -25,9 +25,10 @@ from .runner import Task, read_csv
 from .tasks import best_ground_truth, dataset_digest, load_checked
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
-           'PRIMARY_COMBINATIONS', 'VERDICTS', 'check_board_measures', 'primary_score', 'clm_profile', 'profile_task',
-           'profile_tasks', 'VerdictRule', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results']
+__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
+           'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'VERDICTS', 'check_board_measures',
+           'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks', 'VerdictRule',
+           'profile_row', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results']
 
 # %% ../nbs/14_verdict.ipynb #49f8df54
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
@@ -36,6 +37,9 @@ LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a",
 DEFAULT_PRIMARY = "sc_a"        # the leaderboard's ranking score and default preprocessing, chosen from the evidence
 DEFAULT_SCALING = "none"        # of nbs/studies/clm_evidence.ipynb (cross-validated rho with the ground truth)
 
+# %% ../nbs/14_verdict.ipynb #85d1f2f4
+DEFAULT_SEED = 0                # the seed of the relabellings, unless the caller gives another
+
 # %% ../nbs/14_verdict.ipynb #aa915249
 # (view, measure): would that kind of technique recover the classes?
 VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))
@@ -43,7 +47,7 @@ VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))
 # %% ../nbs/14_verdict.ipynb #fefc108f
 SUMMARIES = ("weighted", "share_below", "worst")        # pair_summary's size-aware views of a measure's class pairs
 PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem",
-                   "class_a", "class_b", "n_a", "n_b"]
+                   "class_a", "class_b", "n_a", "n_b", "n_permutations"]
 
 # %% ../nbs/14_verdict.ipynb #2d959363
 PRIMARY_COMBINATIONS = ("mean", "max", "min")
@@ -123,6 +127,55 @@ def primary_score(table: pd.DataFrame, primary: str) -> tuple[pd.Series, pd.Seri
     value, se = np.where(missing, np.nan, value), np.where(missing, np.nan, se)
     return pd.Series(value, index=table.index, name=primary), pd.Series(se, index=table.index, name=f"{primary}_se")
 
+# %% ../nbs/14_verdict.ipynb #482593ae
+ADAPT_STEP = 4          # each round of re-estimation multiplies a deciding measure's relabellings by this
+ADAPT_FACTOR = 100      # the default cap: ADAPT_FACTOR × n_permutations relabellings (the SE falls about √100 = 10×)
+ADAPT_MEMORY = 2**27    # float64 entries (1 GiB) that the relabellings of one class pair may hold
+
+# %% ../nbs/14_verdict.ipynb #2c84d935
+def permutation_cap(n_permutations,           # the relabellings of the first estimate
+                    max_permutations=None,     # the cap (None: ADAPT_FACTOR × n_permutations, at most MAX_PERMUTATIONS)
+                    who: str = "clm_profile",  # the caller, for the message
+                   ) -> int:
+    "The cap of the adaptive relabellings, validated: at least `n_permutations` (equal to it: no re-estimation)."
+    n_permutations = check_permutations(n_permutations, who)
+    if max_permutations is None:
+        return max(n_permutations, min(ADAPT_FACTOR * n_permutations, MAX_PERMUTATIONS))
+    try:
+        cap = check_permutations(max_permutations, who)
+    except ValueError as e:
+        raise ValueError(str(e).replace("n_permutations=", "max_permutations=", 1)) from None
+    if cap < n_permutations:
+        raise ValueError(f"{who}: max_permutations={cap} is below n_permutations={n_permutations}; the cap must be at "
+                         "least the first estimate's relabellings (equal to them: no re-estimation).")
+    return cap
+
+# %% ../nbs/14_verdict.ipynb #d9d4dc16
+def _measure_row(m: str,               # the measure
+                 data,                 # validated `LabeledData` (labels None) or the raw X (then labels)
+                 labels,               # None, or the raw labels when validation failed
+                 noise,                # the noise policy (passed only with raw labels)
+                 n_permutations: int,  # relabellings per class pair (Monte-Carlo measures)
+                 random_state,         # seed of the relabellings
+                 threshold: float,     # a class pair below it is low, for share_below
+                ) -> tuple[dict, list]:
+    "(score row, class-pair rows) of one measure of `clm_profile`."
+    mc = m in MONTE_CARLO
+    kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
+        | ({"n_permutations": n_permutations} if mc else {})
+    t0, pair_rows = time.perf_counter(), []
+    try:
+        b = pair_breakdown(m, data, labels, **kwargs)
+        s = pair_summary(b.pairs, threshold)
+        row = dict(value=float(b.score), se=b.score.se if isinstance(b.score, MonteCarloScore) else np.nan,
+                   weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="")
+        pair_rows = [dict(part="pair", measure=m, value=r.value, se=r.se, class_a=str(r.class_a),
+                          class_b=str(r.class_b), n_a=int(r.n_a), n_b=int(r.n_b)) for r in b.pairs.itertuples()]
+    except ValueError as e:                       # the measure refuses these data: recorded, the profile goes on
+        row = dict(value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan, worst=np.nan, problem=str(e))
+    return dict(part="score", measure=m, time_s=time.perf_counter() - t0, n_permutations=n_permutations if mc else 0,
+                **row), pair_rows
+
 # %% ../nbs/14_verdict.ipynb #d85489ef
 def clm_profile(X,                                        # (n, d) features
                 y,                                        # (n,) class labels, any hashable values
@@ -134,12 +187,19 @@ def clm_profile(X,                                        # (n, d) features
                 random_state=None,                        # seed of those relabellings
                 scaling: str = DEFAULT_SCALING,           # scale the features first (`clm_nb.prepare.SCALINGS`)
                 threshold: float = 0.3,                   # a class pair scoring below it is low, for `share_below`
+                max_permutations: int | None = None,      # re-estimate deciding views up to this many (None: never)
+                rule=None,                                # the `VerdictRule` whose cut-offs decide (None: the default)
                ) -> pd.DataFrame:
-    "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows."
+    "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
     names = check_board_measures(measures, primary)
     scaling = check_choice(scaling, "scaling", SCALINGS, who="clm_profile")
     threshold = check_number(threshold, "threshold", who="clm_profile")
     n_permutations = check_permutations(n_permutations, "clm_profile")    # not a per-measure "problem": a bad option
+    cap = None if max_permutations is None else permutation_cap(n_permutations, max_permutations, "clm_profile")
+    if cap is not None and rule is None:
+        rule = VerdictRule()
+    if cap is not None and not isinstance(rule, VerdictRule):
+        raise ValueError(f"clm_profile: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
         data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
         needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
@@ -147,24 +207,14 @@ def clm_profile(X,                                        # (n, d) features
             summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
     except ValueError:
         data, labels = X, y               # each measure then validates the raw input and records its own refusal
-    rows, pair_rows = [], []
-    for m in names:
-        kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
-            | ({"n_permutations": n_permutations} if m in MONTE_CARLO else {})
-        t0 = time.perf_counter()
-        try:
-            b = pair_breakdown(m, data, labels, **kwargs)
-            s = pair_summary(b.pairs, threshold)
-            row = dict(value=float(b.score), se=b.score.se if isinstance(b.score, MonteCarloScore) else np.nan,
-                       weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="")
-            pair_rows += [dict(part="pair", measure=m, value=r.value, se=r.se, class_a=str(r.class_a),
-                               class_b=str(r.class_b), n_a=int(r.n_a), n_b=int(r.n_b)) for r in b.pairs.itertuples()]
-        except ValueError as e:                       # the measure refuses these data: recorded, the profile goes on
-            row = dict(value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan, worst=np.nan, problem=str(e))
-        rows.append(dict(part="score", measure=m, time_s=time.perf_counter() - t0, **row))
+    run = lambda m, t: _measure_row(m, data, labels, noise, t, random_state, threshold)
+    done = {m: run(m, n_permutations) for m in names}
+    if cap is not None:
+        done = _adapt(done, run, rule, cap, len(X))
+    rows, pair_rows = [done[m][0] for m in names], [p for m in names for p in done[m][1]]
     out = pd.DataFrame(rows + pair_rows, columns=PROFILE_COLUMNS)
     out[["class_a", "class_b", "problem"]] = out[["class_a", "class_b", "problem"]].fillna("")
-    return out.astype({"n_a": "Int64", "n_b": "Int64"})
+    return out.astype({"n_a": "Int64", "n_b": "Int64", "n_permutations": "Int64"})
 
 # %% ../nbs/14_verdict.ipynb #f46c8afa
 def profile_task(collection: str,                       # the dataset's collection (in the bundle or the default)
@@ -180,7 +230,10 @@ def profile_task(collection: str,                       # the dataset's collecti
                  threshold: float = 0.3,                # passed to `clm_profile`
                  data_digest: str | None = None,        # the content fingerprint the task was planned with
                  sha256: str | None = None,             # the manifest's file checksum (identifies the task only)
-                 random_state=None,                     # passed to `clm_profile`
+                 seed: int | None = None,               # the relabellings' seed (None: the runner's random_state)
+                 max_permutations: int | None = None,   # passed to `clm_profile` (None: no re-estimation)
+                 rule=None,                             # passed to `clm_profile`: the cut-offs it re-estimates against
+                 random_state=None,                     # the runner's seed, used only when `seed` is None
                 ) -> pd.DataFrame:
     "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
     ds = load_checked(collection, name, data_dir, data_digest)
@@ -192,7 +245,8 @@ def profile_task(collection: str,                       # the dataset's collecti
                              for m in check_board_measures(measures, None)], columns=PROFILE_COLUMNS
                             ).fillna({"class_a": "", "class_b": ""}).astype({"n_a": "Int64", "n_b": "Int64"})
     prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
-                       random_state=random_state, scaling=scaling, threshold=threshold, primary=None)
+                       random_state=random_state if seed is None else seed, scaling=scaling, threshold=threshold,
+                       primary=None, max_permutations=max_permutations, rule=rule)
     prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
                         columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
     return pd.concat([prof, prep.astype({"n_a": "Int64", "n_b": "Int64"})], ignore_index=True) if len(prep) else prof
@@ -210,6 +264,9 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                   missing: str = "refuse",                 # as in `profile_task`; part of the task key
                   rare: str = RARE_DEFAULT,                # as in `profile_task`; part of the task key
                   threshold: float = 0.3,                  # as in `clm_profile`; part of the task key
+                  seed: int = DEFAULT_SEED,                # the relabellings' seed of every task; part of the task key
+                  max_permutations: int | None = None,     # the cap of `permutation_cap`; part of the task key
+                  rule=None,                               # the `VerdictRule` the re-estimation reads (None: the default)
                  ) -> list[Task]:
     "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
     names = check_board_measures(measures, primary)
@@ -218,21 +275,27 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     rare = check_choice(rare, "rare", RARE_POLICIES, who="profile_tasks")
     threshold = check_number(threshold, "threshold", who="profile_tasks")
     n_permutations = check_permutations(n_permutations, "profile_tasks")   # before any task: not once per dataset
+    cap = permutation_cap(n_permutations, max_permutations, "profile_tasks")
+    seed = check_number(seed, "seed", lo=0, integer=True, who="profile_tasks")
+    if rule is not None and not isinstance(rule, VerdictRule):
+        raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
     size = labeled["n"] * labeled["n_classes"].astype(float).fillna(1)
     order = size.sort_values(ascending=False, kind="stable").index
     settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
-                "missing": missing, "rare": rare, "threshold": threshold}
+                "missing": missing, "rare": rare, "threshold": threshold, "max_permutations": cap}
     tasks = []
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
-        key = {"kind": "clm_profile", "collection": c, "dataset": n, **settings, "measures": ",".join(names)}
+        key = {"kind": "clm_profile", "collection": c, "dataset": n, **settings, "measures": ",".join(names),
+               "relabel_seed": seed}
         tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": where,
                                               "data_digest": dataset_digest(c, n, where),
                                               "sha256": labeled.at[i, "sha256"] if "sha256" in labeled else None,
-                                              **settings}, unhashed=("data_dir",)))
+                                              **settings, "seed": seed} | ({} if rule is None else {"rule": rule}),
+                          unhashed=("data_dir",)))
     return tasks
 
 # %% ../nbs/14_verdict.ipynb #94d3cc98
@@ -241,6 +304,14 @@ VERDICTS = ("trustworthy", "doubtful", "unreliable", "not scored", "no labels")
 # %% ../nbs/14_verdict.ipynb #d67634b1
 _VIEW_HINTS = {("density", "centroid"): "nested or elongated classes",     # (high view, low view): what it means
                ("centroid", "density"): "compact classes that touch (no low-density gap)"}
+
+# %% ../nbs/14_verdict.ipynb #c0d999f8
+def _estimate(value: float, se: float = 0.0) -> str:
+    "'0.296 ± 0.0043': a score with the decimals its standard error needs (2 at least), then the error (none if 0)."
+    if se is None or pd.isna(se) or se <= 0:
+        return f"{value:.2f}"
+    places = max(2, -int(np.floor(np.log10(se))))
+    return f"{value:.{places}f} ± {se:.2g}"
 
 # %% ../nbs/14_verdict.ipynb #33149970
 def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
@@ -261,8 +332,12 @@ def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
     high = [v for v in views if v["band"] == "high"]
     broken = all(not pd.isna(v["weighted"]) and v["weighted"] < rule.low for v in views)
 
-    def score(v, se=True):
-        return f"{v['m']} {v['value']:.2f}" + (f" ± {v['se']:.2g}" if se else "") + f" ({v['band']})"
+    def score(v, se=True):                # a middle band with its interval: why it is middle is then on the page
+        text = f"{v['m']} {_estimate(v['value'], v['se'] if se else 0.0)}"
+        if se and v["band"] == "middle" and v["se"] > 0:
+            lo, hi = v["value"] - rule.z * v["se"], v["value"] + rule.z * v["se"]
+            return text + f" (middle: ±{rule.z:g}·SE spans {lo:.3f}–{hi:.3f})"
+        return text + f" ({v['band']})"
 
     if all(v["band"] == "low" for v in views):
         why = "no view separates the classes: " + "; ".join(f"{v['name']} view {score(v)}" for v in views)
@@ -301,6 +376,44 @@ def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
         return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
     return "trustworthy", "; ".join([why] + gt_text)
 
+# %% ../nbs/14_verdict.ipynb #e2fce4c4
+def _interval_sides(rule,          # the `VerdictRule`
+                    r: dict,       # one table row (see `VerdictRule.apply`)
+                   ) -> tuple[list, list]:
+    """The views whose interval m ± z·se straddles a cut-off, as (measure, value, se, low end, high end, cut-offs), and
+    the verdicts at the ends of those intervals (every combination), most trusting first (see the prose)."""
+    if not r.get("labeled", True) or any(pd.isna(r.get(m)) for _, m in rule.views):
+        return [], []
+    spans = []
+    for _, m in rule.views:
+        value, se = float(r[m]), r.get(f"{m}_se")
+        se = 0.0 if se is None or pd.isna(se) else float(se)
+        lo, hi = value - rule.z * se, value + rule.z * se
+        if rule.band(lo, 0.0) != rule.band(hi, 0.0):
+            spans.append((m, value, se, lo, hi, sorted({c for c in (rule.low, rule.high) if lo < c <= hi})))
+    ends = [{}]
+    for m, *_, lo, hi, _ in spans:
+        ends = [e | {m: x} for e in ends for x in (lo, hi)]
+    found = {_row_verdict(rule, r | e | {f"{m}_se": 0.0 for m in e})[0] for e in ends}
+    return spans, [v for v in VERDICTS if v in found]
+
+# %% ../nbs/14_verdict.ipynb #66188329
+def _judged(rule, r: dict) -> tuple[str, str, str]:
+    "(verdict, reason, borderline) of one row: borderline is '' or 'a/b', the verdicts at the ends (see the prose)."
+    verdict, reason = _row_verdict(rule, r)
+    spans, ends = _interval_sides(rule, r)
+    if len(ends) < 2:
+        return verdict, reason, ""
+    a, b = ends[0], ends[-1]                    # the most trusting and the most cautious
+    def said(m, value, se, lo, hi, cuts):
+        t = r.get(f"{m}_n_permutations")
+        used = "" if t is None or pd.isna(t) or not t else f" after {int(t):,} relabellings per class pair"
+        return (f"{m} {_estimate(value, se)}: its ±{rule.z:g}·SE interval {lo:.3f}–{hi:.3f} straddles the cut-off "
+                + " and ".join(f"{c:g}" for c in cuts) + used)
+    why = (f"borderline between {a} and {b}: " + "; ".join(said(*s) for s in spans)
+           + f" — the verdict is the more cautious of the two")
+    return b, f"{why}; the bands: {reason}", f"{a}/{b}"
+
 # %% ../nbs/14_verdict.ipynb #1e9759e5
 def _rule_sentences(rule: VerdictRule) -> list[str]:
     "The rule as sentences, for the report's pages."
@@ -326,7 +439,11 @@ def _rule_sentences(rule: VerdictRule) -> list[str]:
             "Doubtful: everything else (no view clearly high, a dominant class pair broken in every view"
             + (", or a ground truth that contradicts the views)." if gt else ")."),
             "Not scored: a view's measure refused the data (the reason is on the dataset's page). "
-            "No labels: nothing to match."]
+            "No labels: nothing to match.",
+            f"Borderline: when a view's interval (measure ± {rule.z:g}·SE) still straddles a cut-off after the "
+            "relabellings were increased up to their cap, and the verdicts at its two ends differ, the dataset is "
+            "borderline between those two verdicts; its verdict is the more cautious of the two (it does not change "
+            "with the seed), and the reason names the score, its interval and the cut-off."]
 
 # %% ../nbs/14_verdict.ipynb #cf403506
 @dataclass(frozen=True)
@@ -379,20 +496,55 @@ class VerdictRule:
         "The rule as sentences, for the report's pages."
         return _rule_sentences(self)
 
+    def deciding(self, r: dict) -> list[str]:
+        "The view measures of the row `r` whose interval straddles a cut-off where the verdict changes (see the prose)."
+        spans, ends = _interval_sides(self, r)
+        return [s[0] for s in spans] if len(ends) > 1 else []
+
     def apply(self, table: pd.DataFrame) -> pd.DataFrame:
-        """Columns `verdict` and `reason` for a leaderboard table (needs `columns`; reads gt_<gt_measure>, labeled,
-        problem and <m>_share_below if present)."""
+        """Columns `verdict`, `reason` and `borderline` ('' or 'a/b': the verdicts at the ends of a straddling interval)
+        for a leaderboard table (needs `columns`; reads gt_<gt_measure>, labeled, problem, <m>_share_below and
+        <m>_n_permutations if present)."""
         missing = [c for c in self.columns if c not in table]
         if missing:
             raise ValueError(f"VerdictRule.apply: the table lacks the view columns {missing}; build it with "
                              "clm_nb.verdict.leaderboard with the views' measures among its measures, or pass "
                              "VerdictRule(views=...) naming measures the table has.")
-        rows = [self._verdict(r) for r in table.to_dict("records")]
-        return pd.DataFrame(rows, columns=["verdict", "reason"], index=table.index)
+        rows = [_judged(self, r) for r in table.to_dict("records")]
+        return pd.DataFrame(rows, columns=["verdict", "reason", "borderline"], index=table.index)
 
     def _verdict(self, r: dict) -> tuple[str, str]:
         "(verdict, reason) of one row."
         return _row_verdict(self, r)
+
+# %% ../nbs/14_verdict.ipynb #b754c101
+def profile_row(prof: pd.DataFrame) -> dict:
+    "One dataset's row as `VerdictRule.apply` reads it, from the score rows of its `clm_profile`."
+    sc = prof[prof.part == "score"]
+    row = {"labeled": True, "problem": " | ".join(p for p in sc.problem.fillna("") if p)}
+    for r in sc.itertuples():
+        row.update({r.measure: r.value, f"{r.measure}_se": r.se, f"{r.measure}_weighted": r.weighted,
+                    f"{r.measure}_share_below": r.share_below, f"{r.measure}_n_permutations": r.n_permutations})
+    return row
+
+# %% ../nbs/14_verdict.ipynb #367c4bf0
+def _adapt(done: dict,      # measure -> (score row, pair rows), from `_measure_row`
+           run,              # run(measure, n_permutations) -> (score row, pair rows)
+           rule,             # the `VerdictRule` whose cut-offs decide
+           cap: int,         # the most relabellings per class pair
+           n: int,           # points of the data (the memory bound)
+          ) -> dict:
+    "`done` with each deciding measure re-estimated with more relabellings until none straddles or the cap is reached."
+    cap = min(cap, max(2, ADAPT_MEMORY // max(n, 1) - 1))
+    while True:
+        row = profile_row(pd.DataFrame([r for r, _ in done.values()]))
+        todo = [m for m in rule.deciding(row) if m in done and done[m][0]["n_permutations"] < cap]
+        if not todo:
+            return done
+        for m in todo:
+            spent, t = done[m][0]["time_s"], min(cap, ADAPT_STEP * done[m][0]["n_permutations"])
+            r, pairs = run(m, t)
+            done[m] = (r | {"time_s": r["time_s"] + spent}, pairs)
 
 # %% ../nbs/14_verdict.ipynb #a0865f7b
 def agreement(scores: pd.DataFrame, primary: str) -> pd.Series:

@@ -109,7 +109,8 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
     assert out["schema"] == "clm-nb.assess/1"
     assert set(out) == {"schema", "source", "features", "verdict", "reason", "primary", "score", "score_se", "n", "d",
                         "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints",
-                        "stability", "scaling", "n_input", "warnings", "preparation", "variants"}
+                        "stability", "scaling", "n_input", "warnings", "preparation", "variants",
+                        "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty"}  # issue 39
     assert out["stability"] in {"stable", "depends on preprocessing", "not checked"} and out["n_input"] >= n
     assert all(set(s) == {"kind", "columns", "detail", "warning"} for s in out["preparation"])
     assert all({"preparation", "verdict", "ch_btwn", "dbcv_btwn"} <= set(v) for v in out["variants"])
@@ -120,7 +121,8 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
     assert isinstance(out["score"], float) and isinstance(out["standardize"], bool)
     assert set(out["scores"]) == MEASURES and all(isinstance(v, float) for v in out["scores"].values())
     assert {m["measure"] for m in out["measures"]} == MEASURES
-    assert set(out["measures"][0]) == {"measure", "view", "value", "se", "weighted", "share_below", "worst", "problem"}
+    assert set(out["measures"][0]) == {"measure", "view", "value", "se", "low", "high", "n_permutations", "weighted",
+                                       "share_below", "worst", "problem"}
     assert set(out["worst_pairs"][0]) == {"measure", "class_a", "class_b", "n_a", "n_b", "value", "se"}
 
 
