@@ -28,7 +28,8 @@ from .tasks import best_ground_truth, dataset_digest, load_checked
 __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
            'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'VERDICTS', 'check_board_measures',
            'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks', 'VerdictRule',
-           'profile_row', 'agreement', 'Leaderboard', 'leaderboard', 'read_ranking_results']
+           'profile_row', 'agreement', 'Leaderboard', 'rank_intervals', 'outrank_probability', 'outrank_table',
+           'leaderboard', 'read_ranking_results']
 
 # %% ../nbs/14_verdict.ipynb #49f8df54
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
@@ -216,6 +217,34 @@ def clm_profile(X,                                        # (n, d) features
     out[["class_a", "class_b", "problem"]] = out[["class_a", "class_b", "problem"]].fillna("")
     return out.astype({"n_a": "Int64", "n_b": "Int64", "n_permutations": "Int64"})
 
+# %% ../nbs/14_verdict.ipynb #07d00790
+def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
+               y,                        # their labels
+               prof: pd.DataFrame,       # the task's `clm_profile` (the full-data values)
+               primary: str,             # the ranking score: its measures are resampled
+               *,
+               noise,                    # the noise policy
+               n_permutations: int,      # relabellings per class pair
+               scaling: str,             # the features' scaling
+               n_resamples: int,         # half-samples
+               seed: int,                # the seed of the half-samples
+              ) -> pd.DataFrame:
+    "The profile rows (part 'draw') of `resample_scores`' draws of the primary's measures (see the prose)."
+    from clm_nb.intervals import resample_scores          # intervals calls clm_profile: imported on first use
+    names = [m for m in _parse_primary(primary)[1]]
+    sc = prof[prof.part == "score"].set_index("measure")
+    if sc.loc[names, "value"].isna().any():
+        return pd.DataFrame(columns=PROFILE_COLUMNS)
+    values = {m: sc.at[m, "value"] for m in names} | {f"{m}_weighted": sc.at[m, "weighted"] for m in names}
+    r = resample_scores(X if scaling == "none" else scale_features(X, scaling), y, measures=names,
+                        n_resamples=n_resamples, noise=noise, n_permutations=n_permutations, random_state=seed,
+                        values=values)
+    rows = [dict(part="draw", measure=m, value=float(v), n_a=b) for m in names if r.draws[m].notna().all()
+            for b, v in enumerate(r.draws[m])]
+    out = pd.DataFrame(rows, columns=PROFILE_COLUMNS)
+    out[["class_a", "class_b", "problem"]] = ""
+    return out.astype({"n_a": "Int64", "n_b": "Int64"})
+
 # %% ../nbs/14_verdict.ipynb #f46c8afa
 def profile_task(collection: str,                       # the dataset's collection (in the bundle or the default)
                  name: str,                             # the dataset's name in that collection
@@ -234,6 +263,8 @@ def profile_task(collection: str,                       # the dataset's collecti
                  max_permutations: int | None = None,   # passed to `clm_profile` (None: no re-estimation)
                  rule=None,                             # passed to `clm_profile`: the cut-offs it re-estimates against
                  random_state=None,                     # the runner's seed, used only when `seed` is None
+                 n_resamples: int = 0,                  # half-samples of the primary's measures (0: no draws)
+                 primary: str = DEFAULT_PRIMARY,        # the ranking score whose measures are resampled
                 ) -> pd.DataFrame:
     "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
     ds = load_checked(collection, name, data_dir, data_digest)
@@ -249,7 +280,12 @@ def profile_task(collection: str,                       # the dataset's collecti
                        primary=None, max_permutations=max_permutations, rule=rule)
     prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
                         columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
-    return pd.concat([prof, prep.astype({"n_a": "Int64", "n_b": "Int64"})], ignore_index=True) if len(prep) else prof
+    parts = [prof] + ([prep.astype({"n_a": "Int64", "n_b": "Int64"})] if len(prep) else [])
+    if n_resamples:
+        parts.append(_draw_rows(p.X, p.y, prof, primary, noise=noise, n_permutations=n_permutations,
+                                scaling=scaling, n_resamples=n_resamples,
+                                seed=random_state if seed is None else seed))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else prof
 
 
 # %% ../nbs/14_verdict.ipynb #fd1df620
@@ -267,6 +303,7 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                   seed: int = DEFAULT_SEED,                # the relabellings' seed of every task; part of the task key
                   max_permutations: int | None = None,     # the cap of `permutation_cap`; part of the task key
                   rule=None,                               # the `VerdictRule` the re-estimation reads (None: the default)
+                  n_resamples: int = 0,                    # half-samples of the primary's measures, for rank intervals
                  ) -> list[Task]:
     "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
     names = check_board_measures(measures, primary)
@@ -277,6 +314,9 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     n_permutations = check_permutations(n_permutations, "profile_tasks")   # before any task: not once per dataset
     cap = permutation_cap(n_permutations, max_permutations, "profile_tasks")
     seed = check_number(seed, "seed", lo=0, integer=True, who="profile_tasks")
+    n_resamples = check_number(n_resamples, "n_resamples", lo=0, hi=100_000, integer=True, who="profile_tasks")
+    if 0 < n_resamples < 10:
+        raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
     if rule is not None and not isinstance(rule, VerdictRule):
         raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
     root = resolve_data_dir(data_dir)
@@ -285,7 +325,8 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     size = labeled["n"] * labeled["n_classes"].astype(float).fillna(1)
     order = size.sort_values(ascending=False, kind="stable").index
     settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
-                "missing": missing, "rare": rare, "threshold": threshold, "max_permutations": cap}
+                "missing": missing, "rare": rare, "threshold": threshold, "max_permutations": cap} \
+        | ({"n_resamples": n_resamples, "primary": primary} if n_resamples else {})
     tasks = []
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
@@ -574,10 +615,15 @@ class Leaderboard:
     data_dir: str | None                      # the bundle the datasets were read from; None: the embedded default
     stability: pd.DataFrame | None = None     # rank-stability draws of the ranking study (columns set, P)
     meta: dict = field(default_factory=dict)  # provenance: seed, noise, versions
+    draws: pd.DataFrame | None = None         # the primary score's draws: (collection, dataset) x half-sample
 
     @property
     def verdict_counts(self) -> dict:
         return {v: int((self.table.verdict == v).sum()) for v in VERDICTS}
+
+    def outranks(self, collection: str, dataset: str, k: int = 5) -> pd.DataFrame:
+        "The `k` datasets ranked just above and just below this one, and the probability that it out-ranks each."
+        return outrank_table(self, collection, dataset, k)
 
 # %% ../nbs/14_verdict.ipynb #2cc74428
 _PAIR_COLUMNS = ["collection", "dataset", "measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]
@@ -593,7 +639,8 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
     failed = results[results.error.fillna("") != ""].drop_duplicates(ids).set_index(ids)["error"]
     sc = results[results.part == "score"].drop_duplicates(ids + ["measure"]).set_index(ids + ["measure"])
     pairs = results[results.part == "pair"].reindex(columns=_PAIR_COLUMNS).reset_index(drop=True)
-    stat = {c: sc[c].astype(float).unstack("measure").reindex(columns=measures) for c in ("value", "se", *SUMMARIES)}
+    stat = {c: sc[c].astype(float).unstack("measure").reindex(columns=measures)
+            for c in ("value", "se", *SUMMARIES, "n_permutations")}
     if "threshold" in sc and len(pairs) and not np.allclose(sc["threshold"].astype(float), threshold):
         shares = {k: pair_summary(g, threshold).share_below for k, g in pairs.groupby(ids + ["measure"])}
         share = pd.Series(shares, dtype=float)
@@ -611,6 +658,8 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
         out[f"{m}_se"] = se if m in MONTE_CARLO else pd.Series(0.0, index=idx).where(value.notna())   # deterministic: 0
         for c in SUMMARIES:
             out[f"{m}_{c}"] = stat[c][m].reindex(idx)
+        if m in MONTE_CARLO:                          # the relabellings the estimate used (re-estimated: more)
+            out[f"{m}_n_permutations"] = stat["n_permutations"][m].reindex(idx)
     out["problem"] = problems.reindex(idx).fillna("")
     out.loc[failed.index, "problem"] = [(e.splitlines() or ["failed with no message"])[0] for e in failed]   # an empty error text (a bare MemoryError) too
     out.columns.name = None
@@ -649,6 +698,78 @@ def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far 
     out["stability"] = np.where(~scored, "", np.where(same, "stable", "depends on preprocessing"))
     return out
 
+# %% ../nbs/14_verdict.ipynb #ef3d29fc
+def rank_intervals(values: pd.Series,       # each dataset's primary score (NaN: not ranked)
+                   draws: pd.DataFrame,      # rows like `values`, one column per draw (a row of NaN: no draws)
+                   ci: float = 0.95,         # the level of the rank intervals
+                  ) -> pd.DataFrame:
+    "Columns rank_low, rank_high: each dataset's rank interval from joint rank draws (see the prose)."
+    from scipy.stats import rankdata
+    from clm_nb.intervals import check_ci
+    ci = check_ci(ci, "rank_intervals")
+    draws = draws.reindex(values.index)
+    out = pd.DataFrame({"rank_low": np.nan, "rank_high": np.nan}, index=values.index)
+    v = values.to_numpy(dtype=float)
+    M = draws.to_numpy(dtype=float)
+    has = np.isfinite(v) & np.isfinite(M).all(axis=1) if M.shape[1] else np.zeros(len(v), dtype=bool)
+    if not has.any():
+        return out
+    ranked = np.isfinite(v)
+    M = np.where(has[:, None], M, v[:, None])[ranked]             # datasets without draws keep their score
+    R = rankdata(-M, method="average", axis=0)                     # rank 1 = the highest score of the draw
+    sel = has[ranked]
+    a = (1 - ci) / 2
+    idx = np.flatnonzero(ranked)[sel]
+    out.iloc[idx, 0] = np.quantile(R[sel], a, axis=1, method="lower")
+    out.iloc[idx, 1] = np.quantile(R[sel], 1 - a, axis=1, method="higher")
+    return out
+
+# %% ../nbs/14_verdict.ipynb #bf9f002b
+def outrank_probability(a: np.ndarray,  # draws of one dataset's score
+                       b: np.ndarray,  # draws of another's (the same number)
+                      ) -> float:
+    "The share of draws in which `a` scores higher than `b`, ties counting one half (NaN when either has no draws)."
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.size == 0 or a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return float("nan")
+    return float(np.mean(a > b) + 0.5 * np.mean(a == b))
+
+# %% ../nbs/14_verdict.ipynb #e0c6f662
+def outrank_table(board,            # a `Leaderboard` built with draws
+                  collection: str,  # the dataset's collection
+                  dataset: str,     # its name
+                  k: int = 5,       # neighbours on each side
+                 ) -> pd.DataFrame:
+    "Columns rank, collection, dataset, score, p_outranks: this dataset's neighbours and P(it out-ranks each)."
+    cols = ["rank", "collection", "dataset", "score", "p_outranks"]
+    t = board.table
+    ranked = t[t["rank"].notna()].reset_index(drop=True)
+    hit = ranked.index[(ranked.collection == collection) & (ranked.dataset == dataset)]
+    if board.draws is None or not len(hit):
+        return pd.DataFrame(columns=cols)
+    i = int(hit[0])
+    near = ranked.iloc[max(0, i - k): i + k + 1].drop(index=i)
+    D = board.draws
+    mine = D.loc[(collection, dataset)].to_numpy() if (collection, dataset) in D.index else np.array([])
+    p = [outrank_probability(mine, D.loc[(c, d)].to_numpy()) if (c, d) in D.index else np.nan
+         for c, d in zip(near.collection, near.dataset)]
+    return pd.DataFrame({"rank": near["rank"].to_numpy(), "collection": near.collection.to_numpy(),
+                         "dataset": near.dataset.to_numpy(), "score": near[board.primary].to_numpy(dtype=float),
+                         "p_outranks": p}, columns=cols)
+
+# %% ../nbs/14_verdict.ipynb #b37181a7
+def _primary_draws(results: pd.DataFrame | None, primary: str) -> pd.DataFrame | None:
+    "The primary score's draws, (collection, dataset) x draw, from the profile results' 'draw' rows (None: no draws)."
+    if results is None or "part" not in results or not (results.part == "draw").any():
+        return None
+    d = results[results.part == "draw"].drop_duplicates(["collection", "dataset", "measure", "n_a"])
+    wide = d.pivot_table(index=["collection", "dataset", "n_a"], columns="measure", values="value", aggfunc="first")
+    names = _parse_primary(primary)[1]
+    if any(m not in wide for m in names):
+        return None
+    value, _ = primary_score(wide.assign(**{f"{m}_se": 0.0 for m in names}), primary)   # draws carry no se
+    return value.unstack("n_a")
+
 # %% ../nbs/14_verdict.ipynb #8adbb228
 def leaderboard(results: pd.DataFrame,                        # the runner's results of `profile_tasks`
                 catalog: pd.DataFrame,                        # `list_datasets(..., labeled=False)`: every dataset a row
@@ -661,6 +782,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
                 rule: VerdictRule = VerdictRule(),            # the verdict; its views' measures must be in `measures`
                 meta: dict | None = None,                     # facts about the build, shown on the overview page
                 variants: dict | None = None,                 # {scaling: profile_tasks results under it} (see the prose)
+                ci: float = 0.95,                             # the level of the score and rank intervals (from draws)
                ) -> Leaderboard:
     "The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks."
     if measures is None:
@@ -707,14 +829,30 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     variant_cols = _variant_verdicts(t, results, variants, measures, rule)
     t = t.join(variant_cols) if len(variant_cols.columns) else t
     t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
+    draws = _primary_draws(results, primary)
+    interval_cols = []
+    if draws is not None:
+        from clm_nb.intervals import check_ci
+        from statistics import NormalDist
+        z = NormalDist().inv_cdf(0.5 + check_ci(ci, "leaderboard") / 2)
+        key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
+        D = draws.reindex(key)
+        se = D.std(axis=1, ddof=1).to_numpy()
+        value = t[primary].to_numpy(dtype=float)
+        t[f"{primary}_low"], t[f"{primary}_high"] = np.clip(value - z * se, 0, 1), np.clip(value + z * se, 0, 1)
+        ranks = rank_intervals(pd.Series(value, index=key), D, ci)
+        t["rank_low"], t["rank_high"] = ranks.rank_low.to_numpy(), ranks.rank_high.to_numpy()
+        interval_cols = ["rank_low", "rank_high", f"{primary}_low", f"{primary}_high"]
+        draws = D.dropna(how="any")
     t = t.sort_values(["rank", "collection", "dataset"], na_position="last", kind="stable").reset_index(drop=True)
+    n_perm = [c for c in t.columns if c.endswith("_n_permutations")]
     cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
-            + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + gt_cols
-            + ["agreement", "verdict", "reason", *variant_cols.columns, "problem", "labeled"])
+            + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + n_perm + interval_cols
+            + gt_cols + ["agreement", "verdict", "reason", "borderline", *variant_cols.columns, "problem", "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))
     root = resolve_data_dir(data_dir)
-    return Leaderboard(t[cols], pairs, measures, primary, rule, str(root) if root else None, stability, meta)
+    return Leaderboard(t[cols], pairs, measures, primary, rule, str(root) if root else None, stability, meta, draws)
 
 # %% ../nbs/14_verdict.ipynb #ebbd3676
 def read_ranking_results(folder) -> dict:
