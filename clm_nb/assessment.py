@@ -11,8 +11,8 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from .between import check_permutations
-from .core import check_choice, check_data, check_flag, check_number, noise_mask, terminal_text, user_text
+from .between import QUADRATIC_MAX_POINTS, check_permutations
+from .core import check_choice, check_data, check_flag, check_number, noise_mask, show_progress, terminal_text, user_text
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
                             check_board_measures, clm_profile, primary_score)
@@ -205,12 +205,12 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
-    "One row per measure of a `clm_profile`: view, value, se, weighted, share_below, worst, problem."
+    "One row per measure of a `clm_profile`: view, value, se, weighted, share_below, worst, problem, note (how the points were sampled)."
     sc = prof[prof.part == "score"].set_index("measure")
     view_of = {m: v for v, m in rule.views}
     return pd.DataFrame({"view": [view_of.get(m, "") for m in sc.index], "value": sc.value, "se": sc.se,
                          "weighted": sc.weighted, "share_below": sc.share_below, "worst": sc.worst,
-                         "problem": sc.problem}, index=pd.Index(sc.index, name="measure"))
+                         "problem": sc.problem, "note": sc.note}, index=pd.Index(sc.index, name="measure"))
 
 # %% ../nbs/17_assessment.ipynb #3308b101
 def _worst_table(pairs: pd.DataFrame, rule: VerdictRule, worst: int) -> pd.DataFrame:
@@ -263,6 +263,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            n_permutations: int = 20,                 # random relabellings per class pair of the Monte-Carlo measures
            random_state=0,                           # seed
            worst: int = 5,                           # class pairs listed per view
+           progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
@@ -272,6 +273,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
     n_permutations = check_permutations(n_permutations, "assess")
+    bars = "assess" if show_progress(progress) else False            # progress bars on stderr (a bad value: refused)
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     if not (measures is None or isinstance(measures, str)):
@@ -287,7 +289,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                 min_class_size=min_class_size, noise=noise)
     data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
     skew = [p.features.index(c) for c in p.skewed]
-    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state)
+    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, max_points=QUADRATIC_MAX_POINTS,
+               progress=bars)
     verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, **run)
     prof, scores, verdict, value, se = verdict_of(scale_features(p.X, scaling, skew), p.y)
     table = None

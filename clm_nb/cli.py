@@ -56,11 +56,18 @@ class _Group(click.Group):
                     "'Error: ...' on stderr; 2 a usage error; 3 assess --fail-on matched. Set CLM_NB_DEBUG=1 for "
                     "tracebacks. Docs: the command line page of the documentation site.")
 @click.version_option(package_name="clm_nb", prog_name="clm-nb")
-def cli():
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they go to stderr, and only when it is a terminal).")
+@click.pass_context
+def cli(ctx, quiet):
     """Cluster-label matching from the command line: can the labels of a dataset be trusted as clusters?
 
     DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip; .zst with the zstandard package), .parquet, .npz (arrays X
     and y), or .npy with --labels."""
+    if quiet:                                  # every progress bar of the library reads it (clm_nb.core.show_progress)
+        from clm_nb.core import PROGRESS_ENV
+        before = os.environ.get(PROGRESS_ENV)
+        os.environ[PROGRESS_ENV] = "0"
+        ctx.call_on_close(lambda: os.environ.pop(PROGRESS_ENV) if before is None else os.environ.update({PROGRESS_ENV: before}))
 
 # %% ../nbs/18_cli.ipynb #009b9a25
 from .core import terminal_text

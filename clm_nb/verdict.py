@@ -23,6 +23,8 @@ from .pairs import summarize
 from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, say, scale_features
 from .runner import Task, read_csv
 from .tasks import best_ground_truth, dataset_digest, load_checked
+from .between import quadratic_measures, sampled_breakdowns    # above a point bound: on samples
+from .core import progress_bar
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
@@ -43,7 +45,7 @@ VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))
 # %% ../nbs/14_verdict.ipynb #fefc108f
 SUMMARIES = ("weighted", "share_below", "worst")        # pair_summary's size-aware views of a measure's class pairs
 PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem",
-                   "class_a", "class_b", "n_a", "n_b"]
+                   "class_a", "class_b", "n_a", "n_b", "note"]
 
 # %% ../nbs/14_verdict.ipynb #2d959363
 PRIMARY_COMBINATIONS = ("mean", "max", "min")
@@ -134,6 +136,8 @@ def clm_profile(X,                                        # (n, d) features
                 random_state=None,                        # seed of those relabellings
                 scaling: str = DEFAULT_SCALING,           # scale the features first (`clm_nb.prepare.SCALINGS`)
                 threshold: float = 0.3,                   # a class pair scoring below it is low, for `share_below`
+                max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)
+                progress=False,                           # a bar over the measures on stderr (True, or its label)
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows."
     names = check_board_measures(measures, primary)
@@ -142,28 +146,32 @@ def clm_profile(X,                                        # (n, d) features
     n_permutations = check_permutations(n_permutations, "clm_profile")    # not a per-measure "problem": a bad option
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
         data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
-        needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
+        sampled = quadratic_measures(names) if max_points is not None and data.n > max_points else []
+        needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names if m not in sampled)))
         if needs:
             summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
     except ValueError:
-        data, labels = X, y               # each measure then validates the raw input and records its own refusal
-    rows, pair_rows = [], []
-    for m in names:
+        data, labels, sampled = X, y, []  # each measure then validates the raw input and records its own refusal
+    rows, pair_rows, done = [], [], {}
+    for m in progress_bar(names, progress, "clm_profile", unit="measure"):
         kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
             | ({"n_permutations": n_permutations} if m in MONTE_CARLO else {})
         t0 = time.perf_counter()
         try:
-            b = pair_breakdown(m, data, labels, **kwargs)
+            if m in sampled and not done:     # the quadratic measures share each sample's pair-engine pass
+                done = sampled_breakdowns(sampled, data, max_points=max_points, random_state=random_state)
+            b = done[m] if m in sampled else pair_breakdown(m, data, labels, **kwargs)
             s = pair_summary(b.pairs, threshold)
             row = dict(value=float(b.score), se=b.score.se if isinstance(b.score, MonteCarloScore) else np.nan,
-                       weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="")
+                       weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="",
+                       note=b.score.note if isinstance(b.score, MonteCarloScore) else "")
             pair_rows += [dict(part="pair", measure=m, value=r.value, se=r.se, class_a=str(r.class_a),
                                class_b=str(r.class_b), n_a=int(r.n_a), n_b=int(r.n_b)) for r in b.pairs.itertuples()]
         except ValueError as e:                       # the measure refuses these data: recorded, the profile goes on
             row = dict(value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan, worst=np.nan, problem=str(e))
         rows.append(dict(part="score", measure=m, time_s=time.perf_counter() - t0, **row))
     out = pd.DataFrame(rows + pair_rows, columns=PROFILE_COLUMNS)
-    out[["class_a", "class_b", "problem"]] = out[["class_a", "class_b", "problem"]].fillna("")
+    out[["class_a", "class_b", "problem", "note"]] = out[["class_a", "class_b", "problem", "note"]].fillna("")
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
 # %% ../nbs/14_verdict.ipynb #f46c8afa
