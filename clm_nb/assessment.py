@@ -11,7 +11,7 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from .between import QUADRATIC_MAX_POINTS, check_permutations
+from .between import QUADRATIC_MAX_POINTS, check_permutations, profile_plan
 from .core import check_choice, check_data, check_flag, check_number, noise_mask, show_progress, terminal_text, user_text
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, LEADERBOARD_MEASURES, VIEWS, VerdictRule,
@@ -245,6 +245,17 @@ def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule,
     views = {m: float(scores.at[m, "value"]) for _, m in rule.views}
     return {"verdict": verdict.verdict, primary: value, **views}
 
+# %% ../nbs/17_assessment.ipynb #745cb0f1
+def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool) -> None:
+    "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
+    import sys
+    preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
+                 + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
+    seconds, text = profile_plan(data.n, data.d, data.K, names)
+    total = preps * seconds
+    about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
+    print(f"assess: {text}; {preps} preparation(s) of the data; about {about}.", file=sys.stderr, flush=True)
+
 # %% ../nbs/17_assessment.ipynb #3547bcc9
 def assess(X,                                        # (n, d) data: a DataFrame (any column types) or an array
            y,                                        # one label per row, any hashable values (strings are fine)
@@ -289,6 +300,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                 min_class_size=min_class_size, noise=noise)
     data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
     skew = [p.features.index(c) for c in p.skewed]
+    if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
+        _say_plan(data, names, p, scaling, skew, variants)
     run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, max_points=QUADRATIC_MAX_POINTS,
                progress=bars)
     verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, **run)

@@ -426,6 +426,31 @@ def _measures(kind, as_json):
         line = "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)) + "  " + r[4]
         click.echo(line if room is None or len(line) <= room else line[:room - 1] + "…")
 
+# %% ../nbs/18_cli.ipynb #0b3c7025
+@cli.command("warm")
+def _warm():
+    """Compile the measures' numba kernels into numba's cache (once, after installing).
+
+    Otherwise the first call of a measure compiles them: about 20 s. `make install` runs it."""
+    import time
+    import numpy as np
+    import clm_nb
+    from clm_nb.core import progress_bar
+    from clm_nb.curves import CURVE_MEASURES, bounded_score
+    t = time.perf_counter()
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 4)), np.repeat(np.arange(4), 100)
+    table = clm_nb.measures(["internal", "between", "external"])
+    for name, kind in progress_bar(list(zip(table.name, table.kind)), None, "warm", unit="measure"):
+        try:
+            clm_nb.get_measure(name).func(*((y, rng.permutation(y)) if kind == "external" else (X, y)))
+        except ValueError:                     # a measure that refuses these data compiles nothing more
+            pass
+    for name in CURVE_MEASURES:
+        bounded_score(X, y, name, tolerance=1e-6)
+    click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s; the first call of a "
+               "measure no longer compiles.", err=True)
+
 # %% ../nbs/18_cli.ipynb #511b9c5d
 def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
     """The profile tasks of `catalog` (under `scaling`, else o['scaling']), run (results cached in the store); failures
