@@ -251,7 +251,7 @@ def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool) ->
     import sys
     preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
                  + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
-    seconds, text = profile_plan(data.n, data.d, data.K, names)
+    seconds, text = profile_plan(data.n, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)
     total = preps * seconds
     about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
     print(f"assess: {text}; {preps} preparation(s) of the data; about {about}.", file=sys.stderr, flush=True)
