@@ -26,9 +26,9 @@ __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SA
            'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES',
            'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
            'pair_sample', 'MonteCarloScore', 'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
-           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'quadratic_measures',
-           'sampled_breakdowns', 'profile_plan', 'dbcv_btwn', 'PairSummary', 'pair_summary', 'range_adjust', 'between',
-           'smape', 'check_axioms', 'axiom_table']
+           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn',
+           'quadratic_measures', 'sampled_breakdowns', 'profile_plan', 'PairSummary', 'pair_summary', 'range_adjust',
+           'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/03_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -775,6 +775,33 @@ def class_pair_scores(measure: str,  # the name of a pairwise between-dataset me
     classes break cluster-label matching. Columns class_a, class_b (original labels), n_a, n_b, value, se."""
     return pair_breakdown(measure, X, labels, **kwargs).pairs
 
+# %% ../nbs/03_between.ipynb #62ebc747
+_DBCV_REF = ("Moulavi, Jaskowiak, Campello, Zimek & Sander, Density-Based Clustering Validation (SIAM SDM 2014); "
+             "made between-dataset with the tricks T1, T3 and T4a of ")
+
+@register("dbcv_btwn", kind="between", direction="max", lower=0, upper=1,
+          invariances=SCALE_FREE + ("class-cardinality", "range"),
+          complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DBCV "
+                      "under T + 1 labellings; O(m^2) memory"),
+          reference=_DBCV_REF + _JEON)
+def dbcv_btwn(X,                                            # (n, d) data, finite numbers
+              labels=None,                                  # one label per row; `noise` says what the noise label means
+              *,
+              metric: str = "euclidean",                    # 'euclidean' only (DBCV's core distance)
+              noise=None,                                   # None, 'ignore', 'cluster' or 'singletons'
+              random_state=None,                            # seeds the per-pair sample and the relabellings
+              n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
+              return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
+              max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
+             ) -> float | MonteCarloScore:
+    ("Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random "
+     "relabellings\n(~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), "
+     "averaged over pairs.")
+    return_se = check_flag(return_se, "return_se", who="dbcv_btwn")
+    _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
+                             n_permutations=n_permutations, max_pair_points=max_pair_points)
+    return _mean(scores, n_permutations, return_se)
+
 # %% ../nbs/03_between.ipynb #2c51d6c5
 QUADRATIC_MAX_POINTS = 20_000   # above this many points, the quadratic measures are computed on stratified samples
 QUADRATIC_SAMPLES = 5           # of this many points each, this many independent samples (the se is over them)
@@ -852,33 +879,6 @@ def profile_plan(n: int,                                 # points
     what = (f"{' and '.join(sampled)} on {G} stratified samples of {m:,} points (above {max_points:,} points), the other "
             "measures on every point" if sampled else "every measure on every point")
     return seconds, f"{n:,} points, {K} classes: {what}"
-
-# %% ../nbs/03_between.ipynb #62ebc747
-_DBCV_REF = ("Moulavi, Jaskowiak, Campello, Zimek & Sander, Density-Based Clustering Validation (SIAM SDM 2014); "
-             "made between-dataset with the tricks T1, T3 and T4a of ")
-
-@register("dbcv_btwn", kind="between", direction="max", lower=0, upper=1,
-          invariances=SCALE_FREE + ("class-cardinality", "range"),
-          complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DBCV "
-                      "under T + 1 labellings; O(m^2) memory"),
-          reference=_DBCV_REF + _JEON)
-def dbcv_btwn(X,                                            # (n, d) data, finite numbers
-              labels=None,                                  # one label per row; `noise` says what the noise label means
-              *,
-              metric: str = "euclidean",                    # 'euclidean' only (DBCV's core distance)
-              noise=None,                                   # None, 'ignore', 'cluster' or 'singletons'
-              random_state=None,                            # seeds the per-pair sample and the relabellings
-              n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
-              return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
-              max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
-             ) -> float | MonteCarloScore:
-    ("Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random "
-     "relabellings\n(~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), "
-     "averaged over pairs.")
-    return_se = check_flag(return_se, "return_se", who="dbcv_btwn")
-    _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
-                             n_permutations=n_permutations, max_pair_points=max_pair_points)
-    return _mean(scores, n_permutations, return_se)
 
 # %% ../nbs/03_between.ipynb #026b1b79
 @dataclass(frozen=True)
