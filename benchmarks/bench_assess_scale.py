@@ -5,7 +5,7 @@
 assess: each size in its own subprocess (numba warmed there first on 500 points, so compile time is not counted):
 wall time of `clm_nb.assess(X, y)`, peak resident memory (ru_maxrss), the ratio of the two times (issue 39's target:
 <= 20), and the processor. startup: the first `clm_nb.aucc` and `clm_nb.dbcv` call in a fresh NUMBA_CACHE_DIR (cold
-cache), the same after `python -m clm_nb.warm` where the tree has it, and `clm-nb --help`, for this checkout and, with
+cache), the same after `clm-nb warm` where the tree has that command, and `clm-nb --help`, for this checkout and, with
 --before, another checkout (its code on PYTHONPATH, the same interpreter).
 """
 import os, statistics, subprocess, sys, tempfile, time
@@ -64,23 +64,22 @@ def assess_scale():
 
 def startup(trees):
     for label, tree in trees:
-        warm = (Path(tree) / "clm_nb" / "warm.py").is_file()
         for what in ("aucc", "dbcv"):
             with tempfile.TemporaryDirectory() as cache:
-                env = {"NUMBA_CACHE_DIR": cache, "CLM_NB_NO_WARM": "1"}
+                env = {"NUMBA_CACHE_DIR": cache}
                 cold = float(run(FIRST, what, tree=tree, env=env))
                 second = float(run(FIRST, what, tree=tree, env=env))
-            line = f"{label}: first {what} call, cold cache {cold:.1f} s, next process {second:.2f} s"
-            if warm:
-                with tempfile.TemporaryDirectory() as cache:
-                    env = {"NUMBA_CACHE_DIR": cache, "CLM_NB_NO_WARM": "1"}
-                    t = time.perf_counter()
-                    subprocess.run([sys.executable, "-m", "clm_nb.warm"], check=True, capture_output=True,
-                                   env=dict(os.environ, PYTHONPATH=str(tree), **env))
-                    warming = time.perf_counter() - t
-                    after = float(run(FIRST, what, tree=tree, env=env))
-                line += f"; after `python -m clm_nb.warm` ({warming:.0f} s): {after:.2f} s"
-            print(line, flush=True)
+            print(f"{label}: first {what} call, cold cache {cold:.1f} s, in the next process {second:.2f} s", flush=True)
+        if '@cli.command("warm")' in (Path(tree) / "clm_nb" / "cli.py").read_text():
+            with tempfile.TemporaryDirectory() as cache:
+                env = {"NUMBA_CACHE_DIR": cache}
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-c", "from clm_nb.cli import main; main(['--quiet', 'warm'])"],
+                               capture_output=True, env=dict(os.environ, PYTHONPATH=str(tree), **env))
+                warming = time.perf_counter() - t
+                after = {what: float(run(FIRST, what, tree=tree, env=env)) for what in ("aucc", "dbcv")}
+            print(f"{label}: `clm-nb warm` in a fresh cache {warming:.0f} s; then the first aucc call {after['aucc']:.2f} s, "
+                  f"the first dbcv call {after['dbcv']:.2f} s", flush=True)
         help_times = []
         for _ in range(7):
             t = time.perf_counter()
