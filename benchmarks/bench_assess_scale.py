@@ -37,7 +37,8 @@ t = time.perf_counter(); f(X, y); print(time.perf_counter() - t)
 
 def run(code, *args, tree=ROOT, env=None):
     e = dict(os.environ, PYTHONPATH=str(tree), **(env or {}))
-    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=e)
+    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=e,
+                         cwd=tree)                 # python -c puts the working folder first on sys.path: the tree's
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
     return out.stdout.strip()
@@ -75,7 +76,7 @@ def startup(trees):
                 env = {"NUMBA_CACHE_DIR": cache}
                 t = time.perf_counter()
                 subprocess.run([sys.executable, "-c", "from clm_nb.cli import main; main(['--quiet', 'warm'])"],
-                               capture_output=True, env=dict(os.environ, PYTHONPATH=str(tree), **env))
+                               capture_output=True, env=dict(os.environ, PYTHONPATH=str(tree), **env), cwd=tree)
                 warming = time.perf_counter() - t
                 after = {what: float(run(FIRST, what, tree=tree, env=env)) for what in ("aucc", "dbcv")}
             print(f"{label}: `clm-nb warm` in a fresh cache {warming:.0f} s; then the first aucc call {after['aucc']:.2f} s, "
