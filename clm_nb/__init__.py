@@ -15,8 +15,6 @@ __version__ = "0.1.0"
 
 import importlib as _importlib
 
-_MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "between", "external", "consensus")
-
 _SOURCES = {
     "core": ("get_measure", "measures", "register", "score"),
     "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
@@ -54,16 +52,16 @@ __all__ = [
 
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("core", "pairs", *_MEASURE_MODULES, "datasets", "prepare", "clusterers", "evaluation", "runner", "tasks",
-               "intervals", "verdict", "charts", "report", "assessment", "cli", "all")
+_SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "between", "external", "consensus",
+               "datasets", "prepare", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
+               "report", "assessment", "cli", "all")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         module = _LAZY[name]
         if module != "assessment":                       # a measure or the registry: every measure, registered
-            for m in _MEASURE_MODULES:
-                _importlib.import_module(f"clm_nb.{m}")
+            _importlib.import_module("clm_nb.core").fill_registry()
         value = getattr(_importlib.import_module(f"clm_nb.{module}"), name)
         globals()[name] = value
         return value

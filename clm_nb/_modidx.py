@@ -297,6 +297,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'clm_nb.core.check_partitions': ('core.html#check_partitions', 'clm_nb/core.py'),
                              'clm_nb.core.document_params': ('core.html#document_params', 'clm_nb/core.py'),
                              'clm_nb.core.encode_labels': ('core.html#encode_labels', 'clm_nb/core.py'),
+                             'clm_nb.core.fill_registry': ('core.html#fill_registry', 'clm_nb/core.py'),
                              'clm_nb.core.float_column': ('core.html#float_column', 'clm_nb/core.py'),
                              'clm_nb.core.get_measure': ('core.html#get_measure', 'clm_nb/core.py'),
                              'clm_nb.core.line_comments': ('core.html#line_comments', 'clm_nb/core.py'),

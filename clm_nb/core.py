@@ -25,12 +25,12 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['pd', 'sparse', 'NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS',
-           'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule',
-           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
+           'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV',
+           'LazyModule', 'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
            'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean',
            'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
-           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'measures',
-           'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
+           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
+           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
            'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
            'param_comments', 'param_doc', 'document_params']
 
@@ -741,6 +741,18 @@ def register(name: str,                          # the measure's name in the reg
         return func
     return deco
 
+# %% ../nbs/00_core.ipynb #2af81379
+MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "between", "external", "consensus")  # registry order
+_FILLED = []
+
+def fill_registry() -> None:
+    "Import the package's measure modules once (each registers its measures); nothing outside the package."
+    if __name__ == "clm_nb.core" and not _FILLED:
+        _FILLED.append(True)
+        import importlib
+        for m in MEASURE_MODULES:
+            importlib.import_module(f"clm_nb.{m}")
+
 # %% ../nbs/00_core.ipynb #cf6fc27e
 def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     "The registry as a DataFrame, one row per measure (optionally only the given `kind`s)."
@@ -749,7 +761,10 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
     cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary",
             "pair_summaries", "optimum"]
-    rows = [{c: getattr(m, c) for c in cols} for m in _REGISTRY.values() if m.kind in kinds]
+    fill_registry()
+    order = {f"clm_nb.{m}": i for i, m in enumerate(MEASURE_MODULES)}     # the package's order, then the others'
+    infos = sorted(_REGISTRY.values(), key=lambda m: order.get(m.func.__module__, len(order)))
+    rows = [{c: getattr(m, c) for c in cols} for m in infos if m.kind in kinds]
     return pd.DataFrame(rows, columns=cols)
 
 # %% ../nbs/00_core.ipynb #691e05c3
@@ -758,6 +773,8 @@ def get_measure(name: str) -> MeasureInfo:
     if not isinstance(name, str):
         raise ValueError(f"a measure is named by a string such as 'silhouette'; got {_show(name)}. measures() lists "
                          "them.")
+    if name not in _REGISTRY:
+        fill_registry()
     try:
         return _REGISTRY[name]
     except KeyError:
