@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['pd', 'sparse', 'NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS',
-           'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV',
-           'LazyModule', 'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
+__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES',
+           'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule',
+           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
            'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean',
            'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
            'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
@@ -46,8 +46,9 @@ class LazyModule:
             self._module = importlib.import_module(self._name)
         return getattr(self._module, attr)
 
-pd = LazyModule("pandas")
-sparse = LazyModule("scipy.sparse")
+# %% ../nbs/00_core.ipynb #6578a8af
+pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
+sparse = LazyModule("scipy.sparse")    # never replaces a notebook's own pandas
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
