@@ -20,6 +20,8 @@ $(VENV)/.installed: pyproject.toml
 	# the project's kernel: its display name equals its name, so nbdev-clean (which sets display_name to the
 	# kernel's name) and JupyterLab (which writes the running kernel's spec) agree on the notebooks' metadata
 	$(BIN)/python -m ipykernel install --sys-prefix --name clm_nb --display-name clm_nb >/dev/null
+	# numba compiles the measures' kernels at their first call (about 20 s): once here, into its cache, instead
+	$(BIN)/clm-nb --quiet warm
 	touch $@
 
 install: $(VENV)/.installed

@@ -5,26 +5,31 @@ __version__ = "0.1.0"
 # The top level is deliberately small, in the style of `sklearn.metrics.cluster`: the measures (one function each,
 # all registered with their metadata), the registry (`measures`, `score`, `get_measure`, `register`) and the entry
 # points a user calls first (`assess`, `load_dataset`, `list_datasets`). Everything else lives in its submodule
-# (`clm_nb.report.build_report`, `clm_nb.runner.run`, ...); `from clm_nb.all import *` imports it all. Importing
-# the package loads only the measure modules, which fills the registry; plotting, templating and the study
-# machinery (altair, jinja2, scikit-learn's estimators, Dask) load when first used.
+# (`clm_nb.report.build_report`, `clm_nb.runner.run`, ...); `from clm_nb.all import *` imports it all.
+#
+# `import clm_nb` itself imports nothing heavy (PEP 562): each name is imported from its module on first use, so that
+# `clm-nb --help` answers at once. The first measure or registry name loads the measure modules together (numpy,
+# pandas, scipy, numba), which fills the registry: `clm_nb.measures()` lists every measure, as before. `assess` pulls
+# in the verdict machinery (scikit-learn's estimators) on first use; plotting, templating and the study machinery
+# (altair, jinja2, Dask) load when first used.
 
 import importlib as _importlib
 
-from .core import get_measure, measures, register, score
-from .internal import (ball_hall, c_index, calinski_harabasz, davies_bouldin, dbcv, dunn, gamma, i_index,
-                       point_biserial, silhouette, xie_beni)
-from .cvi import cvdd, cvnn, ratkowsky_lance, wb
-from .curves import aucc, auiprc, auprc, sauprc
-from .separability import dsi
-from .between import ch_a, ch_btwn, ch_t2, ch_t4, db_a, dbcv_btwn, dunn_a, i_a, sc_a, xb_a
-from .external import (ami, ari, centroid_index, centroid_index_relative, criterion_h, csi, fowlkes_mallows,
-                       inverse_purity, jaccard_pairs, nmi, nvd, psi, purity, rand, v_measure)
-from .consensus import aari, anmi, discotec
-from .datasets import list_datasets, load_dataset
-
-# Loaded on first use (PEP 562): `assess` pulls in the verdict machinery, which imports scikit-learn's estimators.
-_LAZY = {"assess": "clm_nb.assessment", "Assessment": "clm_nb.assessment"}
+_SOURCES = {
+    "core": ("get_measure", "measures", "register", "score"),
+    "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
+                 "point_biserial", "silhouette", "xie_beni"),
+    "cvi": ("cvdd", "cvnn", "ratkowsky_lance", "wb"),
+    "curves": ("aucc", "auiprc", "auprc", "sauprc"),
+    "separability": ("dsi",),
+    "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
+    "external": ("ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "fowlkes_mallows",
+                 "inverse_purity", "jaccard_pairs", "nmi", "nvd", "psi", "purity", "rand", "v_measure"),
+    "consensus": ("aari", "anmi", "discotec"),
+    "datasets": ("list_datasets", "load_dataset"),
+    "assessment": ("assess", "Assessment"),
+}
+_LAZY = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
     # registry
@@ -45,14 +50,19 @@ __all__ = [
 ]
 
 
-# The submodules `import clm_nb` does not load, imported on first attribute access (`clm_nb.report.build_report`
-# works after a plain `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("prepare", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts", "report", "assessment", "cli", "all")
+# The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
+# `import clm_nb`, as in scikit-learn).
+_SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "between", "external", "consensus",
+               "datasets", "prepare", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
+               "report", "assessment", "cli", "all")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        value = getattr(_importlib.import_module(_LAZY[name]), name)
+        module = _LAZY[name]
+        if module != "assessment":                       # a measure or the registry: every measure, registered
+            _importlib.import_module("clm_nb.core").fill_registry()
+        value = getattr(_importlib.import_module(f"clm_nb.{module}"), name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:

@@ -11,8 +11,9 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from .between import check_permutations
-from .core import check_choice, check_data, check_flag, check_number, noise_mask, terminal_text, user_text
+from .between import QUADRATIC_MAX_POINTS, check_permutations, profile_plan
+from .core import (check_choice, check_data, check_flag, check_number, noise_mask, show_progress, terminal_text,
+                         user_text)
 from .intervals import check_ci, resample_scores
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
@@ -228,13 +229,14 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
     """One row per measure of a `clm_profile`: view, value, se, low, high (the sampling interval, filled by `assess`
-    when it computes one), n_permutations (relabellings used), weighted, share_below, worst, problem."""
+    when it computes one), n_permutations (relabellings used), weighted, share_below, worst, problem, note (how the
+    points were sampled: quadratic measures above `QUADRATIC_MAX_POINTS`)."""
     sc = prof[prof.part == "score"].set_index("measure")
     view_of = {m: v for v, m in rule.views}
     return pd.DataFrame({"view": [view_of.get(m, "") for m in sc.index], "value": sc.value, "se": sc.se,
                          "low": np.nan, "high": np.nan, "n_permutations": sc.n_permutations.astype(int),
                          "weighted": sc.weighted, "share_below": sc.share_below, "worst": sc.worst,
-                         "problem": sc.problem}, index=pd.Index(sc.index, name="measure"))
+                         "problem": sc.problem, "note": sc.note}, index=pd.Index(sc.index, name="measure"))
 
 # %% ../nbs/17_assessment.ipynb #3308b101
 def _worst_table(pairs: pd.DataFrame, rule: VerdictRule, worst: int) -> pd.DataFrame:
@@ -264,6 +266,17 @@ def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule,
     "One row of the table of preparations: the verdict, the primary score and the two views' scores."
     views = {m: float(scores.at[m, "value"]) for _, m in rule.views}
     return {"verdict": verdict.verdict, primary: value, **views}
+
+# %% ../nbs/17_assessment.ipynb #745cb0f1
+def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool) -> None:
+    "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
+    import sys
+    preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
+                 + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
+    seconds, text = profile_plan(data.n, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)
+    total = preps * seconds
+    about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
+    print(f"assess: {text}; {preps} preparation(s) of the data; about {about}.", file=sys.stderr, flush=True)
 
 # %% ../nbs/17_assessment.ipynb #93307203
 def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tuple:
@@ -345,6 +358,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            max_permutations: int | None = None,      # cap of the adaptive relabellings (None: 100 × n_permutations)
            ci: float | None = 0.95,                  # level of the scores' sampling intervals (None: none)
            n_resamples: int = 50,                    # half-samples behind those intervals (at least 10)
+           progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
@@ -354,6 +368,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
     n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples)
+    bars = "assess" if show_progress(progress) else False            # progress bars on stderr (a bad value: refused)
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     if not (measures is None or isinstance(measures, str)):
@@ -369,8 +384,11 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                 min_class_size=min_class_size, noise=noise)
     data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
     skew = [p.features.index(c) for c in p.skewed]
+    if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
+        _say_plan(data, names, p, scaling, skew, variants)
     run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state)
-    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap, **run)
+    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap,
+                                                 max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
     scaled = scale_features(p.X, scaling, skew)
     prof, scores, verdict, value, se = verdict_of(scaled, p.y)
     scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, **run)

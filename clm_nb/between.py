@@ -23,11 +23,12 @@ from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
 
 # %% auto #0
 __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SAMPLE', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE',
-           'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'AXIOMS', 'canonical_order', 'ClassPair',
-           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore',
-           'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a',
-           'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'PairSummary', 'pair_summary',
-           'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
+           'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES',
+           'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
+           'pair_sample', 'MonteCarloScore', 'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
+           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn',
+           'quadratic_measures', 'sampled_breakdowns', 'profile_plan', 'PairSummary', 'pair_summary', 'range_adjust',
+           'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/03_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -188,6 +189,12 @@ def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
         cent.append(np.column_stack([np.sqrt(ca2), np.sqrt(cb2)]))
     return np.vstack(cent), np.vstack(own)
 
+# %% ../nbs/03_between.ipynb #6e2dbcfc
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    "log sum_j exp(a[i, j]) of each row of a finite 2-D array (see the prose)."
+    top = a.max(axis=1, keepdims=True)
+    return (top + np.log(np.exp(a - top).sum(axis=1, keepdims=True)))[:, 0]
+
 # %% ../nbs/03_between.ipynb #8460be83
 CH_VARIANTS = {"ch_btwn": ("exp", True), "ch_t2": ("exp", False), "ch_t4": ("square", True)}
 
@@ -199,7 +206,7 @@ def _log_ch(pair: ClassPair, cent: np.ndarray, own: np.ndarray, form: str, shift
     if form == "exp":
         sigma = _sigma(pair.to_center + shift, pair.to_center)
         num = logsumexp((cent + shift) / sigma, b=sizes, axis=1)
-        den = logsumexp((own + shift) / sigma, axis=1)
+        den = _logsumexp_rows((own + shift) / sigma)
     else:
         with np.errstate(divide="ignore"):
             num = np.log(((cent + shift) ** 2 * sizes).sum(axis=1))
@@ -460,7 +467,15 @@ class MonteCarloScore:
     value: float             # the estimate
     se: float                # its Monte-Carlo standard error
     n_permutations: int      # random relabellings per class pair it was estimated from
+    n_samples: int = 0       # stratified samples of the points it is the mean of (0: computed on every point)
+    sample_size: int = 0     # points in each of those samples
     def __float__(self) -> float: return self.value
+
+    @property
+    def note(self) -> str:
+        "How the points were sampled, in words ('' when every point was used)."
+        return (f"computed on {self.n_samples} stratified samples of {self.sample_size:,} points" if self.n_samples
+                else "")
 
 # %% ../nbs/03_between.ipynb #6dc66ab4
 MAX_PERMUTATIONS = 10_000     # relabellings per class pair: the se is then 22 times below the paper's 20 (see above)
@@ -786,6 +801,84 @@ def dbcv_btwn(X,                                            # (n, d) data, finit
     _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, max_pair_points=max_pair_points)
     return _mean(scores, n_permutations, return_se)
+
+# %% ../nbs/03_between.ipynb #2c51d6c5
+QUADRATIC_MAX_POINTS = 20_000   # above this many points, the quadratic measures are computed on stratified samples
+QUADRATIC_SAMPLES = 5           # of this many points each, this many independent samples (the se is over them)
+
+def quadratic_measures(names) -> list[str]:
+    "The measures of `names` that read every pair of points (registered with pair-engine `pair_summaries`)."
+    return [m for m in names if get_measure(m).pair_summaries]
+
+# %% ../nbs/03_between.ipynb #f35c338d
+def sampled_breakdowns(measures,                                # quadratic measures (see `quadratic_measures`)
+                       data: LabeledData,                       # the validated data (`check_data`)
+                       *,
+                       max_points: int = QUADRATIC_MAX_POINTS,  # the points of each sample
+                       n_samples: int = QUADRATIC_SAMPLES,      # G, the independent samples (at least 2)
+                       random_state=None,                       # seed of the samples: int, None or Generator
+                       max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
+                       progress=None,                           # called with no argument after each sample (or None)
+                      ) -> dict[str, PairBreakdown]:
+    """{measure: PairBreakdown} of each measure computed on `n_samples` stratified samples of `max_points` points
+    (see the prose): the mean over the samples, a `MonteCarloScore` with its standard error and its `note`."""
+    from clm_nb.intervals import stratified_sample       # intervals imports this module: imported on first use
+    names = list(measures)
+    bad = [m for m in names if m not in quadratic_measures(PAIRWISE)]
+    if bad:
+        raise ValueError(f"sampled_breakdowns: {bad} are not quadratic between-dataset measures; sample only "
+                         f"{quadratic_measures(PAIRWISE)}.")
+    max_points = check_number(max_points, "max_points", lo=100, integer=True, who="sampled_breakdowns")
+    G = check_number(n_samples, "n_samples", lo=2, hi=1000, integer=True, who="sampled_breakdowns")
+    max_memory = check_max_memory(max_memory, who="sampled_breakdowns")
+    seed = _seed(random_state)
+    needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
+    values, tables = {m: [] for m in names}, {}
+    for g in range(G):
+        rows = stratified_sample(data.labels, max_points, np.random.default_rng([seed, 2, g]),
+                                 min_per_class=MIN_CLASS_SAMPLE)
+        sub = LabeledData(data.X[rows], data.labels[rows], data.classes, np.ones(rows.size, bool))
+        summarize(sub, None, needs, max_memory=max_memory)          # one pass, shared by the measures (cached on sub)
+        for m in names:
+            b = pair_breakdown(m, sub, None, max_memory=max_memory)
+            tables.setdefault(m, b.pairs)                           # the pairs' classes, in the engine's order
+            values[m].append(b.pairs["value"].to_numpy())
+        if progress is not None:
+            progress()
+    size = dict(zip(data.classes.tolist(), np.bincount(data.labels, minlength=data.K).tolist()))
+    out = {}
+    for m in names:
+        per_pair = np.vstack(values[m])          # (G, pairs): the sample sizes fix the pairs' order, the same each time
+        scores = per_pair.mean(axis=1)
+        t = tables[m]
+        table = t.assign(n_a=[size[c] for c in t.class_a], n_b=[size[c] for c in t.class_b],   # the classes' full sizes
+                         value=per_pair.mean(axis=0), se=per_pair.std(axis=0, ddof=1) / np.sqrt(G))
+        score = MonteCarloScore(float(scores.mean()), float(scores.std(ddof=1) / np.sqrt(G)), 0, G, int(rows.size))
+        out[m] = PairBreakdown(m, score, table)
+    return out
+
+# %% ../nbs/03_between.ipynb #95038918
+_COST_LINEAR, _COST_PAIRS, _COST_DBCV = 3.5e-7, 1.7e-10, 0.11     # seconds; measured (see the prose)
+
+def profile_plan(n: int,                                 # points
+                 d: int,                                 # features
+                 K: int,                                 # classes
+                 measures,                               # the between-dataset measures to compute
+                 *,
+                 max_points: int | None = QUADRATIC_MAX_POINTS,  # the sampling bound (None: every point)
+                 n_samples: int = QUADRATIC_SAMPLES,     # the samples above it
+                ) -> tuple[float, str]:
+    "(estimated seconds, a sentence saying what is computed on what) of one profile of `measures` (see the prose)."
+    names = list(measures)
+    quad = quadratic_measures(names)
+    sampled = quad if max_points is not None and n > max_points else []
+    m, G = (max_points, n_samples) if sampled else (n, 1)
+    seconds = (_COST_LINEAR * max(K - 1, 1) * n * d * len([x for x in names if x not in quad and x != "dbcv_btwn"]) / 4
+               + (_COST_PAIRS * G * m * m * d if quad else 0.0)
+               + (_COST_DBCV * K * (K - 1) / 2 if "dbcv_btwn" in names else 0.0))
+    what = (f"{' and '.join(sampled)} on {G} stratified samples of {m:,} points (above {max_points:,} points), the other "
+            "measures on every point" if sampled else "every measure on every point")
+    return seconds, f"{n:,} points, {K} classes: {what}"
 
 # %% ../nbs/03_between.ipynb #026b1b79
 @dataclass(frozen=True)

@@ -56,11 +56,18 @@ class _Group(click.Group):
                     "'Error: ...' on stderr; 2 a usage error; 3 assess --fail-on matched. Set CLM_NB_DEBUG=1 for "
                     "tracebacks. Docs: the command line page of the documentation site.")
 @click.version_option(package_name="clm_nb", prog_name="clm-nb")
-def cli():
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they go to stderr, and only when it is a terminal).")
+@click.pass_context
+def cli(ctx, quiet):
     """Cluster-label matching from the command line: can the labels of a dataset be trusted as clusters?
 
     DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip; .zst with the zstandard package), .parquet, .npz (arrays X
     and y), or .npy with --labels."""
+    if quiet:                                  # every progress bar of the library reads it (clm_nb.core.show_progress)
+        from clm_nb.core import PROGRESS_ENV
+        before = os.environ.get(PROGRESS_ENV)
+        os.environ[PROGRESS_ENV] = "0"
+        ctx.call_on_close(lambda: os.environ.pop(PROGRESS_ENV) if before is None else os.environ.update({PROGRESS_ENV: before}))
 
 # %% ../nbs/18_cli.ipynb #009b9a25
 from .core import terminal_text
@@ -434,6 +441,31 @@ def _measures(kind, as_json):
     for r in [head, *rows]:
         line = "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)) + "  " + r[4]
         click.echo(line if room is None or len(line) <= room else line[:room - 1] + "…")
+
+# %% ../nbs/18_cli.ipynb #0b3c7025
+@cli.command("warm")
+def _warm():
+    """Compile the measures' numba kernels into numba's cache (once, after installing).
+
+    Otherwise the first call of a measure compiles them: about 20 s. `make install` runs it."""
+    import time
+    import numpy as np
+    import clm_nb
+    from clm_nb.core import progress_bar
+    from clm_nb.curves import CURVE_MEASURES, bounded_score
+    t = time.perf_counter()
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 4)), np.repeat(np.arange(4), 100)
+    table = clm_nb.measures(["internal", "between", "external"])
+    for name, kind in progress_bar(list(zip(table.name, table.kind)), None, "warm", unit="measure"):
+        try:
+            clm_nb.get_measure(name).func(*((y, rng.permutation(y)) if kind == "external" else (X, y)))
+        except ValueError:                     # a measure that refuses these data compiles nothing more
+            pass
+    for name in CURVE_MEASURES:
+        bounded_score(X, y, name, tolerance=1e-6)
+    click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s; the first call of a "
+               "measure no longer compiles.", err=True)
 
 # %% ../nbs/18_cli.ipynb #511b9c5d
 def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):

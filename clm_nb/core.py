@@ -10,6 +10,7 @@ import inspect
 import io
 import linecache
 import numbers
+import os
 import re
 import sys
 import tokenize
@@ -21,18 +22,33 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES',
-           'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'FORMULA_START', 'noise_mask', 'encode_labels', 'check_number',
-           'check_choice', 'check_flag', 'check_noise', 'check_noise_label', 'float_column', 'magnitude_bound',
-           'check_magnitude', 'check_X', 'check_euclidean', 'LabeledData', 'check_labels', 'check_data',
-           'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
-           'zscore', 'MeasureInfo', 'register', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math',
-           'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'line_comments',
+           'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule',
+           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
+           'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean',
+           'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
+           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
+           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
+           'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
            'param_comments', 'param_doc', 'document_params']
+
+# %% ../nbs/00_core.ipynb #a0d85eca
+class LazyModule:
+    "A stand-in for the module `name`, imported at the first attribute access (`pd.DataFrame` imports pandas)."
+    def __init__(self, name: str):
+        self._name, self._module = name, None
+
+    def __getattr__(self, attr):
+        if self._module is None:
+            import importlib
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attr)
+
+# %% ../nbs/00_core.ipynb #6578a8af
+pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
+sparse = LazyModule("scipy.sparse")    # never replaces a notebook's own pandas
 
 # %% ../nbs/00_core.ipynb #cf3af0e7
 NOISE_POLICIES = (None, "ignore", "cluster", "singletons")
@@ -726,6 +742,18 @@ def register(name: str,                          # the measure's name in the reg
         return func
     return deco
 
+# %% ../nbs/00_core.ipynb #2af81379
+MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "between", "external", "consensus")  # registry order
+_FILLED = []
+
+def fill_registry() -> None:
+    "Import the package's measure modules once (each registers its measures); nothing outside the package."
+    if __name__ == "clm_nb.core" and not _FILLED:
+        _FILLED.append(True)
+        import importlib
+        for m in MEASURE_MODULES:
+            importlib.import_module(f"clm_nb.{m}")
+
 # %% ../nbs/00_core.ipynb #cf6fc27e
 def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     "The registry as a DataFrame, one row per measure (optionally only the given `kind`s)."
@@ -734,7 +762,10 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
     cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary",
             "pair_summaries", "optimum"]
-    rows = [{c: getattr(m, c) for c in cols} for m in _REGISTRY.values() if m.kind in kinds]
+    fill_registry()
+    order = {f"clm_nb.{m}": i for i, m in enumerate(MEASURE_MODULES)}     # the package's order, then the others'
+    infos = sorted(_REGISTRY.values(), key=lambda m: order.get(m.func.__module__, len(order)))
+    rows = [{c: getattr(m, c) for c in cols} for m in infos if m.kind in kinds]
     return pd.DataFrame(rows, columns=cols)
 
 # %% ../nbs/00_core.ipynb #691e05c3
@@ -743,6 +774,8 @@ def get_measure(name: str) -> MeasureInfo:
     if not isinstance(name, str):
         raise ValueError(f"a measure is named by a string such as 'silhouette'; got {_show(name)}. measures() lists "
                          "them.")
+    if name not in _REGISTRY:
+        fill_registry()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -1040,6 +1073,48 @@ def read_csv(path, **kwargs) -> pd.DataFrame:
     if not pd.api.types.is_numeric_dtype(t.index):
         t.index = t.index.map(restore)
     return t
+
+# %% ../nbs/00_core.ipynb #f7f11873
+PROGRESS_ENV = "CLM_NB_PROGRESS"     # '0' turns every progress bar off, '1' on (`clm-nb --quiet` sets '0')
+
+def _in_notebook() -> bool:
+    "Whether the code runs in a Jupyter kernel."
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+def show_progress(progress=None) -> bool:
+    "Whether to draw progress bars: `progress` itself when given (True, False or a label), else as the prose says."
+    if progress is not None and progress is not False and progress is not True and not isinstance(progress, str):
+        raise ValueError(f"progress={progress!r} must be True, False, None (automatic) or a label.")
+    if progress is not None:
+        return progress is not False
+    env = os.environ.get(PROGRESS_ENV, "").strip()
+    if env in ("0", "1"):
+        return env == "1"
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty()) or _in_notebook()
+
+# %% ../nbs/00_core.ipynb #b8dab22e
+def progress_bar(iterable,            # what the step loops over
+                 progress=None,       # True, False, None (automatic: `show_progress`) or the bar's label
+                 label: str = "",     # the bar's label when `progress` is not one
+                 *,
+                 total: int | None = None,  # the number of items (None: len(iterable) when it has one)
+                 unit: str = "it",    # what one item is, for the rate
+                ):
+    "`iterable`, with a progress bar on stderr when `show_progress(progress)` (see the prose)."
+    if not show_progress(progress):
+        return iterable
+    if _in_notebook():
+        try:
+            import ipywidgets  # noqa: F401  (tqdm's notebook bar is a widget)
+            from tqdm.notebook import tqdm
+        except ImportError:
+            from tqdm.std import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm(iterable, desc=progress if isinstance(progress, str) else label, total=total, unit=unit,
+                file=sys.stderr, delay=2.0, dynamic_ncols=True)
 
 # %% ../nbs/00_core.ipynb #d29096de
 def line_comments(source: str,  # Python source text

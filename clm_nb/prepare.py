@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from .core import LazyModule
 from .core import (check_choice, check_class_pairs, check_flag, check_labels, check_magnitude, check_number,
                          float_column, noise_mask, user_text, zscore)
 
@@ -20,6 +20,9 @@ __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_L
            'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing', 'encode_columns', 'constant_columns',
            'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs', 'tie_mixing', 'leakage_findings',
            'robust_scale', 'scale_features', 'prepare']
+
+# %% ../nbs/08a_prepare.ipynb #41e97fb2
+pd = LazyModule("pandas")     # imported on first use: the command line reads this module's options for its help
 
 # %% ../nbs/08a_prepare.ipynb #bb1fa500
 MISSING_POLICIES = ("refuse", "drop", "impute")      # what `prepare` does with missing feature values

@@ -99,7 +99,11 @@ _WEIGHTED_TITLE = ("mean of the class-pair scores with each pair counted by the 
 def _columns(board: Leaderboard) -> list[dict]:
     t, p = board.table, board.primary
     view_of = {m: name for name, m in board.rule.views}
-    cols = [dict(key="rank", label="#", type="num", first="asc", title=f"rank by {p} (1 = best CLM)"),
+    ranks = "rank_low" in t
+    rank_title = (f"rank by {p} (1 = best CLM), and in brackets its {100 * board.meta.get('ci', 0.95):g} % interval "
+                  "over the draws of the scores (every dataset's score resampled at once, the datasets ranked per draw)"
+                  if ranks else f"rank by {p} (1 = best CLM)")
+    cols = [dict(key="rank", label="# (interval)" if ranks else "#", type="num", first="asc", title=rank_title),
             dict(key="dataset", label="dataset", type="text", first="asc", title="dataset name (links to its page)",
                  pin=0),
             dict(key="verdict", label="verdict", type="num", first="asc", title="traffic light (rule above)", pin=1),
@@ -111,6 +115,10 @@ def _columns(board: Leaderboard) -> list[dict]:
                  title="largest / smallest class size"),
             dict(key="noise_share", label="noise %", type="num", first="desc",
                  title="share of points labelled as noise")]
+    if ranks:
+        cols.append(dict(key="rank_width", label="rank spread", type="num", first="asc",
+                         title="width of the rank interval (high − low): how sure the rank is; sort to find the "
+                               "datasets whose place is settled"))
     if p not in board.measures:                       # a combination ranks the table: its own column first
         cols.append(dict(key=p, label=p + " ± SE", type="num", first="desc", title=f"the primary score {p}"))
     for m in board.measures:
@@ -126,6 +134,12 @@ def _columns(board: Leaderboard) -> list[dict]:
     cols.append(dict(key="agreement", label="agreement", type="num", first="desc",
                      title="agreement between the measures' rankings"))
     return cols
+
+# %% ../nbs/16_report.ipynb #8e12700d
+def _rank_text(v) -> str:
+    "A rank as text: '12', or '12.5' for a mean rank of tied datasets."
+    v = float(v)
+    return f"{v:.0f}" if v.is_integer() else f"{v:.1f}"
 
 # %% ../nbs/16_report.ipynb #fd54d3ab
 def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[dict]:
@@ -143,6 +157,12 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
                         html=Markup('<span class="badge v-{}">{}</span>').format(v.replace(" ", "-"), v))
         elif k == "noise_share":
             cell.update(v=_num(v), html=_fmt(100 * v, 1) if v is not None and not pd.isna(v) else "")
+        elif k == "rank" and not pd.isna(r.get("rank_low", np.nan)):
+            text = f"{_rank_text(v)} ({_rank_text(r['rank_low'])}–{_rank_text(r['rank_high'])})"
+            cell.update(v=_num(v), html=text)
+        elif k == "rank_width":
+            w = r.get("rank_high", np.nan) - r.get("rank_low", np.nan)
+            cell.update(v=_num(w), html=_rank_text(w) if not pd.isna(w) else "")
         elif k in ("n", "d", "K", "rank"):
             whole = v is not None and not pd.isna(v) and float(v).is_integer()
             cell.update(v=_num(v), html=_fmt(int(v)) if whole else _fmt(v, 1))
@@ -152,6 +172,9 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
             se = r.get(f"{k}_se")
             show_se = k in MONTE_CARLO or (k == board.primary and se is not None and not pd.isna(se) and se > 0)
             text = _fmt(v) + (f" ± {_fmt_se(se)}" if show_se and _fmt(v) and _fmt_se(se) else "")
+            lo, hi = r.get(f"{k}_low"), r.get(f"{k}_high")
+            if k == board.primary and _fmt(v) and lo is not None and not pd.isna(lo):
+                text += f" ({_fmt(lo)}–{_fmt(hi)})"
             scored = k in board.measures or k == board.primary or k.startswith("gt_") or k.endswith("_weighted")
             cell.update(v=_num(v), html=text, style=_shade(v) if scored else "",
                         title=r.get("problem", "") if not _fmt(v) else "")
@@ -303,6 +326,12 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     variants = [(k.removeprefix("verdict_"), r[k]) for k in r if k.startswith("verdict_") and isinstance(r[k], str)]
     rank_text = (f"Rank {_fmt(r['rank'], 1).removesuffix('.0')} of {ctx['n_scored']} by {primary}."
                  if r.get("rank") is not None and not pd.isna(r["rank"]) else "")
+    if rank_text and not pd.isna(r.get("rank_low", np.nan)):
+        rank_text = rank_text[:-1] + (f" ({_rank_text(r['rank_low'])}–{_rank_text(r['rank_high'])} in "
+                                      f"{100 * ctx['ci']:g} % of the draws of the scores).")
+    outranks = [dict(rank=_rank_text(o.rank), dataset=o.dataset, collection=o.collection, score=_fmt(o.score),
+                     p="" if pd.isna(o.p_outranks) else f"{100 * o.p_outranks:.0f} %")
+                for o in r.get("outranks", pd.DataFrame()).itertuples()]
     share_title = (f"share of the labelled points whose class scores below {ctx['low']:g} against at least one "
                    "other class")
     html = _ENV.get_template("dataset.html.j2").render(
@@ -312,7 +341,7 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
         rank_text=rank_text, view_svg=view_svg, view_caption=caption, view_pairs=view_pairs, dist_svg=dist_svg,
         n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, worst_views=views, primary=primary,
         weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description,
-        variants=variants, warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
+        variants=variants, outranks=outranks, n_draws=ctx["n_draws"], warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
     return slug, html
 
 # %% ../nbs/16_report.ipynb #9bd4f916
@@ -406,6 +435,8 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     (out / "datasets").mkdir(parents=True, exist_ok=True)
     t = board.table.copy()
     t["slug"] = [_slug(c, d) for c, d in zip(t.collection, t.dataset)]
+    if "rank_low" in t:
+        t["rank_width"] = t.rank_high - t.rank_low
     if t.slug.duplicated().any():
         raise ValueError(f"build_report: datasets {t.slug[t.slug.duplicated()].tolist()} map to the same page name.")
     pct = _percentiles(board)
@@ -441,7 +472,11 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                 r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
     ctx = dict(primary=board.primary, measures=board.measures, views=board.rule.views, low=board.rule.low,
                data_dir=board.data_dir, view_points=view_points, n_scored=scored, meta_line=_meta_line(board),
-               docs_url=docs_url)
+               docs_url=docs_url, ci=float(board.meta.get("ci", 0.95)),
+               n_draws=0 if board.draws is None else board.draws.shape[1])
+    if board.draws is not None:                           # each page's neighbours and P(it out-ranks them)
+        for r in records:
+            r["outranks"] = board.outranks(r["collection"], r["dataset"])
     dist = t[board.measures]
     by_dataset = {k: g for k, g in board.pairs.groupby(["collection", "dataset"])} if len(board.pairs) else {}
     empty = board.pairs.iloc[:0]

@@ -23,6 +23,8 @@ from .pairs import summarize
 from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, say, scale_features
 from .runner import Task, read_csv
 from .tasks import best_ground_truth, dataset_digest, load_checked
+from .between import quadratic_measures, sampled_breakdowns    # above a point bound: on samples
+from .core import progress_bar
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
@@ -48,7 +50,7 @@ VIEWS = (("centroid", "ch_btwn"), ("density", "dbcv_btwn"))
 # %% ../nbs/14_verdict.ipynb #fefc108f
 SUMMARIES = ("weighted", "share_below", "worst")        # pair_summary's size-aware views of a measure's class pairs
 PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem",
-                   "class_a", "class_b", "n_a", "n_b", "n_permutations"]
+                   "class_a", "class_b", "n_a", "n_b", "n_permutations", "note"]
 
 # %% ../nbs/14_verdict.ipynb #2d959363
 PRIMARY_COMBINATIONS = ("mean", "max", "min")
@@ -159,6 +161,7 @@ def _measure_row(m: str,               # the measure
                  n_permutations: int,  # relabellings per class pair (Monte-Carlo measures)
                  random_state,         # seed of the relabellings
                  threshold: float,     # a class pair below it is low, for share_below
+                 sampled=None,         # called with `m` for a quadratic measure computed on samples (else None)
                 ) -> tuple[dict, list]:
     "(score row, class-pair rows) of one measure of `clm_profile`."
     mc = m in MONTE_CARLO
@@ -166,10 +169,11 @@ def _measure_row(m: str,               # the measure
         | ({"n_permutations": n_permutations} if mc else {})
     t0, pair_rows = time.perf_counter(), []
     try:
-        b = pair_breakdown(m, data, labels, **kwargs)
+        b = sampled(m) if sampled is not None else pair_breakdown(m, data, labels, **kwargs)
         s = pair_summary(b.pairs, threshold)
-        row = dict(value=float(b.score), se=b.score.se if isinstance(b.score, MonteCarloScore) else np.nan,
-                   weighted=s.weighted, share_below=s.share_below, worst=s.worst, problem="")
+        mcs = isinstance(b.score, MonteCarloScore)
+        row = dict(value=float(b.score), se=b.score.se if mcs else np.nan, weighted=s.weighted,
+                   share_below=s.share_below, worst=s.worst, problem="", note=getattr(b.score, "note", "") if mcs else "")
         pair_rows = [dict(part="pair", measure=m, value=r.value, se=r.se, class_a=str(r.class_a),
                           class_b=str(r.class_b), n_a=int(r.n_a), n_b=int(r.n_b)) for r in b.pairs.itertuples()]
     except ValueError as e:                       # the measure refuses these data: recorded, the profile goes on
@@ -190,6 +194,8 @@ def clm_profile(X,                                        # (n, d) features
                 threshold: float = 0.3,                   # a class pair scoring below it is low, for `share_below`
                 max_permutations: int | None = None,      # re-estimate deciding views up to this many (None: never)
                 rule=None,                                # the `VerdictRule` whose cut-offs decide (None: the default)
+                max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)
+                progress=False,                           # a bar over the measures on stderr (True, or its label)
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
     names = check_board_measures(measures, primary)
@@ -203,18 +209,27 @@ def clm_profile(X,                                        # (n, d) features
         raise ValueError(f"clm_profile: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
         data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
-        needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names)))
+        sampled = quadratic_measures(names) if max_points is not None and data.n > max_points else []
+        needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names if m not in sampled)))
         if needs:
             summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
     except ValueError:
-        data, labels = X, y               # each measure then validates the raw input and records its own refusal
-    run = lambda m, t: _measure_row(m, data, labels, noise, t, random_state, threshold)
-    done = {m: run(m, n_permutations) for m in names}
+        data, labels, sampled = X, y, []  # each measure then validates the raw input and records its own refusal
+    shared = {}
+
+    def on_samples(m):                    # the quadratic measures share each sample's pair-engine pass
+        if not shared:
+            shared.update(sampled_breakdowns(sampled, data, max_points=max_points, random_state=random_state))
+        return shared[m]
+
+    run = lambda m, t: _measure_row(m, data, labels, noise, t, random_state, threshold,
+                                    on_samples if m in sampled else None)
+    done = {m: run(m, n_permutations) for m in progress_bar(names, progress, "clm_profile", unit="measure")}
     if cap is not None:
         done = _adapt(done, run, rule, cap, len(X))
     rows, pair_rows = [done[m][0] for m in names], [p for m in names for p in done[m][1]]
     out = pd.DataFrame(rows + pair_rows, columns=PROFILE_COLUMNS)
-    out[["class_a", "class_b", "problem"]] = out[["class_a", "class_b", "problem"]].fillna("")
+    out[["class_a", "class_b", "problem", "note"]] = out[["class_a", "class_b", "problem", "note"]].fillna("")
     return out.astype({"n_a": "Int64", "n_b": "Int64", "n_permutations": "Int64"})
 
 # %% ../nbs/14_verdict.ipynb #07d00790
@@ -851,6 +866,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
             + gt_cols + ["agreement", "verdict", "reason", "borderline", *variant_cols.columns, "problem", "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))
+    if draws is not None:
+        meta.update(ci=ci, draws=draws.shape[1])
     root = resolve_data_dir(data_dir)
     return Leaderboard(t[cols], pairs, measures, primary, rule, str(root) if root else None, stability, meta, draws)
 

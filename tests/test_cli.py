@@ -122,7 +122,7 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
     assert set(out["scores"]) == MEASURES and all(isinstance(v, float) for v in out["scores"].values())
     assert {m["measure"] for m in out["measures"]} == MEASURES
     assert set(out["measures"][0]) == {"measure", "view", "value", "se", "low", "high", "n_permutations", "weighted",
-                                       "share_below", "worst", "problem"}
+                                       "share_below", "worst", "problem", "note"}
     assert set(out["worst_pairs"][0]) == {"measure", "class_a", "class_b", "n_a", "n_b", "value", "se"}
 
 
