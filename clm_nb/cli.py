@@ -475,7 +475,7 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
     from clm_nb.verdict import profile_tasks
     tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
                           n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
-                          rare=o["rare"], seed=o["seed"])
+                          rare=o["rare"], seed=o["seed"], n_resamples=0 if scaling else o["resamples"])
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
     results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
@@ -533,6 +533,8 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
               help="Also profile the other scalings: each dataset's verdict under each and its stability.")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
+@click.option("--resamples", default=20, show_default=True, help="Half-samples of each dataset's primary score, "
+              "for the rank intervals and P(out-rank) on the pages (0: none; else at least 10).")
 @click.option("--seed", type=int, default=None, help="Seed of every profile's relabellings (default: 0, "
               "clm_nb.verdict.DEFAULT_SEED, as assess); the runner's other tasks derive theirs from it.")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
@@ -557,6 +559,9 @@ def _leaderboard(data_dir, out, **o):
     check_permutations(o["permutations"], "--permutations")      # every option before any work (see the prose)
     o["seed"] = DEFAULT_SEED if o["seed"] is None else check_number(o["seed"], "--seed", lo=0, integer=True)
     check_number(o["n_jobs"], "--n-jobs", lo=1, integer=True)
+    check_number(o["resamples"], "--resamples", lo=0, hi=100_000, integer=True)
+    if 0 < o["resamples"] < 10:
+        raise ValueError(f"--resamples {o['resamples']}: give 0 (no rank intervals) or at least 10.")
     check_number(o["view_points"], "--view-points", lo=10, integer=True)   # build_report's bound
     for name in ("max_n", "max_datasets"):
         check_number(o[name], f"--{name.replace('_', '-')}", lo=1, integer=True, allow_none=True)
