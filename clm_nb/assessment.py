@@ -59,6 +59,31 @@ def _assessment_html(a: Assessment) -> str:
                            variants=rows(va), colors=_COLORS, support=_support_text(a.verdict_support),
                            summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
 
+# %% ../nbs/17_assessment.ipynb #14d2cade
+def _assessment_text(a: Assessment, interface: str) -> str:
+    "The text of an `Assessment` (`Assessment.text`): verdict, warnings, uncertainty, preparation, scores, pairs, hints."
+    noise = (f", {a.n_noise} noise points {'left out' if a.noise == 'ignore' else 'kept'}"
+             if a.n_noise else "")
+    scaled = "" if a.scaling == "none" else f", scaling {a.scaling}"
+    lines = [f"CLM assessment: {a.verdict.upper()}  ({a.n} points, {a.d} features, {a.K} classes"
+             + noise + scaled + f"; {a.stability})"]
+    lines += [f"  {s.text(interface)}" for s in a.warnings]
+    lines += [f"  {a.reason}",
+              f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "")]
+    lines += [f"  {s}" for s in a.uncertainty]
+    if a.verdict_support:
+        lines += [f"  {_support_text(a.verdict_support)}"]
+    notes = [s for s in a.preparation if not s.warning]
+    if notes:
+        lines += ["", "preparation:"] + [f"  - {s.text(interface)}" for s in notes]
+    if a.variants is not None and len(a.variants) > 1:
+        lines += ["", "the verdict under each preparation:", a.variants.round(3).to_string()]
+    lines += ["", a.scores.drop(columns=["problem"]).round(3).to_string()]
+    if len(a.worst_pairs):
+        lines += ["", "worst class pairs:", a.worst_pairs.round(3).to_string(index=False)]
+    lines += [""] + [f"hint: {say(h, interface)}" for h in a.hints]
+    return terminal_text("\n".join(lines).rstrip())
+
 # %% ../nbs/17_assessment.ipynb #6d18d94f
 @dataclass
 class Assessment:
@@ -115,27 +140,7 @@ class Assessment:
     def text(self, interface: str = "python") -> str:
         """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
         label's control and bidirectional characters are escaped (`terminal_text`), so printing it is safe."""
-        noise = (f", {self.n_noise} noise points {'left out' if self.noise == 'ignore' else 'kept'}"
-                 if self.n_noise else "")
-        scaled = "" if self.scaling == "none" else f", scaling {self.scaling}"
-        lines = [f"CLM assessment: {self.verdict.upper()}  ({self.n} points, {self.d} features, {self.K} classes"
-                 + noise + scaled + f"; {self.stability})"]
-        lines += [f"  {s.text(interface)}" for s in self.warnings]
-        lines += [f"  {self.reason}",
-                  f"  {self.primary} = {self.score:.3f}" + (f" ± {self.score_se:.3f}" if self.score_se > 0 else "")]
-        lines += [f"  {s}" for s in self.uncertainty]
-        if self.verdict_support:
-            lines += [f"  {_support_text(self.verdict_support)}"]
-        notes = [s for s in self.preparation if not s.warning]
-        if notes:
-            lines += ["", "preparation:"] + [f"  - {s.text(interface)}" for s in notes]
-        if self.variants is not None and len(self.variants) > 1:
-            lines += ["", "the verdict under each preparation:", self.variants.round(3).to_string()]
-        lines += ["", self.scores.drop(columns=["problem"]).round(3).to_string()]
-        if len(self.worst_pairs):
-            lines += ["", "worst class pairs:", self.worst_pairs.round(3).to_string(index=False)]
-        lines += [""] + [f"hint: {say(h, interface)}" for h in self.hints]
-        return terminal_text("\n".join(lines).rstrip())
+        return _assessment_text(self, interface)
 
     def __repr__(self) -> str:
         return self.text("python")
@@ -267,6 +272,29 @@ def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule,
     views = {m: float(scores.at[m, "value"]) for _, m in rule.views}
     return {"verdict": verdict.verdict, primary: value, **views}
 
+# %% ../nbs/17_assessment.ipynb #46531343
+def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
+                    scaling: str,     # the scaling of the verdict
+                    skew: list,       # positions of the skewed features (for 'log')
+                    first: dict,      # the row of the chosen scaling (`_variant_row`)
+                    verdict_of,       # (X, y) -> `_profile_verdict`'s tuple, with assess's options
+                    rule: VerdictRule,  # the verdict rule
+                    primary: str,     # the ranking score
+                   ) -> pd.DataFrame:
+    "One row per preparation variant: verdict, primary score, the views' scores (see the prose)."
+    rows = {scaling: first}
+    for s in SCALINGS:
+        if s != scaling and (s != "log" or skew):
+            _, sc, v, val, _ = verdict_of(scale_features(p.X, s, skew), p.y)
+            rows[s] = _variant_row(sc, v, val, rule, primary)
+    flagged = p.columns_warned
+    if flagged and len(flagged) < len(p.features):
+        keep = [j for j, f in enumerate(p.features) if f not in flagged]
+        _, sc, v, val, _ = verdict_of(scale_features(p.X[:, keep], scaling, [keep.index(j) for j in skew if j in keep]),
+                                      p.y)
+        rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary)
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
+
 # %% ../nbs/17_assessment.ipynb #745cb0f1
 def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool) -> None:
     "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
@@ -392,20 +420,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     scaled = scale_features(p.X, scaling, skew)
     prof, scores, verdict, value, se = verdict_of(scaled, p.y)
     scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, **run)
-    table = None
-    if variants:
-        rows = {scaling: _variant_row(scores, verdict, value, rule, primary)}
-        for s in SCALINGS:
-            if s != scaling and (s != "log" or skew):
-                _, sc, v, val, _ = verdict_of(scale_features(p.X, s, skew), p.y)
-                rows[s] = _variant_row(sc, v, val, rule, primary)
-        flagged = p.columns_warned
-        if flagged and len(flagged) < len(p.features):
-            keep = [j for j, f in enumerate(p.features) if f not in flagged]
-            Xk = p.X[:, keep]
-            _, sc, v, val, _ = verdict_of(scale_features(Xk, scaling, [keep.index(j) for j in skew if j in keep]), p.y)
-            rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary)
-        table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
+    table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
+                             primary) if variants else None)
     steps = list(p.steps)
     if scaling != "none":
         steps.append(PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}."))

@@ -785,6 +785,26 @@ def _primary_draws(results: pd.DataFrame | None, primary: str) -> pd.DataFrame |
     value, _ = primary_score(wide.assign(**{f"{m}_se": 0.0 for m in names}), primary)   # draws carry no se
     return value.unstack("n_a")
 
+# %% ../nbs/14_verdict.ipynb #cb4f470b
+def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with the primary score and rank
+                      draws: pd.DataFrame | None,  # `_primary_draws` (None: no draws, nothing added)
+                      primary: str,              # the ranking score
+                      ci: float,                 # the level of the intervals
+                     ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    "(table with <primary>_low/_high and rank_low/_high, the draws of the datasets that have them) (see the prose)."
+    if draws is None:
+        return t, None
+    from statistics import NormalDist
+    from clm_nb.intervals import check_ci
+    z = NormalDist().inv_cdf(0.5 + check_ci(ci, "leaderboard") / 2)
+    key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
+    D = draws.reindex(key)
+    se, value = D.std(axis=1, ddof=1).to_numpy(), t[primary].to_numpy(dtype=float)
+    t[f"{primary}_low"], t[f"{primary}_high"] = np.clip(value - z * se, 0, 1), np.clip(value + z * se, 0, 1)
+    ranks = rank_intervals(pd.Series(value, index=key), D, ci)
+    t["rank_low"], t["rank_high"] = ranks.rank_low.to_numpy(), ranks.rank_high.to_numpy()
+    return t, D.dropna(how="any")
+
 # %% ../nbs/14_verdict.ipynb #8adbb228
 def leaderboard(results: pd.DataFrame,                        # the runner's results of `profile_tasks`
                 catalog: pd.DataFrame,                        # `list_datasets(..., labeled=False)`: every dataset a row
@@ -844,21 +864,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     variant_cols = _variant_verdicts(t, results, variants, measures, rule)
     t = t.join(variant_cols) if len(variant_cols.columns) else t
     t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
-    draws = _primary_draws(results, primary)
-    interval_cols = []
-    if draws is not None:
-        from clm_nb.intervals import check_ci
-        from statistics import NormalDist
-        z = NormalDist().inv_cdf(0.5 + check_ci(ci, "leaderboard") / 2)
-        key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
-        D = draws.reindex(key)
-        se = D.std(axis=1, ddof=1).to_numpy()
-        value = t[primary].to_numpy(dtype=float)
-        t[f"{primary}_low"], t[f"{primary}_high"] = np.clip(value - z * se, 0, 1), np.clip(value + z * se, 0, 1)
-        ranks = rank_intervals(pd.Series(value, index=key), D, ci)
-        t["rank_low"], t["rank_high"] = ranks.rank_low.to_numpy(), ranks.rank_high.to_numpy()
-        interval_cols = ["rank_low", "rank_high", f"{primary}_low", f"{primary}_high"]
-        draws = D.dropna(how="any")
+    t, draws = _interval_columns(t, _primary_draws(results, primary), primary, ci)
+    interval_cols = [c for c in ("rank_low", "rank_high", f"{primary}_low", f"{primary}_high") if c in t]
     t = t.sort_values(["rank", "collection", "dataset"], na_position="last", kind="stable").reset_index(drop=True)
     n_perm = [c for c in t.columns if c.endswith("_n_permutations")]
     cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
