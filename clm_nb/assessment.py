@@ -419,7 +419,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                                                  max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
     scaled = scale_features(p.X, scaling, skew)
     prof, scores, verdict, value, se = verdict_of(scaled, p.y)
-    scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, **run)
+    scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, progress=bars,
+                                        **run)
     table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
                              primary) if variants else None)
     steps = list(p.steps)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .between import MIN_CLASS_SAMPLE, check_permutations
-from .core import check_data, check_number, get_measure
+from .core import check_data, check_number, get_measure, progress_bar
 
 # %% auto #0
 __all__ = ['check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'resample_scores']
@@ -100,6 +100,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     n_permutations: int = 20,     # relabellings per class pair of the Monte-Carlo measures
                     random_state=0,               # seed of the half-samples and their relabellings (an int)
                     max_points: int = 20_000,     # above this, half-samples come from a stratified subsample
+                    progress=False,               # a bar over the half-samples on stderr (True, or its label)
                     values: dict | None = None,   # full-data values: {m: value, optionally f'{m}_weighted': ...}, if computed
                    ) -> Resamples:
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
@@ -125,7 +126,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
     pool = stratified_sample(data.labels, max_points, rng)
     codes = data.labels[pool]
     cols = {c: np.full(B, np.nan) for m in names for c in (m, f"{m}_weighted", f"{m}_share_below")}
-    for b in range(B):
+    for b in progress_bar(range(B), progress, "half-samples", unit="sample"):
         r = np.random.default_rng([seed, 1, b])
         rows = pool[half_sample(codes, r)]
         sc = profile(data.X[rows], data.labels[rows], int(r.integers(2**31 - 1)))
