@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from .between import QUADRATIC_MAX_POINTS, check_permutations, profile_plan
-from .core import (check_choice, check_data, check_flag, check_number, noise_mask, show_progress, terminal_text,
+from .core import (check_choice, check_data, check_flag, check_number, encode_labels, noise_mask, show_progress, terminal_text,
                          user_text)
-from .intervals import check_ci, resample_scores
+from .intervals import check_ci, resample_scores, stratified_sample
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
                             VerdictRule, check_board_measures, clm_profile, permutation_cap, primary_score,
@@ -280,19 +280,23 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
                     verdict_of,       # (X, y) -> `_profile_verdict`'s tuple, with assess's options
                     rule: VerdictRule,  # the verdict rule
                     primary: str,     # the ranking score
+                    seed: int = 0,    # seed of the sample above QUADRATIC_MAX_POINTS points
                    ) -> pd.DataFrame:
     "One row per preparation variant: verdict, primary score, the views' scores (see the prose)."
-    rows = {scaling: first}
+    rows = {scaling: first | {"points": p.X.shape[0]}}
+    X, y = p.X, np.asarray(p.y, dtype=object)
+    if X.shape[0] > QUADRATIC_MAX_POINTS:                 # a check of stability: one stratified sample (see the prose)
+        keep = stratified_sample(encode_labels(y)[0], QUADRATIC_MAX_POINTS, np.random.default_rng([seed, 3]))
+        X, y = X[keep], y[keep]
     for s in SCALINGS:
         if s != scaling and (s != "log" or skew):
-            _, sc, v, val, _ = verdict_of(scale_features(p.X, s, skew), p.y)
-            rows[s] = _variant_row(sc, v, val, rule, primary)
+            _, sc, v, val, _ = verdict_of(scale_features(X, s, skew), y)
+            rows[s] = _variant_row(sc, v, val, rule, primary) | {"points": X.shape[0]}
     flagged = p.columns_warned
     if flagged and len(flagged) < len(p.features):
-        keep = [j for j, f in enumerate(p.features) if f not in flagged]
-        _, sc, v, val, _ = verdict_of(scale_features(p.X[:, keep], scaling, [keep.index(j) for j in skew if j in keep]),
-                                      p.y)
-        rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary)
+        cols = [j for j, f in enumerate(p.features) if f not in flagged]
+        _, sc, v, val, _ = verdict_of(scale_features(X[:, cols], scaling, [cols.index(j) for j in skew if j in cols]), y)
+        rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary) | {"points": X.shape[0]}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
 
 # %% ../nbs/17_assessment.ipynb #745cb0f1
@@ -422,7 +426,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, progress=bars,
                                         **run)
     table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
-                             primary) if variants else None)
+                             primary, random_state if isinstance(random_state, (int, np.integer)) else 0)
+             if variants else None)
     steps = list(p.steps)
     if scaling != "none":
         steps.append(PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}."))

@@ -134,3 +134,16 @@ def test_top_level_api_still_works():
             "print(loaded, callable(assess), len(measures()) == len(clm_nb.__all__) - 8, sc_a is clm_nb.sc_a)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.split() == ["False", "True", "True", "True"], r.stdout + r.stderr
+
+
+def test_variants_above_the_bound_are_profiled_on_a_sample(monkeypatch):
+    "Above QUADRATIC_MAX_POINTS the other preparations run on one stratified sample, and the table says how many points."
+    import clm_nb.assessment as assessment
+    from sklearn.datasets import make_blobs
+    monkeypatch.setattr(assessment, "QUADRATIC_MAX_POINTS", 300)
+    X, y = make_blobs(1200, n_features=3, centers=3, random_state=0)
+    a = assessment.assess(X * [1, 10, 100], y, ci=None, progress=False)
+    v = a.variants
+    assert v.loc["none", "points"] == 1200
+    assert (v.drop(index="none")["points"] == 300).all() and len(v) >= 3
+    assert all("points" in row for row in a.to_dict()["variants"])
