@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_assess_scale.py [assess|startup|all] [--before /work/main]
 
 assess: each size in its own subprocess (numba warmed there first on 500 points, so compile time is not counted):
-wall time of `clm_nb.assess(X, y)`, peak resident memory (ru_maxrss), the ratio of the two times (issue 39's target:
+wall time of `clm_nb.assess(X, y)` with the defaults and with ci=None, peak resident memory (ru_maxrss), the ratio of the two times (issue 39's target:
 <= 20), and the processor. startup: the first `clm_nb.aucc` and `clm_nb.dbcv` call in a fresh NUMBA_CACHE_DIR (cold
 cache), the same after `clm-nb warm` where the tree has that command, and `clm-nb --help`, for this checkout and, with
 --before, another checkout (its code on PYTHONPATH, the same interpreter).
@@ -17,11 +17,12 @@ import resource, sys, time
 from sklearn.datasets import make_blobs
 import clm_nb
 n = int(sys.argv[1])
+opts = {} if sys.argv[2] == "defaults" else {"ci": None}       # ci=None: no sampling intervals (the fast path)
 Xw, yw = make_blobs(n_samples=500, n_features=10, centers=5, random_state=1)
 clm_nb.assess(Xw, yw, progress=False)                     # numba's kernels compiled or loaded: not timed
 X, y = make_blobs(n_samples=n, n_features=10, centers=5, random_state=0)
 t = time.perf_counter()
-a = clm_nb.assess(X, y, progress=False)
+a = clm_nb.assess(X, y, progress=False, **opts)
 wall = time.perf_counter() - t
 print(wall, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, a.verdict, sep="\\t")
 """
@@ -54,13 +55,14 @@ def processor() -> str:
 
 def assess_scale():
     print(f"processor: {processor()}, {os.cpu_count()} cores")
-    times = {}
-    for n in (10_000, 1_000_000):
-        wall, rss, verdict = run(ASSESS, n).split("\t")
-        times[n] = float(wall)
-        print(f"assess n = {n:>9,}: {float(wall):7.1f} s, peak resident memory {float(rss):7.0f} MiB ({verdict})",
-              flush=True)
-    print(f"ratio 10^6 / 10^4: {times[1_000_000] / times[10_000]:.1f} (target <= 20; 100x the points)")
+    for opts in ("defaults", "ci=None"):
+        times = {}
+        for n in (10_000, 1_000_000):
+            wall, rss, verdict = run(ASSESS, n, opts).split("\t")
+            times[n] = float(wall)
+            print(f"assess ({opts}) n = {n:>9,}: {float(wall):7.1f} s, peak resident memory {float(rss):7.0f} MiB "
+                  f"({verdict})", flush=True)
+        print(f"ratio 10^6 / 10^4 ({opts}): {times[1_000_000] / times[10_000]:.1f} (target <= 20; 100x the points)")
 
 
 def startup(trees):

@@ -636,7 +636,11 @@ class Leaderboard:
     def verdict_counts(self) -> dict:
         return {v: int((self.table.verdict == v).sum()) for v in VERDICTS}
 
-    def outranks(self, collection: str, dataset: str, k: int = 5) -> pd.DataFrame:
+    def outranks(self,
+                 collection: str,  # the dataset's collection
+                 dataset: str,     # its name
+                 k: int = 5,       # neighbours on each side
+                ) -> pd.DataFrame:
         "The `k` datasets ranked just above and just below this one, and the probability that it out-ranks each."
         return outrank_table(self, collection, dataset, k)
 
