@@ -23,9 +23,26 @@ def test_rank_intervals_hold_the_rank_and_stay_in_range(n, B, seed):
     noise = rng.standard_normal((n, B))
     draws = pd.DataFrame(values.to_numpy()[:, None] + spread * (noise - noise.mean(axis=1, keepdims=True)))
     r = rank_intervals(values, draws, ci=0.9)
-    rank = (-values).rank()
     assert ((r.rank_low >= 1) & (r.rank_high <= n) & (r.rank_low <= r.rank_high)).all()
     assert rank_intervals(values, draws, ci=0.9).equals(r)                     # deterministic
+
+
+def test_centred_draws_almost_always_hold_the_measured_rank():
+    """low <= rank <= high is not a theorem, even for draws centred (or symmetric) on each score: a dataset whose
+    draws mostly sit just above a fixed neighbour's score, with one far below, ranks above it in more than
+    1 - (1-ci)/2 of the draws though its measured score is lower. Measured: 1 case in 3,000 seeded ones (3 with
+    antithetic draws). So the test bounds the share on fixed seeds (deterministic, no flakiness)."""
+    misses = 0
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n, B = int(rng.integers(2, 13)), int(rng.integers(10, 41))
+        values = pd.Series(rng.uniform(size=n))
+        noise = rng.standard_normal((n, B))
+        draws = pd.DataFrame(values.to_numpy()[:, None]
+                             + rng.uniform(0, 0.2, size=(n, 1)) * (noise - noise.mean(axis=1, keepdims=True)))
+        r, rank = rank_intervals(values, draws, ci=0.9), (-values).rank()
+        misses += not ((r.rank_low <= rank) & (rank <= r.rank_high)).all()
+    assert misses <= 3                                                         # <= 1 %
 
 
 def test_fixed_scores_make_point_intervals():
