@@ -1,6 +1,8 @@
 """Rank intervals on the leaderboard (issue 39): the rank-draw math, the leaderboard's columns and CSV, and the report
 in Chromium (the rank interval shown and sortable, each dataset page's P(out-rank) table)."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from clm_nb.runner import run
 from clm_nb.verdict import leaderboard, outrank_probability, profile_tasks, rank_intervals
 
 from browser import ARGS, CHROMIUM, sync_playwright
+from studycells import check_cell_error
 
 
 @settings(max_examples=40, deadline=None)
@@ -91,6 +94,12 @@ def test_draws_are_part_of_the_task_key(board):
         profile_tasks(catalog, data_dir=False, n_resamples=3)
 
 
+
+def test_study_refuses_too_few_resamples_in_its_check_cell(tmp_path):
+    "The leaderboard study stops in its check cell, naming n_resamples, as profile_tasks and the CLI would later."
+    study = Path(__file__).resolve().parents[1] / "nbs" / "studies" / "leaderboard.ipynb"
+    assert "n_resamples=3" in check_cell_error(study, out_dir=str(tmp_path / "out"), n_resamples=3)
+    assert "n_resamples" in check_cell_error(study, out_dir=str(tmp_path / "out"), n_resamples=-1)
 
 
 @pytest.mark.skipif(CHROMIUM is None or sync_playwright is None, reason="needs Chromium and playwright")
