@@ -53,7 +53,7 @@ __all__ = [
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
 _SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "between", "external", "consensus",
-               "datasets", "prepare", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
+               "datasets", "prepare", "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
                "report", "assessment", "cli", "all")
 
 

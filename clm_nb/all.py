@@ -14,6 +14,7 @@ from .curves import *
 from .separability import *
 from .consensus import *
 from .prepare import *
+from .gower import *
 from .datasets import *
 from .clusterers import *
 from .evaluation import *
