@@ -15,6 +15,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.assessment._data_hints': ('assessment.html#_data_hints', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._dominant_pair_hint': ('assessment.html#_dominant_pair_hint', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._hints': ('assessment.html#_hints', 'clm_nb/assessment.py'),
+                                   'clm_nb.assessment._interval_text': ('assessment.html#_interval_text', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._profile_verdict': ('assessment.html#_profile_verdict', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._sampling': ('assessment.html#_sampling', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._say_plan': ('assessment.html#_say_plan', 'clm_nb/assessment.py'),

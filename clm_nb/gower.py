@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .core import check_choice, user_text
+from .core import check_choice, check_number, user_text
 
 # %% auto #0
 __all__ = ['GOWER_KINDS', 'GowerData', 'gower_data', 'gower']
@@ -39,6 +39,7 @@ class GowerData:
               chunk: int = 1 << 22,  # cells per column kind computed at once (bounds the memory)
              ) -> np.ndarray:
         "The Gower dissimilarities between rows `a` and rows `b` (index arrays or slices; None: all rows)."
+        chunk = check_number(chunk, "chunk", lo=1, integer=True, who="GowerData.block")
         a = np.arange(self.n) if a is None else np.arange(self.n)[a]
         b = np.arange(self.n) if b is None else np.arange(self.n)[b]
         out = np.empty((a.size, b.size))

@@ -760,6 +760,7 @@ def outrank_table(board,            # a `Leaderboard` built with draws
                   k: int = 5,       # neighbours on each side
                  ) -> pd.DataFrame:
     "Columns rank, collection, dataset, score, p_outranks: this dataset's neighbours and P(it out-ranks each)."
+    k = check_number(k, "k", lo=0, integer=True, who="outrank_table")
     cols = ["rank", "collection", "dataset", "score", "p_outranks"]
     t = board.table
     ranked = t[t["rank"].notna()].reset_index(drop=True)
@@ -799,8 +800,7 @@ def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with t
     if draws is None:
         return t, None
     from statistics import NormalDist
-    from clm_nb.intervals import check_ci
-    z = NormalDist().inv_cdf(0.5 + check_ci(ci, "leaderboard") / 2)
+    z = NormalDist().inv_cdf(0.5 + ci / 2)                 # ci checked by `leaderboard`
     key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
     D = draws.reindex(key)
     se, value = D.std(axis=1, ddof=1).to_numpy(), t[primary].to_numpy(dtype=float)
@@ -828,6 +828,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
         measures = (results["measures"].dropna().iloc[0].split(",") if results is not None and "measures" in results
                     and results["measures"].notna().any() else list(LEADERBOARD_MEASURES))
     measures = check_board_measures(measures, primary)
+    from clm_nb.intervals import check_ci
+    ci = check_ci(ci, "leaderboard")                  # at the door, even when the results hold no draws
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"leaderboard: rule={rule!r} must be a VerdictRule.")
     absent = [m for _, m in rule.views if m not in measures]

@@ -129,3 +129,11 @@ def test_report_shows_and_sorts_rank_intervals(board):
         assert "%" in table.locator("tr").nth(1).inner_text()
         browser.close()
     assert problems == []
+
+
+def test_options_are_checked_at_the_door(board):
+    b, catalog, results, _ = board
+    with pytest.raises(ValueError, match="percentage"):
+        leaderboard(results.loc[results.part != "draw"], catalog, data_dir=False, ci=95)   # even without draws
+    with pytest.raises(ValueError, match="k="):
+        b.outranks(b.table.collection[0], b.table.dataset[0], k=-1)
