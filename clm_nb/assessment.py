@@ -59,6 +59,14 @@ def _assessment_html(a: Assessment) -> str:
                            variants=rows(va), colors=_COLORS, support=_support_text(a.verdict_support),
                            summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
 
+# %% ../nbs/17_assessment.ipynb #0d25a135
+def _interval_text(a: Assessment) -> str:
+    "' (95 % interval 0.547–0.690)' for the primary score when `assess` computed one, else ''."
+    sc = a.scores
+    if a.ci is None or a.primary not in sc.index or "low" not in sc or pd.isna(sc.at[a.primary, "low"]):
+        return ""
+    return f" ({100 * a.ci:g} % interval {sc.at[a.primary, 'low']:.3f}–{sc.at[a.primary, 'high']:.3f})"
+
 # %% ../nbs/17_assessment.ipynb #14d2cade
 def _assessment_text(a: Assessment, interface: str) -> str:
     "The text of an `Assessment` (`Assessment.text`): verdict, warnings, uncertainty, preparation, scores, pairs, hints."
@@ -69,7 +77,7 @@ def _assessment_text(a: Assessment, interface: str) -> str:
              + noise + scaled + f"; {a.stability})"]
     lines += [f"  {s.text(interface)}" for s in a.warnings]
     lines += [f"  {a.reason}",
-              f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "")]
+              f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "") + _interval_text(a)]
     lines += [f"  {s}" for s in a.uncertainty]
     if a.verdict_support:
         lines += [f"  {_support_text(a.verdict_support)}"]

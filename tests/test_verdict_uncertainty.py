@@ -199,3 +199,13 @@ def test_browser_shows_the_borderline_sentence(tmp_path):
             assert "straddles the cut-off 0.3" in body and "± is the Monte-Carlo standard error" in body
         finally:
             b.close()
+
+
+def test_the_ranking_score_is_printed_with_its_interval():
+    from sklearn.datasets import load_iris
+    import clm_nb
+    X, y = load_iris(return_X_y=True)
+    a = clm_nb.assess(X, y, variants=False, n_resamples=10, progress=False)
+    low, high = a.scores.at[a.primary, "low"], a.scores.at[a.primary, "high"]
+    assert f"{a.primary} = {a.score:.3f} (95 % interval {low:.3f}–{high:.3f})" in a.text()
+    assert "interval" not in clm_nb.assess(X, y, variants=False, ci=None, progress=False).text().split("\n")[2]
