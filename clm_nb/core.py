@@ -9,6 +9,7 @@ import difflib
 import inspect
 import io
 import linecache
+import math
 import numbers
 import os
 import re
@@ -24,15 +25,16 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES',
-           'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule',
-           'noise_mask', 'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise',
-           'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean',
-           'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
-           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
-           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
-           'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
-           'param_comments', 'param_doc', 'document_params']
+__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS',
+           'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES',
+           'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask', 'encode_labels', 'check_number', 'check_choice',
+           'check_flag', 'check_noise', 'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude',
+           'check_X', 'check_euclidean', 'Dissimilarities', 'release_pages', 'check_dissimilarity', 'SparseRows',
+           'check_sparse', 'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions',
+           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
+           'fill_registry', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math',
+           'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar',
+           'line_comments', 'param_comments', 'param_doc', 'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
 class LazyModule:
@@ -335,7 +337,8 @@ def check_X(X,                  # the data: (n, d) array-like or DataFrame of fi
         X = (np.column_stack([float_column(X.iloc[:, j], c, who=measure)
                               for j, c in enumerate(X.columns)]) if X.shape[1] else X.to_numpy(dtype=np.float64))
     if sparse.issparse(X):
-        raise ValueError(f"{who}X is a sparse matrix; pass a dense array (X.toarray()).")
+        raise ValueError(f"{who}X is a sparse matrix; {measure or 'this measure'} needs dense coordinates (X.toarray()). "
+                         "The pair measures (silhouette, dunn, aucc, ...) read sparse X as it is.")
     try:
         arr = np.asarray(X)
         if arr.dtype.kind == "c":
@@ -376,6 +379,168 @@ def check_euclidean(metric,     # the metric the caller asked for
         raise ValueError(f"{name} is defined with Euclidean centroids; metric={metric!r} is not supported. "
                          "Use metric='euclidean' (or an index that takes pairwise distances, such as silhouette).")
 
+# %% ../nbs/00_core.ipynb #b331fb07
+SOURCES = ("coordinates", "precomputed", "sparse", "gower")   # what the points of a `LabeledData` can be
+
+# %% ../nbs/00_core.ipynb #2bbad0d3
+@dataclass(frozen=True, eq=False)
+class Dissimilarities:
+    "Pairwise dissimilarities given instead of coordinates (metric='precomputed'), read in place."
+    values: np.ndarray     # (m, m) square or (m(m-1)/2,) condensed, float64, C-contiguous (a memmap stays one)
+    rows: np.ndarray       # (n,) int64: point i is row rows[i] of the matrix (noise dropped: n < m)
+    top: float = math.inf  # an upper bound on every value (check_dissimilarity: the largest)
+    kind = "precomputed"
+    n_features = 0
+
+    @property
+    def condensed(self) -> bool: return self.values.ndim == 1
+    @property
+    def m(self) -> int:
+        "Rows of the full matrix."
+        return self.values.shape[0] if not self.condensed else int(round((1 + math.sqrt(1 + 8 * self.values.size)) / 2))
+    @property
+    def n(self) -> int: return self.rows.shape[0]
+
+    def take(self, keep: np.ndarray) -> "Dissimilarities":
+        "The points where the boolean mask `keep` is True (no copy of the matrix)."
+        return Dissimilarities(self.values, self.rows[keep], self.top)
+
+    def block(self, a=None, b=None) -> np.ndarray:
+        "Dissimilarities between points `a` and points `b` (index arrays or slices; None: all), as float64."
+        ra = self.rows if a is None else self.rows[a]
+        rb = self.rows if b is None else self.rows[b]
+        if not self.condensed:
+            return np.asarray(self.values[np.asarray(ra)[:, None], np.asarray(rb)[None, :]], dtype=np.float64)
+        I, J = np.minimum.outer(ra, rb), np.maximum.outer(ra, rb)
+        m = self.m
+        out = self.values[np.where(I == J, 0, m * I - I * (I + 1) // 2 + (J - I - 1))].astype(np.float64)
+        out[I == J] = 0.0
+        return out
+
+# %% ../nbs/00_core.ipynb #ca93d92c
+def release_pages(arr) -> bool:
+    """Drop the pages of a read-only file-backed memmap (`arr`, or the memmap it is a view of) from this process's
+    resident set; they stay in the OS page cache. False, doing nothing, for anything else."""
+    base = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None or getattr(base, "mode", None) != "r" or not hasattr(mm, "madvise"):
+        return False
+    import mmap
+    try:
+        mm.madvise(mmap.MADV_DONTNEED)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+# %% ../nbs/00_core.ipynb #ec58303c
+DISSIMILARITY_RTOL = 1e-10     # asymmetry and a non-zero diagonal tolerated, relative to the largest dissimilarity
+
+def _tiles(m: int, rows: int):
+    for r0 in range(0, m, rows):
+        for c0 in range(r0, m, rows):
+            yield r0, min(m, r0 + rows), c0, min(m, c0 + rows)
+
+def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/2,) condensed vector, memmap allowed
+                        *,
+                        measure: str = "",    # the caller's name, prefixed to the message
+                        tile: int = 2048,     # rows and columns of the tiles it is read in
+                       ) -> Dissimilarities:
+    "`D` as `Dissimilarities` (float64 C-contiguous matrices are not copied), or a `ValueError` naming the problem."
+    who = _prefix(measure)
+    if sparse.issparse(D):
+        raise ValueError(f"{who}metric='precomputed' takes a dense dissimilarity matrix; a sparse one leaves the "
+                         "missing pairs undefined. Pass D.toarray(), or the coordinates with their metric.")
+    if isinstance(D, (pd.DataFrame, pd.Series)):
+        D = D.to_numpy()
+    arr = D if isinstance(D, np.ndarray) else np.asarray(D)
+    if arr.dtype.kind not in "fiu":
+        raise ValueError(f"{who}metric='precomputed': the dissimilarities must be real numbers; got dtype {arr.dtype}.")
+    if arr.ndim == 2:
+        if arr.shape[0] != arr.shape[1]:
+            raise ValueError(f"{who}metric='precomputed' needs a square (n, n) matrix or a condensed vector; got shape "
+                             f"{arr.shape}. For coordinates, pass the metric they are measured with (e.g. 'euclidean').")
+        m = arr.shape[0]
+    elif arr.ndim == 1:
+        m = int(round((1 + math.sqrt(1 + 8 * arr.size)) / 2))
+        if m * (m - 1) // 2 != arr.size or arr.size == 0:
+            raise ValueError(f"{who}metric='precomputed': a 1-D input must be a condensed matrix of length n(n-1)/2 "
+                             f"(scipy.spatial.distance.squareform); {arr.size} is not such a length.")
+    else:
+        raise ValueError(f"{who}metric='precomputed' needs a square (n, n) matrix or a condensed vector; got shape "
+                         f"{arr.shape}.")
+    if arr.dtype != np.float64 or not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
+    top, skew, diag = 0.0, 0.0, 0.0
+    if arr.ndim == 1:
+        for s in range(0, arr.size, tile * tile):
+            part = arr[s:s + tile * tile]
+            _check_values(part, who)
+            top = max(top, float(part.max(initial=0.0)))
+    else:
+        for r0, r1, c0, c1 in _tiles(m, tile):
+            A = arr[r0:r1, c0:c1]
+            _check_values(A, who)
+            top = max(top, float(A.max(initial=0.0)))
+            if c0 == r0:
+                skew = max(skew, float(np.abs(A - A.T).max(initial=0.0)))
+                diag = max(diag, float(np.abs(np.diagonal(A)).max(initial=0.0)))
+            else:
+                B = arr[c0:c1, r0:r1]
+                _check_values(B, who)
+                top = max(top, float(B.max(initial=0.0)))
+                skew = max(skew, float(np.abs(A - B.T).max(initial=0.0)))
+            release_pages(arr)
+    if diag > DISSIMILARITY_RTOL * top:
+        raise ValueError(f"{who}metric='precomputed': the diagonal holds values up to {diag:.3g}; a point's "
+                         "dissimilarity to itself must be 0. Is this a similarity matrix? Convert it first "
+                         "(e.g. D = 1 - S for a similarity in [0, 1]).")
+    if skew > DISSIMILARITY_RTOL * top:
+        raise ValueError(f"{who}metric='precomputed': the matrix is not symmetric (|D - D.T| reaches {skew:.3g}, "
+                         f"the largest value is {top:.3g}); the measures need one dissimilarity per pair. Pass "
+                         "(D + D.T) / 2, or the condensed upper triangle.")
+    return Dissimilarities(arr, np.arange(m, dtype=np.int64), top)
+
+def _check_values(A: np.ndarray, who: str) -> None:
+    if not np.isfinite(A).all():
+        raise ValueError(f"{who}metric='precomputed': the matrix holds NaN or infinite values; every pair needs a "
+                         "finite dissimilarity (fill or drop the points whose dissimilarities are missing).")
+    if A.size and A.min() < 0:
+        raise ValueError(f"{who}metric='precomputed': the matrix holds negative values (down to {A.min():.3g}); "
+                         "dissimilarities are >= 0. Is it a similarity or a log-likelihood? Convert it first.")
+
+# %% ../nbs/00_core.ipynb #dc03ddf0
+@dataclass(frozen=True, eq=False)
+class SparseRows:
+    "A sparse (n, d) matrix as the engine reads it: CSR, float64, sorted indices, no duplicates."
+    matrix: Any              # scipy.sparse.csr_matrix
+    kind = "sparse"
+
+    @property
+    def n_features(self) -> int: return self.matrix.shape[1]
+    def take(self, keep: np.ndarray) -> "SparseRows": return SparseRows(self.matrix[keep])
+
+def check_sparse(X,                  # a scipy sparse matrix or array of shape (n, d)
+                 *,
+                 measure: str = "",  # the caller's name, prefixed to the message
+                ) -> SparseRows:
+    "`X` as canonical `SparseRows`, or a `ValueError` naming the problem."
+    who = _prefix(measure)
+    if X.ndim != 2 or X.shape[1] == 0:
+        raise ValueError(f"{who}X must be 2-D with at least one feature; got shape {X.shape}.")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{who}X must hold real numbers; got dtype {X.dtype}.")
+    M = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+    M.sum_duplicates()
+    M.sort_indices()
+    if not np.isfinite(M.data).all():
+        raise ValueError(f"{who}X stores NaN or infinite values; impute or drop those rows before scoring.")
+    if M.data.size:
+        check_magnitude(M.data[:, None], who=measure)
+    M.indptr, M.indices = M.indptr.astype(np.int64), M.indices.astype(np.int64)
+    return SparseRows(M)
+
 # %% ../nbs/00_core.ipynb #cc68c39b
 @dataclass(frozen=True, eq=False)
 class LabeledData:
@@ -385,21 +550,36 @@ class LabeledData:
     classes: np.ndarray       # (K,) the original label of each code
     keep: np.ndarray          # boolean mask of the rows of the caller's X that were kept
     n_noise: int = 0          # points carrying the noise label (dropped or not, per the policy)
+    source: Any = None        # the points when they are not coordinates (`SOURCES`); X is then (n, 0)
 
     @property
     def n(self) -> int: return self.X.shape[0]
     @property
-    def d(self) -> int: return self.X.shape[1]
+    def d(self) -> int:
+        "Features: X's columns, a sparse matrix's or a mixed table's columns; 0 for dissimilarities."
+        return self.X.shape[1] if self.source is None else int(getattr(self.source, "n_features", 0))
+    @property
+    def kind(self) -> str:
+        "What the points are: one of `SOURCES`."
+        return "coordinates" if self.source is None else self.source.kind
+    @property
+    def sizes(self) -> np.ndarray:
+        "Points per cluster, by code."
+        return np.bincount(self.labels, minlength=self.K)
     @property
     def K(self) -> int: return self.classes.shape[0]
 
     @cached_property
     def stats(self) -> "ClusterStats":
         "Cluster statistics (sizes, centroids, scatter), computed on first use and then shared."
+        if self.source is not None:
+            raise ValueError(f"centroids need coordinates; these points are {self.kind} (a measure built on "
+                             "centroids cannot read them: use one that reads pairwise distances, e.g. silhouette).")
         return ClusterStats.compute(self.X, self.labels, self.K)
 
     def __repr__(self):
-        return f"LabeledData(n={self.n}, d={self.d}, K={self.K}, n_noise={self.n_noise})"
+        kind = "" if self.source is None else f", {self.kind}"
+        return f"LabeledData(n={self.n}, d={self.d}, K={self.K}, n_noise={self.n_noise}{kind})"
 
 # %% ../nbs/00_core.ipynb #a1a73be4
 def check_labels(labels,                         # one label per point, any hashable values
@@ -457,9 +637,13 @@ def check_data(X,                               # the data: (n, d) array-like of
                min_clusters: int = 2,           # fewest clusters accepted
                allow_singletons: bool = False,  # accept every point in its own cluster
                measure: str = "",               # the caller's name, prefixed to the message
+               metric: str | None = None,       # the caller's metric: 'precomputed' and 'gower' change what X is
               ) -> LabeledData:
-    "The one validation entry point: `X` (n, d) finite numeric and `labels` (n,) any hashable -> `LabeledData`."
+    """The one validation entry point: `X` (n, d) finite numeric and `labels` (n,) any hashable -> `LabeledData`.
+    With metric='precomputed', X is a dissimilarity matrix; with 'gower', a mixed table; with any other metric a
+    sparse X is kept sparse; with metric=None (the centroid measures) only dense coordinates are accepted."""
     if isinstance(X, LabeledData):
+        _check_kind(X.kind, metric, measure)
         if labels is not None:
             raise ValueError(f"{measure + ': ' if measure else ''}X is already a LabeledData; pass labels=None.")
         if X.n < min_points:
@@ -471,17 +655,45 @@ def check_data(X,                               # the data: (n, d) array-like of
         return X
     if labels is None:
         raise ValueError(f"{measure + ': ' if measure else ''}labels are required (one label per row of X).")
-    arr = check_X(X, min_points=min_points, measure=measure)
+    source = _source(X, metric, measure)
+    arr = check_X(X, min_points=min_points, measure=measure) if source is None else np.empty((_rows(source), 0))
+    if arr.shape[0] < min_points:
+        raise ValueError(f"{measure + ': ' if measure else ''}X has {arr.shape[0]} point(s); "
+                         f"at least {min_points} are needed.")
     codes, classes, keep, n_noise = check_labels(labels, n_samples=arr.shape[0], noise=noise, noise_label=noise_label,
                                                  min_clusters=min_clusters, allow_singletons=allow_singletons,
                                                  measure=measure)
     if not keep.all():
         arr = np.ascontiguousarray(arr[keep])
+        source = None if source is None else source.take(keep)
     if arr.shape[0] < min_points:
         extra = " after dropping noise points" if not keep.all() else ""
         raise ValueError(f"{measure + ': ' if measure else ''}X has {arr.shape[0]} point(s){extra}; "
                          f"at least {min_points} are needed.")
-    return LabeledData(arr, codes, classes, keep, n_noise)
+    return LabeledData(arr, codes, classes, keep, n_noise, source)
+
+def _source(X, metric, measure: str):
+    "The non-coordinate points `X` holds under `metric`, or None for dense coordinates."
+    if metric == "precomputed":
+        return check_dissimilarity(X, measure=measure)
+    if metric == "gower":
+        from .gower import gower_data
+        return gower_data(X)
+    if metric is not None and sparse.issparse(X):
+        return check_sparse(X, measure=measure)
+    return None
+
+def _rows(source) -> int:
+    return source.matrix.shape[0] if source.kind == "sparse" else source.n
+
+def _check_kind(kind: str, metric, measure: str) -> None:
+    "A `ValueError` when validated points of this kind cannot be read with `metric`."
+    ok = {"precomputed": metric == "precomputed", "gower": metric == "gower",
+          "sparse": metric not in (None, "precomputed", "gower"),
+          "coordinates": metric not in ("precomputed", "gower")}[kind]
+    if not ok:
+        raise ValueError(f"{measure + ': ' if measure else ''}these points are {kind}; metric={metric!r} cannot read "
+                         "them. Validate the data again with the metric it is measured with.")
 
 # %% ../nbs/00_core.ipynb #bb7d0689
 MAX_CLASS_PAIRS = 500_000      # class pairs scored one by one (between-dataset measures, the verdict): K = 1,000

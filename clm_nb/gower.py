@@ -29,9 +29,28 @@ class GowerData:
     columns: tuple           # the columns, in the order numeric, codes, binary
     kinds: tuple             # each column's kind (`GOWER_KINDS`)
 
+    kind = "gower"              # what `LabeledData.source` holds (core's `SOURCES`)
+
     @property
     def n(self) -> int:
         return self.numeric.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return len(self.columns)
+
+    def take(self, keep: np.ndarray) -> "GowerData":
+        "The rows where the boolean mask (or index array) `keep` selects them."
+        return GowerData(self.numeric[keep], self.codes[keep], self.binary[keep], self.weights, self.columns,
+                         self.kinds)
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The table as the pair engine reads it: (n, p) float rows (NaN: missing), each column's kind (0 range-scaled
+        number, 1 category code, 2 asymmetric binary) and its weight, columns in the order numeric, codes, binary."""
+        F = np.column_stack([self.numeric, np.where(self.codes >= 0, self.codes, np.nan),
+                             np.where(self.binary >= 0, self.binary, np.nan)]).astype(np.float64)
+        kinds = np.repeat(np.arange(3, dtype=np.int64), [self.numeric.shape[1], self.codes.shape[1], self.binary.shape[1]])
+        return np.ascontiguousarray(F), kinds, np.concatenate(self.weights).astype(np.float64)
 
     def block(self,
               a=None,                # rows: an index array or a slice (None: all)

@@ -94,11 +94,11 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
     within = check_choice(within, "within", DUNN_WITHIN, who="dunn")
     metric = check_metric(metric, who="dunn")
     max_memory = check_max_memory(max_memory, who="dunn")
-    data = check_data(X, labels, noise=noise, measure="dunn")
+    data = check_data(X, labels, noise=noise, measure="dunn", metric=metric)
     centroidal = between in ("centroid", "centroid_average") or within == "centroid"
     if centroidal: check_euclidean(metric, f"dunn(between={between!r}, within={within!r})")
     ext = summarize(data, None, ["extremes"], metric=metric, max_memory=max_memory, measure="dunn")
-    sizes = data.stats.sizes.astype(float)
+    sizes = data.sizes.astype(float)
     if centroidal:
         st = data.stats
         to_c = np.column_stack([np.linalg.norm(data.X - c, axis=1) for c in st.centroids]) / ext.scale  # (n, K)
@@ -139,7 +139,7 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     point's own cluster and $b$ to the nearest other cluster (higher is better)."""
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
-    data = check_data(X, labels, noise=noise, measure="silhouette")
+    data = check_data(X, labels, noise=noise, measure="silhouette", metric=metric)
     return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # in chunks if K is large
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b

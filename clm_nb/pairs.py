@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import os
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
@@ -14,17 +16,20 @@ import numpy as np
 from numba import njit, prange
 
 from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, check_class_pairs, check_data,
-                         check_number, normalize_scale)
+                         check_number, normalize_scale, release_pages)
 
 # %% auto #0
-__all__ = ['METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE', 'DEFAULT_MAX_MEMORY', 'NEEDS',
-           'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
-           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'check_tolerance', 'check_table_sizes',
-           'pair_summary', 'silhouette_values', 'silhouette_widths', 'summarize']
+__all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
+           'DEFAULT_MAX_MEMORY', 'NEEDS', 'CURVE_COLUMNS', 'PAGE_RELEASE_SECONDS', 'ROUNDING_ALLOWANCE', 'check_metric',
+           'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
+           'PairSummary', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
+           'silhouette_widths', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
-           "cosine": 4}
+           "cosine": 4, "precomputed": 5, "gower": 9}
+COORDINATE_METRICS = tuple(m for m, c in METRICS.items() if c < 5)   # read from coordinates, dense or sparse
+_CONDENSED, _SPARSE = 6, 10        # internal codes: a condensed precomputed vector; sparse rows (10 + the metric's code)
 
 def check_metric(metric: str, *, who: str = "") -> str:
     "`metric` if the engine supports it; anything else (an unknown name, a list, a number) is a `ValueError`."
@@ -32,9 +37,8 @@ def check_metric(metric: str, *, who: str = "") -> str:
         return check_choice(metric, "metric", sorted(METRICS), who=who)
     except ValueError:
         raise ValueError(f"{who + ': ' if who else ''}metric={metric!r} is not supported by the pair engine; "
-                         f"use one of "
-                         f"{sorted(METRICS)} (for other metrics, transform X first, e.g. standardise it and use "
-                         "'euclidean').") from None
+                         f"use one of {sorted(METRICS)}. For any other dissimilarity (edit distance, DTW, a graph "
+                         "distance), compute the matrix yourself and pass it with metric='precomputed'.") from None
 
 # %% ../nbs/01_pairs.ipynb #3a9d3d38
 TRANSLATION_INVARIANT_METRICS = {"euclidean", "l2", "sqeuclidean", "cityblock", "manhattan", "l1", "chebyshev"}
@@ -99,48 +103,153 @@ def check_max_memory(max_memory, *, who: str = "") -> int:
 @dataclass(frozen=True, eq=False)
 class SortedData:
     "Points sorted by cluster: rows `starts[k]:starts[k+1]` are cluster k. Distances are in units of `scale`."
-    X: np.ndarray          # (n, d) rows sorted by label, divided by `scale` (unit rows for cosine)
-    XT: np.ndarray         # (d, n) the same, transposed and contiguous: the kernels read it column-wise
+    X: np.ndarray          # (n, d) coordinates sorted by label, divided by `scale` (unit rows for cosine); (n, 0) else
+    src: tuple             # (F, I, J, W): what the kernels read (see the table above)
     labels: np.ndarray     # (n,) sorted cluster codes 0..K-1
-    order: np.ndarray      # (n,) row i of X is row order[i] of the caller's data
+    order: np.ndarray      # (n,) point i is point order[i] of the caller's data
     starts: np.ndarray     # (K+1,) segment boundaries
-    scale: float           # distances are in units of `scale` (a power of two; 1 for cosine)
+    scale: float           # distances are in units of `scale` (a power of two; 1 for cosine, precomputed, gower)
     metric: str            # one of `METRICS`
+    code: int              # the kernels' code: METRICS[metric], or `_CONDENSED`, or `_SPARSE` + METRICS[metric]
+    bound: float = math.nan   # an upper bound on every distance when known in advance (precomputed: its largest)
 
     @property
-    def n(self) -> int: return self.X.shape[0]
+    def n(self) -> int: return self.labels.shape[0]
     @property
     def K(self) -> int: return self.starts.shape[0] - 1
     @property
     def sizes(self) -> np.ndarray: return np.diff(self.starts)
-    @property
-    def code(self) -> int: return METRICS[self.metric]
     @property
     def n_pairs(self) -> int: return self.n * (self.n - 1) // 2
     @property
     def n_within(self) -> int: return int((self.sizes * (self.sizes - 1) // 2).sum())
 
 # %% ../nbs/01_pairs.ipynb #63398989
+_NO_INT, _NO_FLOAT = np.empty(0, np.int64), np.empty(0)
+
 def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
-    "Sort validated data by label (stable) and divide by a power of two (exact); cosine works on unit rows."
+    """Sort validated data by label (stable) and lay it out for the kernels (the table above): coordinates divided by
+    a power of two (exact), cosine on unit rows, sparse rows as CSR, a precomputed matrix in place."""
     check_metric(metric)
+    if (data.kind in ("precomputed", "gower") or metric in ("precomputed", "gower")) and data.kind != metric:
+        raise ValueError(f"these points are {data.kind}; metric={metric!r} cannot read them (validate them with "
+                         "check_data(..., metric=metric)).")
     order = np.argsort(data.labels, kind="stable")
+    labels = data.labels[order].astype(np.int64)
+    starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
+    empty, code, scale = np.empty((data.n, 0)), METRICS[metric], 1.0
+    if data.kind == "precomputed":
+        D = data.source
+        F = np.asarray(D.values)                                       # a memmap's view, read in place
+        src = (F.reshape(1, -1), D.rows[order], np.array([D.m], np.int64), _NO_FLOAT) if D.condensed else \
+            (F, D.rows[order], _NO_INT, _NO_FLOAT)
+        return SortedData(empty, src, labels, order, starts, 1.0, metric, _CONDENSED if D.condensed else code,
+                          D.top if math.isfinite(D.top) else math.nan)
+    if data.kind == "gower":
+        rows, kinds, weights = data.source.rows()
+        return SortedData(empty, (np.ascontiguousarray(rows[order]), kinds, _NO_INT, weights), labels, order, starts,
+                          1.0, metric, code)
+    if data.kind == "sparse":
+        M = data.source.matrix[order]
+        if metric == "cosine":
+            row = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+            norms = np.sqrt(np.bincount(row, weights=M.data ** 2, minlength=M.shape[0]))
+            vals = M.data / np.where(norms > 0, norms, 1.0)[row]        # unit rows; an all-zero row stays 0
+        else:
+            top = float(np.abs(M.data).max()) if M.nnz else 0.0
+            scale = float(2.0 ** np.ceil(np.log2(top))) if top > 0 else 1.0
+            vals = M.data / scale
+        src = (np.ascontiguousarray(vals, dtype=np.float64).reshape(1, -1), M.indptr.astype(np.int64),
+               M.indices.astype(np.int64), _NO_FLOAT)
+        return SortedData(empty, src, labels, order, starts, scale, metric, _SPARSE + code)
     if metric == "cosine":
         norms = np.linalg.norm(data.X, axis=1, keepdims=True)
-        Xn, scale = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0), 1.0
+        Xn = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0)
     else:
         Xn, scale, _ = normalize_scale(data.X, center=False)
     Xs = np.ascontiguousarray(Xn[order], dtype=np.float64)
-    labels = data.labels[order].astype(np.int64)
-    starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
-    return SortedData(Xs, np.ascontiguousarray(Xs.T), labels, order, starts, float(scale), metric)
+    return SortedData(Xs, (np.ascontiguousarray(Xs.T), _NO_INT, _NO_INT, _NO_FLOAT), labels, order, starts,
+                      float(scale), metric, code)
+
+# %% ../nbs/01_pairs.ipynb #46df4da4
+@njit(cache=True, nogil=True)
+def _source_distances(src, i, j0, j1, code, out):
+    "`_row_distances` for precomputed (5, 6), Gower (9) and sparse (10 + metric code) points (the table above)."
+    F, I, J, W = src
+    m = j1 - j0
+    o = out[:m]
+    if code == 5:
+        row = F[I[i]]
+        for j in range(m):
+            o[j] = row[I[j0 + j]]
+    elif code == 6:
+        M, a = J[0], I[i]
+        for j in range(m):
+            b = I[j0 + j]
+            lo, hi = (a, b) if a < b else (b, a)
+            o[j] = F[0, M * lo - lo * (lo + 1) // 2 + hi - lo - 1]
+    elif code == 9:
+        p = F.shape[1]
+        for j in range(m):
+            b = j0 + j
+            num, den = 0.0, 0.0
+            for k in range(p):
+                x, y = F[i, k], F[b, k]
+                if x != x or y != y:
+                    continue
+                t = I[k]
+                if t == 0:
+                    num += W[k] * abs(x - y)
+                    den += W[k]
+                elif t == 1 or x == 1.0 or y == 1.0:
+                    den += W[k]
+                    if x != y:
+                        num += W[k]
+            o[j] = num / den if den > 0 else np.nan
+    else:
+        base = code - 10
+        V = F[0]
+        a0, a1 = I[i], I[i + 1]
+        for j in range(m):
+            b0, b1 = I[j0 + j], I[j0 + j + 1]
+            s = 0.0
+            p, q = a0, b0
+            while p < a1 or q < b1:
+                if q >= b1 or (p < a1 and J[p] < J[q]):
+                    x, y = V[p], 0.0
+                    p += 1
+                elif p >= a1 or J[q] < J[p]:
+                    x, y = 0.0, V[q]
+                    q += 1
+                else:
+                    x, y = V[p], V[q]
+                    p += 1
+                    q += 1
+                if base == 4:
+                    s += x * y
+                elif base == 3:
+                    s = max(s, abs(x - y))
+                elif base == 2:
+                    s += abs(x - y)
+                else:
+                    s += (x - y) * (x - y)
+            if base == 0:
+                s = np.sqrt(s)
+            elif base == 4:
+                s = 1.0 - s
+                s = 0.0 if s < 0.0 else (2.0 if s > 2.0 else s)
+            o[j] = s
+    return o
 
 # %% ../nbs/01_pairs.ipynb #8b1b98d3
 @njit(cache=True, nogil=True)
-def _row_distances(XT, i, j0, j1, code, out):
+def _row_distances(src, i, j0, j1, code, out):
     """out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order, four
     features per sweep of the buffer (the same additions in the same order as one feature per sweep). Each metric
     has its own loops, the branch outside them, so every loop is a plain vectorisable sweep."""
+    if code >= 5:
+        return _source_distances(src, i, j0, j1, code, out)
+    XT = src[0]
     d = XT.shape[0]
     m = j1 - j0
     o = out[:m]
@@ -251,13 +360,13 @@ def _moments_merge(acc, vals):
     acc[0] = n1
 
 # %% ../nbs/01_pairs.ipynb #26d73f05
-@njit(parallel=True, cache=True)
-def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster,
+@njit(parallel=True, cache=True, nogil=True)
+def _stats_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster,
                 want_hist, want_sums, want_moments, want_extremes, block_stride):
     """One pass over the n(n-1)/2 pairs in blocks of `_ROW_BLOCK` rows x `_COLUMN_TILE` columns, lane t taking row
     blocks t, t+L, ... (deterministic, so a later collecting pass sees the same pairs in the same lane); with
     `block_stride` s > 1, only every s-th of its blocks (a sample). Returns per-lane accumulators."""
-    n = XT.shape[1]
+    n = labels.shape[0]
     K = starts.shape[0] - 1
     S = 2 * K if per_cluster else 2
     nbh = (int(tab[nb - 1, 0] + tab[nb - 1, 1]) if tab.shape[0] > 0 else nb) if want_hist else 0
@@ -283,7 +392,7 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
                     if a0 >= j1:
                         continue
                     li = labels[i]
-                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    o = _row_distances(src, i, a0, j1, code, buf)
                     for c in range(labels[a0], labels[j1 - 1] + 1):     # the clusters these columns fall in
                         a = max(a0, starts[c]) - a0
                         z = min(j1, starts[c + 1]) - a0
@@ -323,15 +432,15 @@ def _stats_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, pe
     return H, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
 
 # %% ../nbs/01_pairs.ipynb #9b74c9db
-@njit(parallel=True, cache=True)
-def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster, vlo, vhi, need,
+@njit(parallel=True, cache=True, nogil=True)
+def _collect_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, per_cluster, vlo, vhi, need,
                   cursor, vals, codes):
     """Write every pair whose bucket is in `need` at cursor[t, b] of its lane (the blocks of `_stats_pass`): the
     distance and its cluster-pair code, or, when `codes` is empty (within/between is all that is needed), the
     distance negated for a between pair (-0.0 included), which saves the code array and half the scattered writes.
     Only distances in [vlo, vhi] (which holds every needed bucket) are looked at: a branch-free loop lists them
     first, so the many pairs outside cost no mispredicted branch."""
-    n = XT.shape[1]
+    n = labels.shape[0]
     K = starts.shape[0] - 1
     for t in prange(n_lanes):
         buf = np.empty(_COLUMN_TILE)
@@ -346,7 +455,7 @@ def _collect_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, 
                     a0 = max(j0, i + 1)
                     if a0 >= j1:
                         continue
-                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    o = _row_distances(src, i, a0, j1, code, buf)
                     k = 0
                     for j in range(o.shape[0]):
                         v = o[j]
@@ -462,12 +571,12 @@ def _sort_segments(vals, codes, seg_lo, seg_hi, n_lanes):
             _sort_segment(vals, codes, seg_lo[g], seg_hi[g], tv, tc, cnt, qs)
 
 # %% ../nbs/01_pairs.ipynb #7077eac2
-@njit(parallel=True, cache=True)
-def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full, r0, r1):
+@njit(parallel=True, cache=True, nogil=True)
+def _cluster_sums_pass(src, labels, starts, code, n_lanes, full, r0, r1):
     """sums[i, c] = sum of distances from point i to the points of cluster c (silhouette). Triangle mode computes
     each pair once and adds it to both ends in per-lane arrays (lanes x n x K memory; rows 0:n only); `full` mode
     walks whole rows instead (each pair twice), only rows r0:r1, and returns their (r1 - r0) x K sums."""
-    n = XT.shape[1]
+    n = labels.shape[0]
     K = starts.shape[0] - 1
     part = np.zeros((1, r1 - r0, K) if full else (n_lanes, n, K))
     for t in prange(n_lanes):
@@ -475,7 +584,7 @@ def _cluster_sums_pass(XT, labels, starts, code, n_lanes, full, r0, r1):
         acc = part[0] if full else part[t]
         for i in range(r0 + t if full else t, r1 if full else n - 1, n_lanes):
             j0 = 0 if full else i + 1
-            o = _row_distances(XT, i, j0, n, code, buf)
+            o = _row_distances(src, i, j0, n, code, buf)
             if full:
                 o[i] = 0.0
             li = labels[i]
@@ -881,9 +990,27 @@ def _bucket_values(R: _Range, g: int) -> tuple[float, float]:
 
 # %% ../nbs/01_pairs.ipynb #3e7ba09e
 def _upper_bound(sd: SortedData) -> float:
-    "An upper bound on every pair distance: the bounding box diagonal in the metric (2 for cosine)."
+    """An upper bound on every pair distance: the bounding box diagonal in the metric (2 for cosine, 1 for Gower, the
+    largest value for a precomputed matrix, twice the largest row norm for sparse rows)."""
     if sd.n == 0: return 0.0
-    if sd.code == 4: return 2.0
+    if sd.metric == "cosine": return 2.0
+    if sd.metric == "gower": return 1.0 * (1 + 1e-9)
+    if sd.metric == "precomputed":
+        if math.isfinite(sd.bound): return sd.bound * (1 + 1e-9) + 1e-300
+        top, F = 0.0, sd.src[0]
+        for r in range(0, F.shape[0], 256):
+            top = max(top, float(F[r:r + 256].max(initial=0.0)))
+            release_pages(F)
+        return top * (1 + 1e-9) + 1e-300
+    if sd.code >= _SPARSE:
+        F, I = sd.src[0][0], sd.src[1]
+        base = sd.code - _SPARSE
+        row = np.repeat(np.arange(I.size - 1), np.diff(I))
+        if base == 3: r = np.abs(F).max(initial=0.0)
+        elif base == 2: r = np.bincount(row, weights=np.abs(F)).max(initial=0.0)
+        else: r = np.sqrt(np.bincount(row, weights=F * F).max(initial=0.0))
+        bound = 2 * r
+        return float(bound ** 2 if base == 1 else bound) * (1 + 1e-9) + 1e-300
     span = sd.X.max(axis=0) - sd.X.min(axis=0)
     c = (sd.X.max(axis=0) + sd.X.min(axis=0)) / 2
     dev = sd.X - c                                    # d(x, y) <= d(x, c) + d(c, y) for a norm
@@ -907,6 +1034,29 @@ def _merge_moments(parts: np.ndarray) -> np.ndarray:
         tot[2] += m2 + delta * delta * tot[0] * c / n1
         tot[0] = n1
     return tot
+
+# %% ../nbs/01_pairs.ipynb #76409006
+PAGE_RELEASE_SECONDS = 0.05
+
+@contextmanager
+def _paging(sd: SortedData):
+    "Run the body with a memmapped precomputed matrix's pages dropped from the resident set as it goes."
+    F = sd.src[0] if sd.metric == "precomputed" else None
+    if F is None or not release_pages(F):
+        yield
+        return
+    stop = threading.Event()
+    def run():
+        while not stop.wait(PAGE_RELEASE_SECONDS):
+            release_pages(F)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+        release_pages(F)
 
 # %% ../nbs/01_pairs.ipynb #c14fb4fa
 class _ResolverState:
@@ -947,14 +1097,16 @@ class _ResolverState:
     def stats(self, R: _Range, hist=True, moments=False, extremes=False, block_stride=1):
         sd = self.sd
         self.passes += block_stride == 1
-        return _stats_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
-                           self.want_sums and hist, moments, extremes, block_stride)
+        with _paging(sd):
+            return _stats_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
+                               self.want_sums and hist, moments, extremes, block_stride)
 
     def counts(self, R: _Range):
         "A `_count_pass` as a `_stats_pass` result (smallest and largest distances unknown: -inf, +inf)."
         sd = self.sd
         self.passes += 1
-        C = _count_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
+        with _paging(sd):
+            C = _count_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
         return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
 
     def fits(self, held, longest):
@@ -1080,8 +1232,9 @@ class _Resolver(_ResolverNeeds):
             vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, np.int32)
             sd = self.sd
             self.passes += 1
-            _collect_pass(sd.XT, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster,
-                          *R.interval(g, h), needc, cursor, vals, codes)
+            with _paging(sd):
+                _collect_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster,
+                              *R.interval(g, h), needc, cursor, vals, codes)
             self.collected += used
             if not self.local:                                          # `_resolve` sorts its own buckets
                 _sort_segments(vals, codes, seg_lo[idx - g], seg_hi[idx - g], self.lanes)
@@ -1108,12 +1261,12 @@ def _count_run(o, x0, x1, k, lo, hi, inv, nb, top, tab, c8, c64, g):
             c8[b, k] = x + 1
 
 # %% ../nbs/01_pairs.ipynb #10f6c110
-@njit(parallel=True, cache=True)
-def _count_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, size, block_stride):
+@njit(parallel=True, cache=True, nogil=True)
+def _count_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, size, block_stride):
     """Within and between counts per bucket (a fine map allowed), nothing else: the fast mode's pass, in the blocks
     of `_stats_pass`. The counters are bytes, so a lane's histogram of millions of buckets stays small enough for
     the caches; a byte about to wrap adds 256 to an int64 overflow array instead (once in 256 increments)."""
-    n = XT.shape[1]
+    n = labels.shape[0]
     C8 = np.zeros((n_lanes, size, 2), np.uint8)
     C64 = np.zeros((n_lanes, size, 2), np.int64)
     for t in prange(n_lanes):
@@ -1129,7 +1282,7 @@ def _count_pass(XT, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, si
                     a0 = max(j0, i + 1)
                     if a0 >= j1:
                         continue
-                    o = _row_distances(XT, i, a0, j1, code, buf)
+                    o = _row_distances(src, i, a0, j1, code, buf)
                     e = min(max(starts[labels[i] + 1] - a0, 0), j1 - a0)     # o[:e] are within pairs
                     _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64, g)
                     _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64, g)
@@ -1287,7 +1440,8 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     top = _Range(0.0, bound, r.nb, top=True)
     if "cluster_sums" in needs:
         full = r.lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
-        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, r.lanes, full, 0, sd.n)
+        with _paging(sd):
+            sums = _cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, r.lanes, full, 0, sd.n)
         out.cluster_sums = np.empty_like(sums)
         out.cluster_sums[sd.order] = sums
         r.passes += 1
@@ -1343,18 +1497,22 @@ def silhouette_widths(sd: SortedData,   # the data sorted by cluster (`sort_by_c
     "Silhouette of every point of `sd` (in its sorted order) within `max_memory` bytes whatever K."
     n, K, lanes = sd.n, sd.K, _n_lanes()
     if (lanes + 3) * n * K * 8 <= max_memory:
-        return silhouette_values(_cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, False, 0, n),
-                                 sd.labels)
+        with _paging(sd):
+            return silhouette_values(_cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, lanes, False, 0, n),
+                                     sd.labels)
     rows = int(max(1, (max_memory - 8 * lanes * n) // (24 * K)))
     out = np.empty(n)
     for r0 in range(0, n, rows):
         r1 = min(n, r0 + rows)
-        sums = _cluster_sums_pass(sd.XT, sd.labels, sd.starts, sd.code, lanes, True, r0, r1)
+        with _paging(sd):
+            sums = _cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, lanes, True, r0, r1)
         out[r0:r1] = silhouette_values(sums, sd.labels[r0:r1], sd.sizes)
     return out
 
 # %% ../nbs/01_pairs.ipynb #a82478fe
-def summarize(X,                                     # the data (n, d), or a `LabeledData` (then labels=None)
+def summarize(X,                                     # the data (n, d) dense or sparse, a dissimilarity matrix
+                                                     # (metric='precomputed'), a table (metric='gower'), or a
+                                                     # `LabeledData` (then labels=None)
               labels,                                # one label per row, any hashable values
               needs,                                 # the summaries to compute, any of `NEEDS`
               *,
@@ -1369,7 +1527,7 @@ def summarize(X,                                     # the data (n, d), or a `La
     max_memory = check_max_memory(max_memory, who=measure)
     needs = set(needs)
     tolerance = check_tolerance(tolerance, needs, who=measure)
-    data = check_data(X, labels, noise=noise, measure=measure)
+    data = check_data(X, labels, noise=noise, measure=measure, metric=metric)
     cache = data.__dict__.setdefault("_pair_summaries", {})
     for (m, tol), (have, s) in cache.items():       # exact whatever the budget; an exact summary serves any tolerance
         if m == metric and needs <= have and (tol is None or (tolerance is not None and tol <= tolerance)):
