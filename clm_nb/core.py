@@ -26,15 +26,16 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS',
-           'INVARIANCES', 'KINDS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES',
-           'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask', 'encode_labels', 'check_number', 'check_choice',
-           'check_flag', 'check_noise', 'check_noise_label', 'float_column', 'magnitude_bound', 'check_magnitude',
-           'check_X', 'check_euclidean', 'Dissimilarities', 'release_pages', 'check_dissimilarity', 'SparseRows',
-           'check_sparse', 'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions',
-           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
-           'fill_registry', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math',
-           'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar',
-           'line_comments', 'param_comments', 'param_doc', 'document_params']
+           'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA',
+           'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
+           'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label',
+           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'Dissimilarities',
+           'release_pages', 'check_dissimilarity', 'SparseRows', 'check_sparse', 'LabeledData', 'check_labels',
+           'check_data', 'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
+           'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry', 'measures', 'get_measure', 'score',
+           'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv',
+           'read_csv', 'show_progress', 'progress_bar', 'line_comments', 'param_comments', 'param_doc',
+           'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
 class LazyModule:
@@ -879,6 +880,8 @@ INVARIANCES = {
     "symmetry": "swapping the two labelings an external measure compares",
 }
 KINDS = ("internal", "between", "external", "ensemble")
+METRIC_NAMES = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine", "precomputed", "gower")  # canonical
+PAIR_METRICS = METRIC_NAMES            # what a measure that reads only pair distances accepts (the pair engine's)
 PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs
 DIRECTIONS = ("max", "min")
 OPTIMA = ("extremum", "knee")
@@ -903,6 +906,8 @@ class MeasureInfo:
     summary: str = ""                   # first paragraph of the function's docstring, on one line
     pair_summaries: tuple = ()          # `PAIR_SUMMARIES` the measure reads from the pair engine
     optimum: str = "extremum"           # one of `OPTIMA`: how the measure picks the best k
+    metrics: tuple = ()                 # the `metric` values it accepts (canonical names, `METRIC_NAMES`)
+    sparse: bool = False                # whether it reads sparse X as it is
 
     def __call__(self, *args, **kwargs): return self.func(*args, **kwargs)
 
@@ -931,6 +936,8 @@ def register(name: str,                          # the measure's name in the reg
              min_points: int = 3,                # fewest points the measure accepts
              pair_summaries: Iterable[str] = (), # `PAIR_SUMMARIES` the measure reads from the pair engine
              optimum: str = "extremum",          # one of `OPTIMA`: how the measure picks the best k
+             metrics: Iterable[str] | None = None,  # `METRIC_NAMES` it accepts (None: 'euclidean' if it reads X)
+             sparse: bool = False,               # whether it reads sparse X (with its coordinate metrics)
             ):
     "Decorator: register a measure under `name` with its metadata (once; re-running the same definition replaces it)."
     if kind not in KINDS: raise ValueError(f"kind={kind!r}; use one of {KINDS}")
@@ -939,6 +946,9 @@ def register(name: str,                          # the measure's name in the reg
     unknown = [i for i in invariances if i not in INVARIANCES]
     if unknown: raise ValueError(f"unknown invariance(s) {unknown}; the vocabulary is {list(INVARIANCES)}")
     if not lower <= upper: raise ValueError(f"lower={lower} > upper={upper}")
+    metrics = (("euclidean",) if kind in ("internal", "between") else ()) if metrics is None else tuple(metrics)
+    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    if unknown: raise ValueError(f"unknown metric(s) {unknown}; name them as in {METRIC_NAMES}")
     bad = [p for p in pair_summaries if p not in PAIR_SUMMARIES]
     if bad: raise ValueError(f"unknown pair summaries {bad}; use any of {PAIR_SUMMARIES}")
     def deco(func):
@@ -948,7 +958,8 @@ def register(name: str,                          # the measure's name in the reg
             raise ValueError(f"a measure named {name!r} is already registered ({where})")
         summary = " ".join(re.split(r"\n\s*\n", (func.__doc__ or "").strip())[0].split())   # first paragraph
         info = MeasureInfo(name, func, kind, direction, float(lower), float(upper), tuple(invariances),
-                           complexity, reference, min_points, summary, tuple(pair_summaries), optimum)
+                           complexity, reference, min_points, summary, tuple(pair_summaries), optimum,
+                           metrics, bool(sparse))
         _REGISTRY[name] = info
         func.measure = info
         return func
@@ -973,7 +984,7 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     bad = [k for k in kinds if k not in KINDS]
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
     cols = ["name", "kind", "direction", "lower", "upper", "invariances", "complexity", "reference", "summary",
-            "pair_summaries", "optimum"]
+            "pair_summaries", "optimum", "metrics", "sparse"]
     fill_registry()
     order = {f"clm_nb.{m}": i for i, m in enumerate(MEASURE_MODULES)}     # the package's order, then the others'
     infos = sorted(_REGISTRY.values(), key=lambda m: order.get(m.func.__module__, len(order)))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import SCALE_FREE, check_choice, check_number, register
+from .core import PAIR_METRICS, SCALE_FREE, check_choice, check_number, register
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
 # %% auto #0
@@ -49,7 +49,8 @@ def _curve(X, labels, measure, *, metric, noise, max_memory, tolerance, estimato
 _DOC_ARGS = ("max_memory bounds the engine's memory; the result is exact whatever its value "
              "(a smaller budget costs passes).")
 
-@register("aucc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
+@register("aucc", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ranks"],
           complexity="O(n^2 d) time; 2-3 passes of the pair engine up to n~8000, about 1 + 5 n^2/max_memory passes "
                      "(max_memory in bytes) beyond; one counting pass and a small sample with tolerance=; "
                      "memory <= max_memory",
@@ -84,7 +85,8 @@ _PR_COMPLEXITY = ("O(n^2 d) time; 2-3 passes of the pair engine up to n~8000, ab
 
 _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under precision-recall curves (preprint)"
 
-@register("auprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["pr"],
+@register("auprc", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["pr"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def auprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
           labels=None,                           # one label per row, any hashable values
@@ -102,7 +104,8 @@ def auprc(X,                                     # (n, d) data, or a `LabeledDat
                   estimator=estimator).value
 
 # %% ../nbs/06_curves.ipynb #0f9a838c
-@register("auiprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+@register("auiprc", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def auiprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
@@ -121,7 +124,8 @@ def auiprc(X,                                     # (n, d) data, or a `LabeledDa
                   estimator=estimator).value
 
 # %% ../nbs/06_curves.ipynb #3fb248b8
-@register("sauprc", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+@register("sauprc", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["pr", "pr_inverse"],
           complexity=_PR_COMPLEXITY, reference=_PR_REFERENCE)
 def sauprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import (SCALE_FREE, check_choice, check_data, check_euclidean, check_number, normalize_scale,
+from .core import (PAIR_METRICS, SCALE_FREE, check_choice, check_data, check_euclidean, check_number, normalize_scale,
                          register)
 from .pairs import (DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_widths, sort_by_cluster,
                           summarize)
@@ -71,7 +71,8 @@ def davies_bouldin(X,                          # (n, d) data, or a `LabeledData`
 DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
 DUNN_WITHIN = ("diameter", "average", "centroid")
 
-@register("dunn", kind="internal", direction="max", lower=0, upper=np.inf,
+@register("dunn", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=np.inf,
           invariances=SCALE_FREE + ("data-cardinality",),
           pair_summaries=["extremes"],
           complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
@@ -121,7 +122,8 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
     return separation / diameter
 
 # %% ../nbs/02_internal.ipynb #df98cdce
-@register("silhouette", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+@register("silhouette", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["cluster_sums"],
           complexity="O(n^2 d) time (each pair twice when the n x K sums pass max_memory), memory within max_memory",
           reference="Rousseeuw (1987), Silhouettes: a graphical aid to the interpretation and validation of "
@@ -211,7 +213,8 @@ def ball_hall(X,                          # (n, d) data, or a `LabeledData` (the
     return float(np.mean(st.within_ss / st.sizes) * st.scale ** 2)
 
 # %% ../nbs/02_internal.ipynb #158c6118
-@register("c_index", kind="internal", direction="min", lower=0, upper=1, invariances=SCALE_FREE,
+@register("c_index", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=1, invariances=SCALE_FREE,
           pair_summaries=["c_index", "moments"],
           complexity="O(n^2 d) time in 2 passes of the pair engine, O(n + buckets) memory",
           reference="Hubert & Levin (1976), A general statistical framework for assessing categorical clustering in "
@@ -234,7 +237,8 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
     return float(min(max((s_w - lo) / (hi - lo), 0.0), 1.0))
 
 # %% ../nbs/02_internal.ipynb #4852d5f4
-@register("point_biserial", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+@register("point_biserial", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["moments"],
           complexity="O(n^2 d) time in 1 pass of the pair engine, O(n) memory",
           reference="Milligan (1981), A Monte Carlo study of thirty internal criterion measures for cluster analysis, "
@@ -257,7 +261,8 @@ def point_biserial(X,                                     # (n, d) data, or a `L
     return float(np.clip((mb - mw) * np.sqrt(nw * nb) / nt / np.sqrt(var), -1.0, 1.0))
 
 # %% ../nbs/02_internal.ipynb #681dc9ba
-@register("gamma", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+@register("gamma", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           pair_summaries=["ranks"],
           complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), "
                      "memory bounded by max_memory",

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import SCALE_FREE, register
+from .core import PAIR_METRICS, SCALE_FREE, register
 from .pairs import DEFAULT_MAX_MEMORY, summarize
 
 # %% auto #0
 __all__ = ['dsi', 'dsi_per_cluster']
 
 # %% ../nbs/07_separability.ipynb #3849a34a
-@register("dsi", kind="internal", direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ks"],
+@register("dsi", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE, pair_summaries=["ks"],
           complexity="O(n^2 d) time in 2 passes of the pair engine (typically), O(n + K * buckets) memory",
           reference="Guan & Loew, A distance-based separability measure for internal cluster validation "
                     "(2020 preprint; "
