@@ -678,8 +678,8 @@ def _source(X, metric, measure: str):
     if metric == "precomputed":
         return check_dissimilarity(X, measure=measure)
     if metric == "gower":
-        from .gower import gower_data
-        return gower_data(X)
+        from .gower import check_gower_pairs, gower_data
+        return check_gower_pairs(gower_data(X), measure=measure)
     if metric is not None and sparse.issparse(X):
         return check_sparse(X, measure=measure)
     return None

@@ -13,7 +13,7 @@ import pandas as pd
 from .core import check_choice, check_number, user_text
 
 # %% auto #0
-__all__ = ['GOWER_KINDS', 'GowerData', 'gower_data', 'gower']
+__all__ = ['GOWER_KINDS', 'GowerData', 'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
 
 # %% ../nbs/08b_gower.ipynb #9e2f58b7
 GOWER_KINDS = ("numeric", "ordinal", "nominal", "symmetric", "asymmetric")
@@ -170,6 +170,41 @@ def gower(X,                      # (n, p) table: a DataFrame (any column types)
          ) -> np.ndarray:
     "The (n, n) Gower dissimilarity matrix of a mixed table, as R's `cluster::daisy(metric = 'gower')`."
     return gower_data(X, kinds=kinds, ordinal=ordinal, weights=weights).block()
+
+# %% ../nbs/08b_gower.ipynb #7e7c6f58
+def undefined_pair(g: GowerData,              # the encoded table
+                   chunk: int = 1 << 22,        # pattern cells compared at once (bounds the memory)
+                  ) -> tuple[int, int] | None:
+    "Two rows of `g` that share no column to compare (their Gower dissimilarity is undefined), or None."
+    wn, wc, wb = g.weights
+    obs = np.column_stack([~np.isnan(g.numeric[:, wn > 0]), g.codes[:, wc > 0] >= 0]).astype(np.int8)
+    B = g.binary[:, wb > 0]
+    P = np.column_stack([obs, B + 1]).astype(np.int8)                # binary: 0 missing, 1 no, 2 yes
+    U, first, counts = np.unique(P, axis=0, return_index=True, return_counts=True)
+    q = obs.shape[1]
+    Uo, Ub = U[:, :q].astype(bool), U[:, q:]
+    step = max(1, chunk // max(1, U.shape[0] * max(U.shape[1], 1)))
+    for s in range(0, U.shape[0], step):
+        a = slice(s, s + step)
+        ok = (Uo[a, None, :] & Uo[None, :, :]).any(-1)
+        ok |= ((Ub[a, None, :] > 0) & (Ub[None, :, :] > 0) & ((Ub[a, None, :] == 2) | (Ub[None, :, :] == 2))).any(-1)
+        for u, v in zip(*np.nonzero(~ok)):
+            u += s
+            if u != v:
+                return int(first[u]), int(first[v])
+            if counts[u] > 1:
+                return int(first[u]), int(np.flatnonzero((P == U[u]).all(axis=1))[1])
+    return None
+
+def check_gower_pairs(g: GowerData, *, measure: str = "") -> GowerData:
+    "`g` itself, or a `ValueError` naming two rows whose Gower dissimilarity is undefined."
+    bad = undefined_pair(g)
+    if bad is not None:
+        who = f"{measure}: " if measure else ""
+        raise ValueError(f"{who}rows {bad[0]} and {bad[1]} share no observed column (or only asymmetric binaries "
+                         "that are both 'no'): their Gower dissimilarity is undefined. Drop or impute those rows, or "
+                         "add a column every row has.")
+    return g
 
 # %% ../nbs/08b_gower.ipynb #c991d7d1
 from .core import document_params

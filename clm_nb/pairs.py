@@ -161,7 +161,7 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
             vals = M.data / scale
         src = (np.ascontiguousarray(vals, dtype=np.float64).reshape(1, -1), M.indptr.astype(np.int64),
                M.indices.astype(np.int64), _NO_FLOAT)
-        return SortedData(empty, src, labels, order, starts, scale, metric, _SPARSE + code)
+        return SortedData(empty, src, labels, order, starts, scale ** 2 if code == 1 else scale, metric, _SPARSE + code)
     if metric == "cosine":
         norms = np.linalg.norm(data.X, axis=1, keepdims=True)
         Xn = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0)
@@ -169,7 +169,7 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
         Xn, scale, _ = normalize_scale(data.X, center=False)
     Xs = np.ascontiguousarray(Xn[order], dtype=np.float64)
     return SortedData(Xs, (np.ascontiguousarray(Xs.T), _NO_INT, _NO_INT, _NO_FLOAT), labels, order, starts,
-                      float(scale), metric, code)
+                      float(scale ** 2 if code == 1 else scale), metric, code)   # squared: in units of scale^2
 
 # %% ../nbs/01_pairs.ipynb #46df4da4
 @njit(cache=True, nogil=True)
