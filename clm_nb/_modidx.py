@@ -696,6 +696,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.pairs._paging': ('pairs.html#_paging', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._resolve': ('pairs.html#_resolve', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._row_distances': ('pairs.html#_row_distances', 'clm_nb/pairs.py'),
+                              'clm_nb.pairs._run_pass': ('pairs.html#_run_pass', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._sort_segment': ('pairs.html#_sort_segment', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._sort_segments': ('pairs.html#_sort_segments', 'clm_nb/pairs.py'),
                               'clm_nb.pairs._source_distances': ('pairs.html#_source_distances', 'clm_nb/pairs.py'),

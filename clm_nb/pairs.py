@@ -1058,6 +1058,11 @@ def _paging(sd: SortedData):
         t.join()
         release_pages(F)
 
+def _run_pass(sd: SortedData, kernel, *args):
+    "`kernel(*args)`, a pass over the pairs of `sd`, under `_paging`."
+    with _paging(sd):
+        return kernel(*args)
+
 # %% ../nbs/01_pairs.ipynb #c14fb4fa
 class _ResolverState:
     "The state of one `pair_summary` call: bucket count, budget, and the sweep's running sums."
@@ -1097,16 +1102,14 @@ class _ResolverState:
     def stats(self, R: _Range, hist=True, moments=False, extremes=False, block_stride=1):
         sd = self.sd
         self.passes += block_stride == 1
-        with _paging(sd):
-            return _stats_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster, hist,
-                               self.want_sums and hist, moments, extremes, block_stride)
+        return _run_pass(sd, _stats_pass, sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(),
+                        self.per_cluster, hist, self.want_sums and hist, moments, extremes, block_stride)
 
     def counts(self, R: _Range):
         "A `_count_pass` as a `_stats_pass` result (smallest and largest distances unknown: -inf, +inf)."
         sd = self.sd
         self.passes += 1
-        with _paging(sd):
-            C = _count_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
+        C = _run_pass(sd, _count_pass, sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), R.size, 1)
         return C.transpose(0, 2, 1), np.full((1, R.size), -np.inf), np.full((1, R.size), np.inf), np.zeros((1, 0))
 
     def fits(self, held, longest):
