@@ -14,9 +14,11 @@ import numbers
 import os
 import re
 import sys
+import threading
 import tokenize
 import warnings
 from collections.abc import Hashable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -25,16 +27,16 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS',
-           'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS', 'OPTIMA',
-           'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
+__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'PAGE_RELEASE_SECONDS', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS',
+           'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS',
+           'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label',
            'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'Dissimilarities',
-           'release_pages', 'check_dissimilarity', 'SparseRows', 'check_sparse', 'LabeledData', 'check_labels',
-           'check_data', 'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
-           'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry', 'measures', 'get_measure', 'score',
-           'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv',
-           'read_csv', 'show_progress', 'progress_bar', 'line_comments', 'param_comments', 'param_doc',
+           'release_pages', 'paging', 'check_dissimilarity', 'SparseRows', 'check_sparse', 'LabeledData',
+           'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale',
+           'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry', 'measures', 'get_measure',
+           'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe',
+           'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments', 'param_comments', 'param_doc',
            'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
@@ -435,18 +437,34 @@ def release_pages(arr) -> bool:
         return False
     return True
 
+# %% ../nbs/00_core.ipynb #fb1624a5
+PAGE_RELEASE_SECONDS = 0.05
+
+@contextmanager
+def paging(arr):
+    "Run the body with the pages of `arr` (a read-only memmap; anything else: nothing is done) released as it reads."
+    if arr is None or not release_pages(arr):
+        yield
+        return
+    stop = threading.Event()
+    def run():
+        while not stop.wait(PAGE_RELEASE_SECONDS):
+            release_pages(arr)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+        release_pages(arr)
+
 # %% ../nbs/00_core.ipynb #ec58303c
 DISSIMILARITY_RTOL = 1e-10     # asymmetry and a non-zero diagonal tolerated, relative to the largest dissimilarity
-
-def _tiles(m: int, rows: int):
-    for r0 in range(0, m, rows):
-        for c0 in range(r0, m, rows):
-            yield r0, min(m, r0 + rows), c0, min(m, c0 + rows)
 
 def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/2,) condensed vector, memmap allowed
                         *,
                         measure: str = "",    # the caller's name, prefixed to the message
-                        tile: int = 2048,     # rows and columns of the tiles it is read in
                        ) -> Dissimilarities:
     "`D` as `Dissimilarities` (float64 C-contiguous matrices are not copied), or a `ValueError` naming the problem."
     who = _prefix(measure)
@@ -473,26 +491,14 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
                          f"{arr.shape}.")
     if arr.dtype != np.float64 or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=np.float64)
-    top, skew, diag = 0.0, 0.0, 0.0
-    if arr.ndim == 1:
-        for s in range(0, arr.size, tile * tile):
-            part = arr[s:s + tile * tile]
-            _check_values(part, who)
-            top = max(top, float(part.max(initial=0.0)))
-    else:
-        for r0, r1, c0, c1 in _tiles(m, tile):
-            A = arr[r0:r1, c0:c1]
-            _check_values(A, who)
-            top = max(top, float(A.max(initial=0.0)))
-            if c0 == r0:
-                skew = max(skew, float(np.abs(A - A.T).max(initial=0.0)))
-                diag = max(diag, float(np.abs(np.diagonal(A)).max(initial=0.0)))
-            else:
-                B = arr[c0:c1, r0:r1]
-                _check_values(B, who)
-                top = max(top, float(B.max(initial=0.0)))
-                skew = max(skew, float(np.abs(A - B.T).max(initial=0.0)))
-            release_pages(arr)
+    from clm_nb.pairs import scan_dissimilarity                   # numba: imported on first use
+    bad, lo, top, skew, diag = scan_dissimilarity(arr)
+    if bad:
+        raise ValueError(f"{who}metric='precomputed': the matrix holds {bad:,} NaN or infinite value(s); every pair "
+                         "needs a finite dissimilarity (fill or drop the points whose dissimilarities are missing).")
+    if lo < 0:
+        raise ValueError(f"{who}metric='precomputed': the matrix holds negative values (down to {lo:.3g}); "
+                         "dissimilarities are >= 0. Is it a similarity or a log-likelihood? Convert it first.")
     if diag > DISSIMILARITY_RTOL * top:
         raise ValueError(f"{who}metric='precomputed': the diagonal holds values up to {diag:.3g}; a point's "
                          "dissimilarity to itself must be 0. Is this a similarity matrix? Convert it first "
@@ -503,13 +509,6 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
                          "(D + D.T) / 2, or the condensed upper triangle.")
     return Dissimilarities(arr, np.arange(m, dtype=np.int64), top)
 
-def _check_values(A: np.ndarray, who: str) -> None:
-    if not np.isfinite(A).all():
-        raise ValueError(f"{who}metric='precomputed': the matrix holds NaN or infinite values; every pair needs a "
-                         "finite dissimilarity (fill or drop the points whose dissimilarities are missing).")
-    if A.size and A.min() < 0:
-        raise ValueError(f"{who}metric='precomputed': the matrix holds negative values (down to {A.min():.3g}); "
-                         "dissimilarities are >= 0. Is it a similarity or a log-likelihood? Convert it first.")
 
 # %% ../nbs/00_core.ipynb #dc03ddf0
 @dataclass(frozen=True, eq=False)
@@ -678,7 +677,7 @@ def _source(X, metric, measure: str):
     if metric == "precomputed":
         return check_dissimilarity(X, measure=measure)
     if metric == "gower":
-        from .gower import check_gower_pairs, gower_data
+        from clm_nb.gower import check_gower_pairs, gower_data
         return check_gower_pairs(gower_data(X), measure=measure)
     if metric is not None and sparse.issparse(X):
         return check_sparse(X, measure=measure)

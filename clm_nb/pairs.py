@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
@@ -16,13 +14,13 @@ import numpy as np
 from numba import njit, prange
 
 from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, check_class_pairs, check_data,
-                         check_number, normalize_scale, release_pages)
+                         check_number, normalize_scale, paging, release_pages)
 
 # %% auto #0
 __all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
-           'DEFAULT_MAX_MEMORY', 'NEEDS', 'CURVE_COLUMNS', 'PAGE_RELEASE_SECONDS', 'ROUNDING_ALLOWANCE', 'check_metric',
-           'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
-           'PairSummary', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
+           'DEFAULT_MAX_MEMORY', 'NEEDS', 'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric', 'available_memory',
+           'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary',
+           'scan_dissimilarity', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
            'silhouette_widths', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
@@ -1036,32 +1034,69 @@ def _merge_moments(parts: np.ndarray) -> np.ndarray:
     return tot
 
 # %% ../nbs/01_pairs.ipynb #76409006
-PAGE_RELEASE_SECONDS = 0.05
-
-@contextmanager
 def _paging(sd: SortedData):
-    "Run the body with a memmapped precomputed matrix's pages dropped from the resident set as it goes."
-    F = sd.src[0] if sd.metric == "precomputed" else None
-    if F is None or not release_pages(F):
-        yield
-        return
-    stop = threading.Event()
-    def run():
-        while not stop.wait(PAGE_RELEASE_SECONDS):
-            release_pages(F)
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        t.join()
-        release_pages(F)
+    "core's `paging` of a precomputed matrix (a no-op for other points)."
+    return paging(sd.src[0] if sd.metric == "precomputed" else None)
 
 def _run_pass(sd: SortedData, kernel, *args):
-    "`kernel(*args)`, a pass over the pairs of `sd`, under `_paging`."
+    "`kernel(*args)`, a pass over the pairs of `sd`, with a memmapped precomputed matrix's pages released as it goes."
     with _paging(sd):
         return kernel(*args)
+
+# %% ../nbs/01_pairs.ipynb #14620e76
+_SCAN_TILE = 64
+
+@njit(parallel=True, cache=True, nogil=True)
+def _scan_square(F):
+    "Per row block of `_SCAN_TILE` rows: non-finite count, min, max, largest |F - F.T|, largest |diagonal|."
+    m = F.shape[0]
+    nb = (m + _SCAN_TILE - 1) // _SCAN_TILE
+    out = np.zeros((nb, 5))
+    for bi in prange(nb):
+        r0 = bi * _SCAN_TILE
+        r1 = min(m, r0 + _SCAN_TILE)
+        bad, lo, hi, sk, dg = 0.0, np.inf, 0.0, 0.0, 0.0
+        for c0 in range(r0, m, _SCAN_TILE):
+            c1 = min(m, c0 + _SCAN_TILE)
+            for i in range(r0, r1):
+                for j in range(max(c0, i), c1):
+                    a, b = F[i, j], F[j, i]
+                    if not (np.isfinite(a) and np.isfinite(b)):
+                        bad += 1
+                        continue
+                    lo, hi = min(lo, a, b), max(hi, a, b)
+                    if i == j:
+                        dg = max(dg, abs(a))
+                    else:
+                        sk = max(sk, abs(a - b))
+        out[bi, 0], out[bi, 1], out[bi, 2], out[bi, 3], out[bi, 4] = bad, lo, hi, sk, dg
+    return out
+
+@njit(parallel=True, cache=True, nogil=True)
+def _scan_flat(v):
+    "The same for a condensed vector, in blocks: non-finite count, min, max (no asymmetry, no diagonal)."
+    nb = (v.shape[0] + 65535) // 65536
+    out = np.zeros((nb, 5))
+    for bi in prange(nb):
+        bad, lo, hi = 0.0, np.inf, 0.0
+        for k in range(bi * 65536, min(v.shape[0], (bi + 1) * 65536)):
+            a = v[k]
+            if not np.isfinite(a):
+                bad += 1
+                continue
+            lo, hi = min(lo, a), max(hi, a)
+        out[bi, 0], out[bi, 1], out[bi, 2] = bad, lo, hi
+    return out
+
+def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
+    """(non-finite values, smallest, largest, largest asymmetry, largest |diagonal|) of a float64 C-contiguous square
+    matrix or condensed vector, in one parallel pass (a read-only memmap's pages released as it goes)."""
+    with paging(F):
+        out = _scan_square(F) if F.ndim == 2 else _scan_flat(F)
+    if out.shape[0] == 0:
+        return 0, 0.0, 0.0, 0.0, 0.0
+    return (int(out[:, 0].sum()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max()),
+            float(out[:, 4].max()))
 
 # %% ../nbs/01_pairs.ipynb #c14fb4fa
 class _ResolverState:
