@@ -326,10 +326,24 @@ def _dists_to(pp, a, pts, lo, hi, out):
             k += 4
         for k in range(k, m):
             out[k] = _dbcv_dist(X, a, pts[lo + k])
-    else:
+    elif code == 5:                               # a square matrix: read in place (the engine's layout, inlined)
+        F, I = src[0], src[1]
+        row = F[I[a]]
+        for k in range(m):
+            out[k] = row[I[pts[lo + k]]]
+    elif code == 6:                               # a condensed matrix: the same, with its index formula
+        F, I, M = src[0], src[1], src[2][0]
+        for k in range(m):
+            i, j = I[a], I[pts[lo + k]]
+            i, j = (i, j) if i < j else (j, i)
+            out[k] = 0.0 if i == j else F[0, M * i - i * (i + 1) // 2 + j - i - 1]
+    else:                                         # sparse rows, Gower: the engine's kernel, a point at a time
         for k in range(m):
             b = pts[lo + k]
-            row_distances(src, a, b, b + 1, code, out[k:k + 1])
+            if b == a:
+                out[k] = 0.0
+            else:
+                row_distances(src, a, b, b + 1, code, out[k:k + 1])
     if squared:
         for k in range(m):
             out[k] = out[k] * out[k]
@@ -864,7 +878,10 @@ def dbcv(X,                                     # (n, d) data (dense or sparse),
     max_memory = check_max_memory(max_memory, who="dbcv")
     squared = check_flag(squared, "squared", who="dbcv")
     if dim is not None:
-        dim = check_number(dim, "dim", lo=1, integer=True, who="dbcv")
+        try:
+            dim = check_number(dim, "dim", lo=1, integer=True, who="dbcv")
+        except ValueError as e:
+            raise ValueError(f"{e} dim is the dimension d of the core distance's density estimate.") from None
     data = check_data(X, labels, noise=noise, measure="dbcv", metric=metric)
     return _dbcv_of(data, metric, dim, squared, max_memory).value
 
