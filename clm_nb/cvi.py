@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
-                         normalize_scale, register)
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean,
+                         check_number, normalize_scale, register)
 from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, row_distances, sort_by_cluster, summarize
 
 # %% auto #0
@@ -313,11 +313,11 @@ def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
     return separation, compactness, unit, mean_d
 
 # %% ../nbs/05_cvi.ipynb #d02ce526
-def cvnn_parts(X,                          # (n, p) data (dense or sparse), a dissimilarity matrix, a table, a `LabeledData`
+def cvnn_parts(X,                          # (n, p) data, sparse rows, a dissimilarity matrix, a table, a `LabeledData`
                labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
                *,
                k: int = 10,                # nearest neighbours per point, 1 <= k < n
-               metric: str = "euclidean",  # any metric of the pair engine (see `01_pairs`), 'precomputed' and 'gower' included
+               metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
                noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
                random_state=None,          # accepted for a common signature; unused (not random)
               ) -> CVNNParts:
@@ -346,16 +346,17 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
     return terms.sum(axis=1)
 
 # %% ../nbs/05_cvi.ipynb #026282f8
-@register("cvnn", kind="internal", metrics=PAIR_METRICS, sparse=True, direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("cvnn", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
           pair_summaries=["extremes"],
           complexity="O(n^2 p) time (one pass of the pair engine) plus one kNN query, O(nk + K^2) memory",
           reference="Liu, Li, Xiong, Gao, Wu & Wu (2013), Understanding and enhancement of internal clustering "
                     "validation measures, IEEE Trans. Cybernetics 43(3):982-994 (single-partition form: Sep + "
                     "Com / mean pairwise distance, this package's normalisation)")
-def cvnn(X,                          # (n, p) data (dense or sparse), a dissimilarity matrix, a table, or a `LabeledData`
+def cvnn(X,                          # (n, p) data, sparse rows, a dissimilarity matrix, a table, a `LabeledData`
          labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
          *,
-         metric: str = "euclidean",  # any metric of the pair engine (see `01_pairs`), 'precomputed' and 'gower' included
+         metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
          noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
          random_state=None,          # accepted for a common signature; unused (not random)
          k: int = 10,                # nearest neighbours per point, 1 <= k < n

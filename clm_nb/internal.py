@@ -644,7 +644,7 @@ def dbcv_value(X,               # float64 (m, d) C-contiguous (only its shape is
                groups,          # int64 (m,) codes 0..K-1, every code present, K >= 2
                *,
                distances=None,  # optional (m, m) distance matrix of X's rows (any dissimilarity): O(m^2), no d
-               dim=None,        # the d of the core-distance exponent (default X.shape[1]; required when X has no column)
+               dim=None,        # the d of the core-distance exponent (default X.shape[1]; needed if X has none)
                n_total=None,    # |O|, what the weights |C_i| / |O| divide by (default m)
                squared=False,   # square every distance first (the reference MATLAB implementation's convention)
               ) -> float:
@@ -793,7 +793,7 @@ def _estimate_dim(sd: SortedData, k1: int, k2: int) -> float:
     return _levina_bickel(T, k1, k2)
 
 # %% ../nbs/02_internal.ipynb #207f1a1f
-def intrinsic_dimension(X,                        # (n, d) coordinates (dense or sparse), a dissimilarity matrix or a table
+def intrinsic_dimension(X,                        # coordinates (dense or sparse), a dissimilarity matrix, a table
                         *,
                         metric: str = "euclidean",  # a metric of the pair engine ('precomputed', 'gower', ...)
                         k1: int = LB_NEIGHBOURS[0], # smallest neighbour count averaged over (>= 2)
