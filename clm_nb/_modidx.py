@@ -499,6 +499,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'clm_nb.datasets.make_imbalanced_blobs': ('datasets.html#make_imbalanced_blobs', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.make_two_gaussians': ('datasets.html#make_two_gaussians', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.partition_ensemble': ('datasets.html#partition_ensemble', 'clm_nb/datasets.py'),
+                                 'clm_nb.datasets.read_dissimilarity_file': ('datasets.html#read_dissimilarity_file', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.read_labeled_file': ('datasets.html#read_labeled_file', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.read_labeled_table': ('datasets.html#read_labeled_table', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.resolve_data_dir': ('datasets.html#resolve_data_dir', 'clm_nb/datasets.py'),
