@@ -301,6 +301,8 @@ def metric_measures(measures,            # the caller's measures (None or the le
                          f"columns metrics and sparse); leave them out, or leave measures out for those that do.")
     kept = [m for m in names if m not in refused]
     try:
+        if not kept:                                      # [] would read as "the defaults"
+            raise ValueError
         check_board_measures(kept, primary)
     except ValueError:
         check_board_measures(names, primary)              # the caller's own slip: its own message
