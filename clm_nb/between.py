@@ -16,10 +16,10 @@ import pandas as pd
 from numba import njit
 from scipy.special import expit, logsumexp
 
-from .core import (SCALE_FREE, LabeledData, MeasureInfo, check_class_pairs, check_data, check_euclidean,
+from .core import (METRIC_NAMES, PAIR_METRICS, SCALE_FREE, LabeledData, MeasureInfo, check_class_pairs, check_data,
                          check_flag, check_number, get_measure, normalize_scale, register)
 from .internal import dbcv_value
-from .pairs import DEFAULT_MAX_MEMORY, check_max_memory, summarize
+from .pairs import DEFAULT_MAX_MEMORY, METRICS, check_max_memory, check_metric, summarize
 
 # %% auto #0
 __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SAMPLE', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE',
@@ -78,7 +78,8 @@ class ClassPair:
     Y: np.ndarray          # (n, d) the pair's points minus c, in units of `scale`
     in_a: np.ndarray       # (n,) True for the points of class a
     rows: np.ndarray       # (n,) row of each point in the validated data
-    scale: float           # power of two: Y is in units of it
+    scale: float           # power of two: Y (or `center`) is in units of it
+    center: np.ndarray | None = None   # (n,) d(x, c) when the pair is read from distances only (Y is then (n, 0))
 
     @property
     def n(self) -> int: return self.Y.shape[0]
@@ -95,6 +96,8 @@ class ClassPair:
     @cached_property
     def to_center(self) -> np.ndarray:
         "d(x, c) for every point of the pair."
+        if self.center is not None:
+            return self.center
         return np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
 
     @cached_property
@@ -112,12 +115,92 @@ def _pair_points(Xn: np.ndarray, rows: np.ndarray) -> np.ndarray:
     Y -= Y.mean(axis=0)
     return Y
 
+# %% ../nbs/03_between.ipynb #9ef675d0
+def _metric_name(metric, who: str) -> str:
+    "The canonical name (`METRIC_NAMES`) of an engine metric ('l2' -> 'euclidean', ...), else the engine's `ValueError`."
+    code = METRICS[check_metric(metric, who=who)]
+    return next(m for m in METRIC_NAMES if METRICS[m] == code)
+
+# %% ../nbs/03_between.ipynb #b6189f8a
+def _reads_coordinates(data: LabeledData, metric: str) -> bool:
+    "Whether class pairs of `data` are built from coordinates (dense X, Euclidean metric) rather than from distances."
+    return data.kind == "coordinates" and metric == "euclidean"
+
+# %% ../nbs/03_between.ipynb #5bba1406
+def _block(data: LabeledData, metric: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    "Dissimilarities under `metric` between points `a` and points `b` (index arrays) of `data`: (len(a), len(b)) float64."
+    if data.kind in ("precomputed", "gower"):
+        return data.source.block(a, b)
+    from scipy.spatial.distance import cdist   # imported on first use: scipy.spatial is slow to import
+    if data.kind == "sparse":
+        A, B = data.source.matrix[a].toarray(), data.source.matrix[b].toarray()
+    else:
+        A, B = data.X[a], data.X[b]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        D = cdist(A, B, metric)
+    if metric == "cosine":
+        D[np.isnan(D)] = 1.0                     # an all-zero row: no direction, dissimilarity 1 (the engine's rule)
+    return D
+
+# %% ../nbs/03_between.ipynb #51b27fe4
+_BLOCK_ENTRIES = 1 << 22        # dissimilarities per block of `_power_sums` (32 MB)
+
+def _power_sums(data: LabeledData, metric: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """(S1, S2, unit): S1[x, g], S2[x, g] = the sums of d(x, j) and d(x, j)^2 over the points j of class g, for every
+    point x, in units of `unit` (a power of two at or above the largest dissimilarity). Cached on `data` per metric."""
+    key = f"_power_sums_{metric}"
+    if key not in data.__dict__:
+        n, K = data.n, data.K
+        order = np.argsort(data.labels, kind="stable")
+        starts = np.searchsorted(data.labels[order], np.arange(K))
+        S1, S2, top = np.empty((n, K)), np.empty((n, K)), 0.0
+        wide = max(n, data.d) if data.kind == "sparse" else n        # sparse: the densified rows count too
+        step = max(1, _BLOCK_ENTRIES // wide)
+        for r in range(0, n, step):
+            rows = np.arange(r, min(n, r + step))
+            D = np.hstack([_block(data, metric, rows, order[c:c + step]) for c in range(0, n, step)]) \
+                if data.kind == "sparse" else _block(data, metric, rows, order)
+            top = max(top, float(D.max(initial=0.0)))
+            S1[rows] = np.add.reduceat(D, starts, axis=1)
+            S2[rows] = np.add.reduceat(D * D, starts, axis=1)
+        unit = float(2.0 ** np.ceil(np.log2(top))) if top > 0 else 1.0
+        data.__dict__[key] = (S1 / unit, S2 / unit ** 2, unit)
+    return data.__dict__[key]
+
+# %% ../nbs/03_between.ipynb #e3928365
+def _centroid_distance(s2: np.ndarray, m: int, t: float) -> np.ndarray:
+    """d(x, c) of the centroid c of m points, from s2 = sum_j d(x, j)^2 and t = sum_{j,k} d(j, k)^2 (ordered pairs):
+    sqrt(s2/m - t/(2 m^2)), clamped at 0 (exact for Euclidean distances; see the prose)."""
+    return np.sqrt(np.maximum(s2 / m - t / (2.0 * m * m), 0.0))
+
+# %% ../nbs/03_between.ipynb #430d1596
+def _distance_order(S1: np.ndarray, S2: np.ndarray, rows: np.ndarray, in_a: np.ndarray, a: int, b: int):
+    """(canonical order, d(x, c)) of the class pair (a, b) whose points are `rows` (`in_a`: class a), from the tables
+    of `_power_sums` only (see the prose)."""
+    n, na = rows.size, int(in_a.sum())
+    Sa, Sb = S2[rows, a], S2[rows, b]
+    t_aa, t_bb, t_ab = Sa[in_a].sum(), Sb[~in_a].sum(), Sb[in_a].sum()
+    to_c = _centroid_distance(Sa + Sb, n, t_aa + t_bb + 2 * t_ab)
+    to_a, to_b = _centroid_distance(Sa, na, t_aa), _centroid_distance(Sb, n - na, t_bb)
+    spread = S1[rows, a] + S1[rows, b]                           # the tie-break: summed distance to the pair
+    p = np.lexsort((_key(spread), _key(np.maximum(to_a, to_b)), _key(np.minimum(to_a, to_b)), _key(to_c)))
+    return p, to_c
+
 # %% ../nbs/03_between.ipynb #39e3c848
-def class_pairs(data: LabeledData) -> Iterator[ClassPair]:
+def class_pairs(data: LabeledData,           # validated data (`check_data`)
+                metric: str = "euclidean",   # a canonical metric name (`METRIC_NAMES`) the pairs are measured with
+               ) -> Iterator[ClassPair]:
     """Every unordered pair of classes of validated `data`, one at a time (memory: one pair's points). The canonical
-    orders are kept on `data` (O(K n) integers), so the other between-dataset measures of a study skip that step."""
-    Xn, scale, _ = normalize_scale(data.X, center=False)       # a power of two: exact, so a pair alone scores the same
-    cache = data.__dict__.get("_class_pairs")
+    orders are kept on `data` (O(K n) integers), so the other between-dataset measures of a study skip that step.
+    Coordinates with the Euclidean metric give pairs of centred coordinates; anything else (another metric, sparse,
+    precomputed or Gower points) pairs with no coordinates (Y is (n, 0)) that carry d(x, c) from distances only."""
+    geometric = _reads_coordinates(data, metric)
+    if geometric:
+        Xn, scale, _ = normalize_scale(data.X, center=False)   # a power of two: exact, so a pair alone scores the same
+    else:
+        S1, S2, scale = _power_sums(data, metric)
+    key = "_class_pairs" if geometric else f"_class_pairs_{metric}"
+    cache = data.__dict__.get(key)
     if cache is None:
         order = np.argsort(data.labels, kind="stable")
         starts = np.searchsorted(data.labels[order], np.arange(data.K + 1))
@@ -128,11 +211,18 @@ def class_pairs(data: LabeledData) -> Iterator[ClassPair]:
                 a, b = (i, j) if sizes[i] <= sizes[j] else (j, i)
                 rows = np.r_[order[starts[a]:starts[a + 1]], order[starts[b]:starts[b + 1]]]
                 in_a = np.r_[np.ones(sizes[a], bool), np.zeros(sizes[b], bool)]
-                p = canonical_order(_pair_points(Xn, rows), (~in_a).astype(np.int64))
-                cache.append((a, b, rows[p], in_a[p]))
-        data.__dict__["_class_pairs"] = cache
-    for a, b, rows, in_a in cache:
-        yield ClassPair(a, b, _pair_points(Xn, rows), in_a, rows, scale)
+                if geometric:
+                    p, to_c = canonical_order(_pair_points(Xn, rows), (~in_a).astype(np.int64)), None
+                else:
+                    p, to_c = _distance_order(S1, S2, rows, in_a, a, b)
+                    to_c = to_c[p]
+                cache.append((a, b, rows[p], in_a[p], to_c))
+        data.__dict__[key] = cache
+    for a, b, rows, in_a, to_c in cache:
+        if to_c is None:
+            yield ClassPair(a, b, _pair_points(Xn, rows), in_a, rows, scale)
+        else:
+            yield ClassPair(a, b, np.empty((rows.size, 0)), in_a, rows, scale, to_c)
 
 # %% ../nbs/03_between.ipynb #75813fd8
 def relabellings(sizes,                     # group sizes; row t gives group g to exactly sizes[g] points
@@ -368,11 +458,11 @@ def geometric_median(Y: np.ndarray,         # (n, d) points, n >= 1
     return y, float(g)
 
 # %% ../nbs/03_between.ipynb #b65c386e
-def _class_sums(data: LabeledData, max_memory: int):
-    """Each point's summed distance to each class (pair engine, shared) and the class-by-class totals, in units of
-    `scale`."""
-    s = summarize(data, None, ["cluster_sums"], metric="euclidean", max_memory=max_memory)
-    _, scale, _ = normalize_scale(data.X, center=False)
+def _class_sums(data: LabeledData, max_memory: int, metric: str = "euclidean"):
+    """Each point's summed distance to each class (pair engine with `metric`, shared) and the class-by-class totals, in
+    the unit of the class pairs (`class_pairs`)."""
+    s = summarize(data, None, ["cluster_sums"], metric=metric, max_memory=max_memory)
+    scale = normalize_scale(data.X, center=False)[1] if _reads_coordinates(data, metric) else _power_sums(data, metric)[2]
     sums = s.cluster_sums * (s.scale / scale)
     P = np.zeros((data.K, data.K))
     np.add.at(P, data.labels, sums)
@@ -433,20 +523,28 @@ def pair_sample(pair: ClassPair,  # the class pair, in canonical order
 # %% ../nbs/03_between.ipynb #b1048fa6
 DBCV_MAX_PAIR_POINTS = 500          # dbcv_btwn scores every class pair on a sample of at most this many points
 
-def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int) -> PairScore:
+def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int,
+               block: Callable | None = None) -> PairScore:
     """dbcv_btwn of one class pair: DBCV of its sampled points under its labels (`dbcv_value`, `dim` the exponent of the
-    core distance: the data's dimension), range-adjusted against its mean under `n_permutations` random
-    size-preserving relabellings of the same sample (T4a, best value 1), floored at 0; with the Monte-Carlo error."""
+    core distance), range-adjusted against its mean under `n_permutations` random size-preserving relabellings of the
+    same sample (T4a, best value 1), floored at 0; with the Monte-Carlo error. `block(rows)` gives the dissimilarities
+    of the sampled points when the pair has no coordinates (None: Euclidean distances of `pair.Y`)."""
     if pair.n == 2:                                              # two singletons: no density to compare
         return PairScore(0.0)
     pos = pair_sample(pair, max_points, seed)
-    Y, in_a = np.ascontiguousarray(pair.Y[pos]), pair.in_a[pos]
-    from scipy.spatial.distance import cdist  # imported on first use: scipy.spatial is slow to import
-    D = cdist(Y, Y)                                              # m x m, m <= max_points: read by every labelling
+    in_a = pair.in_a[pos]
+    if block is None:
+        Y = np.ascontiguousarray(pair.Y[pos])
+        from scipy.spatial.distance import cdist  # imported on first use: scipy.spatial is slow to import
+        D = cdist(Y, Y)                                          # m x m, m <= max_points: read by every labelling
+    else:
+        D = np.ascontiguousarray(block(pair.rows[pos]), dtype=np.float64)
+        np.fill_diagonal(D, 0.0)
+        Y = np.empty((pos.size, 0))                              # dbcv_value reads only its number of rows
     k = int(in_a.sum())
     actual = dbcv_value(Y, np.where(in_a, 0, 1), distances=D, dim=dim)
     rand = np.array([dbcv_value(Y, g.astype(np.int64), distances=D, dim=dim)
-                     for chunk in relabellings([k, Y.shape[0] - k], n_permutations, seed) for g in chunk])
+                     for chunk in relabellings([k, pos.size - k], n_permutations, seed) for g in chunk])
     m = float(rand.mean())
     if 1.0 - m <= 1e-12:                                         # every relabelling scores perfectly: no information
         return PairScore(0.0)
@@ -500,20 +598,48 @@ def _check_shift(distance_shift, name: str) -> float:
 _SCATTER_FORMS = {"ch_a": _ch_a_pair, "db_a": _db_a_pair, "i_a": _i_a_pair, "xb_a": _i_a_pair}
 
 def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutations: int, seed: int, shift: float,
-                 max_memory: int, max_pair_points: int) -> Callable[[ClassPair], PairScore]:
-    "The function scoring one class pair for the between-dataset measure `name`."
+                 max_memory: int, max_pair_points: int, metric: str = "euclidean",
+                 dim: int | None = None) -> Callable[[ClassPair], PairScore]:
+    "The function scoring one class pair for the between-dataset measure `name` (`dim`: dbcv_btwn's, None: data.d)."
     if name == "dbcv_btwn":
-        return lambda p: _dbcv_pair(p, n_permutations, seed, max_pair_points, data.d)
+        block = None if _reads_coordinates(data, metric) else (lambda r: _block(data, metric, r, r))
+        return lambda p: _dbcv_pair(p, n_permutations, seed, max_pair_points, data.d if dim is None else dim, block)
     if name in CH_VARIANTS:
         form, adjust = CH_VARIANTS[name]
         return lambda p: _ch_pair(p, form, adjust, n_permutations, seed, shift)
     if name in _SCATTER_FORMS:
         f = _SCATTER_FORMS[name]
         return lambda p: PairScore(f(_scatter(p, shift), k))
-    sums, P = _class_sums(data, max_memory)
+    sums, P = _class_sums(data, max_memory, metric)
     if name == "dunn_a":
         return lambda p: PairScore(_dunn_a_pair(p, P, k, shift))
     return lambda p: PairScore(_sc_a_pair(p, sums, shift))
+
+# %% ../nbs/03_between.ipynb #f955c794
+_CENTROID_MEASURES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a")   # built on class centroids
+
+def _check_between_metric(name: str, metric) -> str:
+    "The canonical name of `metric` if the between-dataset measure `name` reads it, else a `ValueError` saying why not."
+    metric = _metric_name(metric, name)
+    if name in _CENTROID_MEASURES and metric in ("precomputed", "gower"):
+        raise ValueError(f"{name} is built on centroids, which need coordinates; metric={metric!r} gives "
+                         "dissimilarities only. Use sc_a or dbcv_btwn (pairwise and density-based), which read them.")
+    if name in _CENTROID_MEASURES and metric not in ("euclidean", "cosine"):
+        raise ValueError(f"{name} is built on centroids, Euclidean means of the coordinates; metric={metric!r} has no "
+                         "centroid of its own. Use metric='euclidean', metric='cosine' (the spherical view: centroids "
+                         "of the L2-normalised rows), or sc_a / dbcv_btwn, which read any metric.")
+    if name == "dunn_a" and metric != "euclidean":
+        raise ValueError(f"dunn_a's expected-value term is the mean distance to each class pair's geometric median, a "
+                         f"point found by Weiszfeld's iteration on Euclidean coordinates; metric={metric!r} gives no "
+                         "such point. Use dunn_a on Euclidean coordinates, or sc_a / dbcv_btwn, which read any metric.")
+    return metric
+
+# %% ../nbs/03_between.ipynb #b551ce93
+def _spherical(data: LabeledData) -> LabeledData:
+    "Validated coordinates on L2-normalised rows (an all-zero row stays 0): the centroid measures' view of cosine."
+    norms = np.linalg.norm(data.X, axis=1, keepdims=True)
+    U = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0)
+    return LabeledData(np.ascontiguousarray(U), data.labels, data.classes, data.keep, data.n_noise)
 
 # %% ../nbs/03_between.ipynb #117358eb
 MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)
@@ -521,28 +647,40 @@ MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many ti
 _K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures with a logistic steepness k
 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
-              k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY, max_pair_points=DBCV_MAX_PAIR_POINTS):
+              k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY, max_pair_points=DBCV_MAX_PAIR_POINTS,
+              dim=None):
     "Validate, then score every class pair: (data, pairs, scores)."
-    check_euclidean(metric, name)
+    metric = _check_between_metric(name, metric)
     if name in MONTE_CARLO:
         n_permutations = check_permutations(n_permutations, name)
     if name == "dbcv_btwn":
         max_pair_points = check_number(max_pair_points, "max_pair_points", lo=100, integer=True, who=name)
+        dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who=name)
     if name in _K_MEASURES:
         k = check_number(k, "k", lo=0, lo_open=True, who=name)
     shift = _check_shift(distance_shift, name)
     max_memory = check_max_memory(max_memory, who=name)
-    data = check_data(X, labels, noise=noise, measure=name)
+    by_centroid = name in _CENTROID_MEASURES or name == "dunn_a"
+    data = check_data(X, labels, noise=noise, measure=name, metric=None if by_centroid else metric)
+    if by_centroid and metric == "cosine":
+        data, metric = _spherical(data), "euclidean"             # centroids of the L2-normalised rows
+    if name == "dbcv_btwn" and dim is None and data.kind in ("precomputed", "gower"):
+        raise ValueError(f"dbcv_btwn: metric={metric!r} gives no dimension, and DBCV's core distance (the mean of "
+                         "d^-dim over a class, to the power -1/dim) needs the dimension of the space the points live "
+                         "in. Pass dim= (e.g. the dimension of the data the dissimilarities were computed from, or an "
+                         "estimate of their intrinsic dimension).")
     check_class_pairs(data.K, who=name)                          # every class pair is scored: K(K-1)/2 of them
-    _, scale, _ = normalize_scale(data.X, center=False)          # the class pairs' unit: a power of two
+    scale = normalize_scale(data.X, center=False)[1] if _reads_coordinates(data, metric) else \
+        _power_sums(data, metric)[2]                             # the class pairs' unit: a power of two
     if shift > MAX_RELATIVE_SHIFT * scale:
         raise ValueError(f"{name}: distance_shift={distance_shift!r} is more than 2^20 times the extent of the data "
                          f"(about {scale:.3g}): next to it every distance would be lost to rounding. Use a shift on "
                          "the scale of the distances (e.g. their mean), or 0.")
     scorer = _pair_scorer(name, data, k=k, n_permutations=n_permutations, seed=_seed(random_state),
-                          shift=shift / scale, max_memory=max_memory, max_pair_points=max_pair_points)
+                          shift=shift / scale, max_memory=max_memory, max_pair_points=max_pair_points, metric=metric,
+                          dim=dim)
     pairs, scores = [], []
-    for p in class_pairs(data):
+    for p in class_pairs(data, metric):
         pairs.append((p.a, p.b, p.n_a, p.n_b))
         scores.append(scorer(p))
     return data, pairs, scores
@@ -568,12 +706,13 @@ _MC_COST = "O(T K n d) time for T permutations over the K(K-1)/2 class pairs, O(
 
 # %% ../nbs/03_between.ipynb #f26cdbc3
 @register("ch_btwn", kind="between", direction="max", lower=-np.inf, upper=1,
+          metrics=("euclidean", "cosine"),
           invariances=SCALE_FREE + ("shift", "class-cardinality", "range"), complexity=_MC_COST,
           reference=_JEON + ", section 4.2")
 def ch_btwn(X,                            # (n, d) data, finite numbers
             labels=None,                  # one class label per row, any hashable values
             *,
-            metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+            metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
             noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
             random_state=None,            # seed of the random relabellings (T4a): int, None or Generator
             n_permutations: int = 20,     # random relabellings per class pair (T4a), at least 2
@@ -581,7 +720,8 @@ def ch_btwn(X,                            # (n, d) data, finite numbers
             distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
            ) -> float | MonteCarloScore:
     ("Between-dataset Calinski-Harabasz: class-pairwise CH with tricks T2 (shift), T4 (range) and T3 (pair mean); "
-     "~1 = clusters match labels, ~0 = random.")
+     "~1 = clusters match labels, ~0 = random."
+     "\n\nWith metric='cosine', the centroids are those of the L2-normalised rows (the spherical view).")
     return_se = check_flag(return_se, "return_se", who="ch_btwn")
     _, _, scores = _pairwise("ch_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, distance_shift=distance_shift)
@@ -589,35 +729,41 @@ def ch_btwn(X,                            # (n, d) data, finite numbers
 
 # %% ../nbs/03_between.ipynb #25e74836
 @register("ch_t2", kind="between", direction="max", lower=0, upper=np.inf,
+          metrics=("euclidean", "cosine"),
           invariances=SCALE_FREE + ("shift", "class-cardinality"), complexity=_PAIR_COST,
           reference=_JEON + ", section 5.1 (ablation: shift trick only)")
 def ch_t2(X,                            # (n, d) data, finite numbers
           labels=None,                  # one class label per row, any hashable values
           *,
-          metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+          metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
           noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
           random_state=None,            # ignored: deterministic; kept for a uniform signature
           distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
          ) -> float:
-    r"Ablation of CH_btwn with the shift trick T2 only: the mean over class pairs of $\mathrm{CH}_1$ (unbounded)."
+    r"""Ablation of CH_btwn with the shift trick T2 only: the mean over class pairs of $\mathrm{CH}_1$ (unbounded).
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     _, _, scores = _pairwise("ch_t2", X, labels, metric=metric, noise=noise, distance_shift=distance_shift)
     return _mean(scores, 0, False)
 
 # %% ../nbs/03_between.ipynb #99a0d95c
 @register("ch_t4", kind="between", direction="max", lower=-np.inf, upper=1,
+          metrics=("euclidean", "cosine"),
           invariances=SCALE_FREE + ("class-cardinality", "range"), complexity=_MC_COST,
           reference=_JEON + ", section 5.1 (ablation: range trick only)")
 def ch_t4(X,                            # (n, d) data, finite numbers
           labels=None,                  # one class label per row, any hashable values
           *,
-          metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+          metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
           noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
           random_state=None,            # seed of the random relabellings (T4a): int, None or Generator
           n_permutations: int = 20,     # random relabellings per class pair (T4a), at least 2
           return_se: bool = False,      # return a `MonteCarloScore` (value, standard error)
           distance_shift: float = 0.0,  # beta added to every distance, in X's units, >= 0
          ) -> float | MonteCarloScore:
-    "Ablation of CH_btwn with the range trick T4 only: plain CH per class pair, logistic, minus its random expectation."
+    """Ablation of CH_btwn with the range trick T4 only: plain CH per class pair, logistic, minus its random expectation.
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     return_se = check_flag(return_se, "return_se", who="ch_t4")
     _, _, scores = _pairwise("ch_t4", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, distance_shift=distance_shift)
@@ -634,76 +780,89 @@ def _adjusted(name, X, labels, metric, noise, k, distance_shift):
 
 # %% ../nbs/03_between.ipynb #9ebfecc0
 @register("ch_a", kind="between", direction="max", lower=0, upper=1, invariances=_ADJ_INV, complexity=_PAIR_COST,
+          metrics=("euclidean", "cosine"),
           reference=_JOURNAL)
 def ch_a(X,                            # (n, d) data, finite numbers
          labels=None,                  # one class label per row, any hashable values
          *,
-         metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+         metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
          noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,            # ignored: deterministic; kept for a uniform signature
          k: float = K_CH_A,            # steepness of the logistic, a finite number > 0
          distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
         ) -> float:
     r"""Adjusted Calinski-Harabasz: per class pair $\tanh(kv/2)$ with $v = \frac{BSS}{2n\sigma} e^{BSS/(n\sigma)}$,
-    averaged over pairs."""
+    averaged over pairs.
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     return _adjusted("ch_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #990d41fa
 @register("db_a", kind="between", direction="max", lower=0, upper=1, invariances=_ADJ_INV, complexity=_PAIR_COST,
+          metrics=("euclidean", "cosine"),
           reference=_JOURNAL)
 def db_a(X,                            # (n, d) data, finite numbers
          labels=None,                  # one class label per row, any hashable values
          *,
-         metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+         metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
          noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,            # ignored: deterministic; kept for a uniform signature
          k: float = K_DB_A,            # steepness of the logistic, a finite number > 0
          distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
         ) -> float:
     r"""Adjusted Davies-Bouldin (higher is better): per class pair $\tanh\bigl(k/(2R)\bigr)$ with $R$ the exponential
-    Davies–Bouldin ratio, averaged over pairs."""
+    Davies–Bouldin ratio, averaged over pairs.
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     return _adjusted("db_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #f02e2e70
 @register("i_a", kind="between", direction="max", lower=0, upper=1, invariances=_ADJ_INV, complexity=_PAIR_COST,
+          metrics=("euclidean", "cosine"),
           reference=_JOURNAL)
 def i_a(X,                            # (n, d) data, finite numbers
         labels=None,                  # one class label per row, any hashable values
         *,
-        metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+        metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
         noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
         random_state=None,            # ignored: deterministic; kept for a uniform signature
         k: float = K_I_A,             # steepness of the logistic, a finite number > 0
         distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
        ) -> float:
     r"""Adjusted I index: per class pair $\tanh(kv/2)$ with
-    $v = e^{(TSS - WSS)/(n\sigma)} \, \lVert c_a - c_b \rVert / \sigma_1$, averaged over pairs."""
+    $v = e^{(TSS - WSS)/(n\sigma)} \, \lVert c_a - c_b \rVert / \sigma_1$, averaged over pairs.
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     return _adjusted("i_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #08f0a8f0
 @register("xb_a", kind="between", direction="max", lower=0, upper=1, invariances=_ADJ_INV, complexity=_PAIR_COST,
+          metrics=("euclidean", "cosine"),
           reference=_JOURNAL)
 def xb_a(X,                            # (n, d) data, finite numbers
          labels=None,                  # one class label per row, any hashable values
          *,
-         metric: str = "euclidean",    # 'euclidean' only (the tricks are built on centroids)
+         metric: str = "euclidean",    # 'euclidean', or 'cosine' (centroids of the L2-normalised rows)
          noise=None,                   # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,            # ignored: deterministic; kept for a uniform signature
          k: float = K_I_A,             # steepness of the logistic, a finite number > 0
          distance_shift: float = 0.0,  # beta added to every distance (axiom B2), in X's units, >= 0
         ) -> float:
-    "Adjusted Xie-Beni (higher is better): the journal version gives it the same adjusted form as i_a."
+    """Adjusted Xie-Beni (higher is better): the journal version gives it the same adjusted form as i_a.
+
+    With metric='cosine', the centroids are those of the L2-normalised rows (the spherical view)."""
     return _adjusted("xb_a", X, labels, metric, noise, k, distance_shift)
 
 # %% ../nbs/03_between.ipynb #a20067dd
 @register("dunn_a", kind="between", direction="max", lower=-np.inf, upper=1,
           invariances=SCALE_FREE + ("shift", "class-cardinality"), pair_summaries=["cluster_sums"],
+          metrics=("euclidean",),
           complexity="O(n^2 d) time in 1 pass of the pair engine (shared) + Weiszfeld per class pair, O(nK) memory",
           reference=_JOURNAL)
 def dunn_a(X,                                     # (n, d) data, finite numbers
            labels=None,                           # one class label per row, any hashable values
            *,
-           metric: str = "euclidean",             # 'euclidean' only (the tricks are built on centroids)
+           metric: str = "euclidean",             # 'euclidean' only (its geometric median needs coordinates)
            noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            k: float = K_DUNN_A,                   # steepness of the logistic, a finite number > 0
@@ -719,19 +878,23 @@ def dunn_a(X,                                     # (n, d) data, finite numbers
 # %% ../nbs/03_between.ipynb #3909fccc
 @register("sc_a", kind="between", direction="max", lower=-1, upper=1,
           invariances=SCALE_FREE + ("shift", "class-cardinality", "range"), pair_summaries=["cluster_sums"],
+          metrics=PAIR_METRICS, sparse=True,
           complexity="O(n^2 d) time in 1 pass of the pair engine (shared), O(nK) memory",
           reference=_JOURNAL)
-def sc_a(X,                                     # (n, d) data, finite numbers
+def sc_a(X,                                     # (n, d) data (dense or sparse), or see metric
          labels=None,                           # one class label per row, any hashable values
          *,
-         metric: str = "euclidean",             # 'euclidean' only (the tricks are built on centroids)
+         metric: str = "euclidean",             # any of core.PAIR_METRICS (see the prose)
          noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,                     # ignored: deterministic; kept for a uniform signature
          distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
          max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
         ) -> float:
     r"""Adjusted silhouette: per class pair the mean of $(e^{b/\sigma_1} - e^{a/\sigma_1}) / e^{\max(a,b)/\sigma_1}$,
-    averaged over pairs."""
+    averaged over pairs.
+
+    Any metric of the pair engine, sparse X, a dissimilarity matrix ('precomputed') or a mixed table ('gower'):
+    without coordinates, $\sigma_1$ reads d(x, c) from distances alone (the Huygens-Torgerson identity)."""
     _, _, scores = _pairwise("sc_a", X, labels, metric=metric, noise=noise, distance_shift=distance_shift,
                              max_memory=max_memory)
     return _mean(scores, 0, False)
@@ -780,26 +943,29 @@ _DBCV_REF = ("Moulavi, Jaskowiak, Campello, Zimek & Sander, Density-Based Cluste
              "made between-dataset with the tricks T1, T3 and T4a of ")
 
 @register("dbcv_btwn", kind="between", direction="max", lower=0, upper=1,
-          invariances=SCALE_FREE + ("class-cardinality", "range"),
+          invariances=SCALE_FREE + ("class-cardinality", "range"), metrics=PAIR_METRICS, sparse=True,
           complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DBCV "
                       "under T + 1 labellings; O(m^2) memory"),
           reference=_DBCV_REF + _JEON)
-def dbcv_btwn(X,                                            # (n, d) data, finite numbers
+def dbcv_btwn(X,                                            # (n, d) data (dense or sparse), or see metric
               labels=None,                                  # one label per row; `noise` says what the noise label means
               *,
-              metric: str = "euclidean",                    # 'euclidean' only (DBCV's core distance)
+              metric: str = "euclidean",                    # any of core.PAIR_METRICS (see the prose)
               noise=None,                                   # None, 'ignore', 'cluster' or 'singletons'
               random_state=None,                            # seeds the per-pair sample and the relabellings
               n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
               return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
               max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
+              dim: int | None = None,                       # core-distance exponent (None: data's dimension)
              ) -> float | MonteCarloScore:
     ("Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random "
      "relabellings\n(~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), "
-     "averaged over pairs.")
+     "averaged over pairs.\n\nAny metric of the pair engine, sparse X, a dissimilarity matrix ('precomputed') or a mixed "
+     "table ('gower'); DBCV's core distance has the exponent `dim`: the data's dimension for coordinates, to be given "
+     "for precomputed and Gower points, which have no dimension of their own.")
     return_se = check_flag(return_se, "return_se", who="dbcv_btwn")
     _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
-                             n_permutations=n_permutations, max_pair_points=max_pair_points)
+                             n_permutations=n_permutations, max_pair_points=max_pair_points, dim=dim)
     return _mean(scores, n_permutations, return_se)
 
 # %% ../nbs/03_between.ipynb #2c51d6c5
