@@ -536,6 +536,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            n_resamples: int = 50,                    # half-samples behind those intervals (at least 10)
            progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
            metric: str = "euclidean",                # what X is and how points differ (see *Any distance*)
+           dim: int | None = None,                   # dbcv_btwn's core-distance exponent where X gives none (see below)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
@@ -543,6 +544,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
         raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     metric = check_choice(metric, "metric", METRIC_NAMES, who="assess")
+    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="assess")
     kind = metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
     if kind != "coordinates" and scaling != "none":
         raise ValueError(f"assess: scaling={scaling!r} needs dense coordinates; these points are {kind} "
@@ -574,7 +576,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
         _say_plan(data, names, p, scaling, skew, variants)
-    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric)
+    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
     verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap,
                                                  max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
     scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)

@@ -284,8 +284,10 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--metric", type=click.Choice(ASSESS_METRICS), default="euclidean", show_default=True,
               help="How points are compared: a coordinate metric; gower (the table as read: categories and missing "
                    "values); precomputed (DATA is an .npy dissimilarity matrix, square or condensed, with --labels).")
+@click.option("--dim", type=int, default=None, help="The density view's core-distance exponent (dbcv_btwn's dim) for "
+              "points without a dimension: precomputed, gower (default: the measure's).")
 def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
-            max_permutations, ci, resamples, worst, fail_on, as_json, metric, **prep):
+            max_permutations, ci, resamples, worst, fail_on, as_json, metric, dim, **prep):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
@@ -304,6 +306,7 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     level = None if level is None else check_ci(level, "--ci")
     check_number(resamples, "--resamples", lo=10, hi=100_000, integer=True)
     check_number(worst, "--worst", lo=0, integer=True)
+    dim = None if dim is None else check_number(dim, "--dim", lo=1, integer=True)
     kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     if metric in ("precomputed", "gower"):
         kw.pop("drop_constant")                      # columns are not features to drop (gower), or there are none
@@ -321,7 +324,7 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
     a = clm_nb.assess(feats, y, **kw, variants=variants,
                       n_permutations=permutations, random_state=seed, worst=worst, max_permutations=max_permutations,
-                      ci=level, n_resamples=resamples, metric=metric)
+                      ci=level, n_resamples=resamples, metric=metric, dim=dim)
     if as_json:
         _echo_json(_assess_json(a, str(data), a.features))
     else:

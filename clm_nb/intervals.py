@@ -114,6 +114,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     progress=False,               # a bar over the half-samples on stderr (True, or its label)
                     values: dict | None = None,   # full-data values: {m: value, optionally f'{m}_weighted': ...}, if computed
                     metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                    dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
     from clm_nb.verdict import LEADERBOARD_MEASURES, check_board_measures, clm_profile   # verdict imports this module
@@ -127,7 +128,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
     data = check_data(X, y, noise=noise, measure="resample_scores", metric=metric)
     def profile(rows, s):                    # (value, weighted, share_below) of each measure, in the order of names
         p = clm_profile(*take_points(data, rows), measures=names, primary=None, n_permutations=n_permutations,
-                        random_state=s, metric=metric)
+                        random_state=s, metric=metric, dim=dim)
         return p.loc[p.part.to_numpy() == "score", ["value", "weighted", "share_below"]].to_numpy(dtype=float)
     if values is None:
         full = profile(np.arange(data.n), seed)

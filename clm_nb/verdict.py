@@ -163,11 +163,12 @@ def _measure_row(m: str,               # the measure
                  threshold: float,     # a class pair below it is low, for share_below
                  sampled=None,         # called with `m` for a quadratic measure computed on samples (else None)
                  metric: str = "euclidean",  # the dissimilarity the measure reads (`clm_nb.core.METRIC_NAMES`)
+                 dim: int | None = None,     # dbcv_btwn's core-distance exponent (None: its default)
                 ) -> tuple[dict, list]:
     "(score row, class-pair rows) of one measure of `clm_profile`."
     mc = m in MONTE_CARLO
     kwargs = dict(random_state=random_state, metric=metric) | ({"noise": noise} if labels is not None else {}) \
-        | ({"n_permutations": n_permutations} if mc else {})
+        | ({"n_permutations": n_permutations} if mc else {}) | ({"dim": dim} if m == "dbcv_btwn" and dim else {})
     t0, pair_rows = time.perf_counter(), []
     try:
         b = sampled(m) if sampled is not None else pair_breakdown(m, data, labels, **kwargs)
@@ -198,6 +199,7 @@ def clm_profile(X,                                        # (n, d) features
                 max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)
                 progress=False,                           # a bar over the measures on stderr (True, or its label)
                 metric: str = "euclidean",                # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: its default)
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
     names = check_board_measures(measures, primary)
@@ -231,7 +233,7 @@ def clm_profile(X,                                        # (n, d) features
         return shared[m]
 
     run = lambda m, t: _measure_row(m, data, labels, noise, t, random_state, threshold,
-                                    on_samples if m in sampled else None, metric)
+                                    on_samples if m in sampled else None, metric, dim)
     done = {m: run(m, n_permutations) for m in progress_bar(names, progress, "clm_profile", unit="measure")}
     if cap is not None:
         done = _adapt(done, run, rule, cap, data.n if labels is None else len(y))
