@@ -259,6 +259,9 @@ _NO_CENTROID = {"precomputed": "dissimilarities have no coordinates to average",
     m: "a class mean is the centre of Euclidean geometry, not of this metric's"
     for m in ("sqeuclidean", "cityblock", "chebyshev")}
 
+_KIND_WORDS = {"coordinates": "coordinates", "sparse": "sparse rows", "precomputed": "a dissimilarity matrix",
+               "gower": "a Gower table"}
+
 def _accepts(m: str, metric: str, kind: str) -> bool:
     "Whether the registry says the measure `m` reads points of `kind` under `metric`."
     info = get_measure(m)
@@ -274,8 +277,8 @@ def metric_views(metric: str,        # a canonical metric (`METRIC_NAMES`)
         if name == "centroid" and metric not in CENTROID_METRICS:
             missing[name] = f"no {name} view ({m}): {_NO_CENTROID[metric]}"
         elif not _accepts(m, metric, kind):
-            missing[name] = (f"no {name} view: {m} does not read {kind} points under metric={metric!r} in this "
-                             "version (clm_nb.measures(), columns metrics and sparse)")
+            missing[name] = (f"no {name} view: {m} does not read {_KIND_WORDS[kind]} under metric={metric!r} in "
+                             "this version (clm_nb.measures(), columns metrics and sparse)")
     kept = tuple(v for v in rule.views if v[0] not in missing)
     if not kept:
         raise ValueError(f"assess: metric={metric!r} leaves the verdict no view: " + "; ".join(missing.values())
@@ -297,7 +300,7 @@ def metric_measures(measures,            # the caller's measures (None or the le
     names = check_board_measures(LEADERBOARD_MEASURES if default else measures, None)
     refused = [m for m in names if not _accepts(m, metric, kind)]
     if refused and not default:
-        raise ValueError(f"assess: {refused} do not read {kind} points under metric={metric!r} (clm_nb.measures(), "
+        raise ValueError(f"assess: {refused} do not read {_KIND_WORDS[kind]} under metric={metric!r} (clm_nb.measures(), "
                          f"columns metrics and sparse); leave them out, or leave measures out for those that do.")
     kept = [m for m in names if m not in refused]
     try:
@@ -306,11 +309,11 @@ def metric_measures(measures,            # the caller's measures (None or the le
         check_board_measures(kept, primary)
     except ValueError:
         check_board_measures(names, primary)              # the caller's own slip: its own message
-        raise ValueError(f"assess: primary={primary!r} cannot be computed under metric={metric!r} for {kind} points: "
+        raise ValueError(f"assess: primary={primary!r} cannot be computed under metric={metric!r} for {_KIND_WORDS[kind]}: "
                          f"its measures are not among those that read them ({kept}); choose one of them as primary."
                          ) from None
     names = kept
-    left = (f"not computed under metric={metric!r}: {', '.join(refused)} (they do not read {kind} points under it)"
+    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {_KIND_WORDS[kind]} under it)"
             if refused else "")
     return names, left
 

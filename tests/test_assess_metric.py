@@ -82,7 +82,7 @@ def test_the_views_of_each_metric():
 
 
 def test_measures_that_do_not_read_the_points_are_refused_or_left_out():
-    with pytest.raises(ValueError, match=r"\[.ch_a.*do not read gower points"):
+    with pytest.raises(ValueError, match=r"\[.ch_a.*do not read a Gower table"):
         metric_measures(["ch_a", "sc_a", "dbcv_btwn"], "sc_a", VerdictRule(), "gower", "gower")
     names, left = metric_measures(None, "sc_a", VerdictRule(), "euclidean", "coordinates")
     assert names == list(clm_nb.verdict.LEADERBOARD_MEASURES) and left == ""
@@ -196,7 +196,7 @@ def test_gower_on_a_mixed_table_with_missing_values(iris):
     df.loc[[3, 60], "c"] = np.nan
     a = clm_nb.assess(df, y, metric="gower", dim=5, **FAST)
     assert a.metric == "gower" and "centroid" not in dict(a.views) and a.d == 5
-    assert "ch_a" not in a.scores.index and "not computed under metric='gower'" in a.views_note
+    assert "ch_a" not in a.scores.index and "Not computed under metric='gower'" in a.views_note
     assert np.isfinite(a.scores.at["sc_a", "value"])
 
 
