@@ -313,7 +313,7 @@ def metric_measures(measures,            # the caller's measures (None or the le
                          f"its measures are not among those that read them ({kept}); choose one of them as primary."
                          ) from None
     names = kept
-    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {_KIND_WORDS[kind]} under it)"
+    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {_KIND_WORDS[kind]} under it)."
             if refused else "")
     return names, left
 
@@ -377,6 +377,26 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
     data = LabeledData(np.empty((int(keep.sum()), 0)), codes, classes, keep, n_noise,
                        source if keep.all() else source.take(keep))
     return Prepared(X=data, y=y, features=features, rows=rows, steps=steps, set_aside=aside, n_input=n)
+
+# %% ../nbs/17_assessment.ipynb #1afbd590
+def _check_metric(X, metric, scaling: str, dim) -> tuple[str, str, int | None]:
+    "(metric, kind of point, dim) of `assess`, validated: scaling needs dense coordinates."
+    metric = check_choice(metric, "metric", METRIC_NAMES, who="assess")
+    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="assess")
+    kind = metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
+    if kind != "coordinates" and scaling != "none":
+        raise ValueError(f"assess: scaling={scaling!r} needs dense coordinates; these points are {kind} "
+                         f"(metric={metric!r}): leave scaling='none'.")
+    return metric, kind, dim
+
+# %% ../nbs/17_assessment.ipynb #832cbd6a
+def _prepared(X, y, metric: str, kind: str, *, drop_constant: bool, **prep) -> tuple:
+    "(the `Prepared` data, the validated `LabeledData`) of `assess` (`prep`: missing, ordinal, rare, min_class_size, noise)."
+    if kind != "coordinates":                              # validated once: `p.X` is the `LabeledData` itself
+        p = prepare_points(X, y, metric, kind, **prep)
+        return p, p.X
+    p = prepare(X, y, drop_constant=drop_constant, **prep)
+    return p, check_data(p.X, p.y, noise=prep["noise"], measure="assess", metric=metric)   # before any work
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
@@ -546,12 +566,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
-    metric = check_choice(metric, "metric", METRIC_NAMES, who="assess")
-    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="assess")
-    kind = metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
-    if kind != "coordinates" and scaling != "none":
-        raise ValueError(f"assess: scaling={scaling!r} needs dense coordinates; these points are {kind} "
-                         f"(metric={metric!r}): leave scaling='none'.")
+    metric, kind, dim = _check_metric(X, metric, scaling, dim)
     rule, views_note, views_missing = metric_views(metric, rule, kind)
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
@@ -568,14 +583,9 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     need = [m for _, m in rule.views if m not in names]
     if need:
         raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
-    if kind == "coordinates":
-        p = prepare(X, y, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
-                    min_class_size=min_class_size, noise=noise)
-        data = check_data(p.X, p.y, noise=noise, measure="assess", metric=metric)   # one clear error, before any work
-    else:                                                  # validated once: `p.X` is the `LabeledData` itself
-        p = prepare_points(X, y, metric, kind, missing=missing, ordinal=ordinal, rare=rare,
-                           min_class_size=min_class_size, noise=noise)
-        data, variants = p.X, False
+    p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
+                        min_class_size=min_class_size, noise=noise)
+    variants = variants and kind == "coordinates"                    # no scaling variants of other points
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
         _say_plan(data, names, p, scaling, skew, variants)
@@ -606,8 +616,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
                       max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method), metric=metric,
-                      views=list(rule.views), views_note=" ".join([views_note, left_out + "." if left_out else ""]).strip(),
-                      views_missing=views_missing)
+                      views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing)
 
 # %% ../nbs/17_assessment.ipynb #cd68c245
 from .core import document_params

@@ -120,8 +120,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
     from clm_nb.verdict import LEADERBOARD_MEASURES, check_board_measures, clm_profile   # verdict imports this module
     names = check_board_measures(LEADERBOARD_MEASURES if measures is None else measures, None)
     B = check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True, who="resample_scores")
-    ci = check_ci(ci, "resample_scores")
-    n_permutations = check_permutations(n_permutations, "resample_scores")
+    ci, n_permutations = check_ci(ci, "resample_scores"), check_permutations(n_permutations, "resample_scores")
     max_points = check_number(max_points, "max_points", lo=100, integer=True, who="resample_scores")
     seed = check_number(random_state, "random_state", lo=0, integer=True, who="resample_scores")
     metric = check_choice(metric, "metric", METRIC_NAMES, who="resample_scores")
@@ -137,8 +136,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
     if missing:
         raise ValueError(f"resample_scores: values lacks {missing}; pass every measure's full-data value, or "
                          "values=None to compute them.")
-    rng = np.random.default_rng([seed, 0])
-    pool = stratified_sample(data.labels, max_points, rng)
+    pool = stratified_sample(data.labels, max_points, np.random.default_rng([seed, 0]))
     codes = data.labels[pool]
     cols = {c: np.full(B, np.nan) for m in names for c in (m, f"{m}_weighted", f"{m}_share_below")}
     for b in progress_bar(range(B), progress, "half-samples", unit="sample"):
