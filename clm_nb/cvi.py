@@ -12,9 +12,9 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
-from .core import (SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_number,
-                         normalize_scale, register)
-from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, summarize
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean,
+                         check_number, normalize_scale, register)
+from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, row_distances, sort_by_cluster, summarize
 
 # %% auto #0
 __all__ = ['RL_VARIANTS', 'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd']
@@ -273,34 +273,58 @@ def _foreign_neighbours(Xn: np.ndarray, labels: np.ndarray, k: int, metric: str)
         _foreign_block(X, P, sq, s, labels, k, mode, c, q)
     return q
 
+# %% ../nbs/05_cvi.ipynb #9bb05112
+@njit(parallel=True, cache=True)
+def _distance_rows(src, code, s, P):
+    "P[i] = the distances from sorted point s + i to every point, read by the pair engine's kernel (any kind of point)."
+    for i in prange(P.shape[0]):
+        row_distances(src, s + i, 0, P.shape[1], code, P[i])
+
+def _foreign_points(data: LabeledData, k: int, metric: str) -> np.ndarray:
+    "q_k(x) for points of any kind (`01_pairs`'s layout), in the order of `data`: blocks of exact distance rows."
+    sd = sort_by_cluster(data, metric)
+    rows = max(1, int(_BLOCK_MB * 2**20) // (8 * sd.n))
+    P, q = np.empty((min(rows, sd.n), sd.n)), np.empty(sd.n)
+    for s in range(0, sd.n, rows):
+        B = P[:min(rows, sd.n - s)]
+        _distance_rows(sd.src, sd.code, s, B)
+        _foreign_block(np.empty((0, 0)), B, np.zeros(sd.n), s, sd.labels, k, 2, 0.0, q)
+    out = np.empty(sd.n)
+    out[sd.order] = q
+    return out
+
 # %% ../nbs/05_cvi.ipynb #44b5dc45
 def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
     "(Sep, Com in units of `scale`, scale, mean pair distance in units of `scale`) of a validated partition."
     _check_metric(metric, name)
     _check_k(k, data.n, name)
-    Xn, scale, _ = normalize_scale(data.X, center=metric in TRANSLATION_INVARIANT_METRICS)
-    q = _foreign_neighbours(Xn, data.labels, k, metric)
+    if data.kind == "coordinates":
+        Xn, scale, _ = normalize_scale(data.X, center=metric in TRANSLATION_INVARIANT_METRICS)
+        q = _foreign_neighbours(Xn, data.labels, k, metric)
+    else:
+        q = _foreign_points(data, k, metric)
     sizes = np.bincount(data.labels, minlength=data.K)
     separation = float(np.max(np.bincount(data.labels, weights=q / k, minlength=data.K) / sizes))
     sums = summarize(data, None, ["extremes"], metric=metric, measure=name)      # pair sums, in units of sums.scale
     pairs = sizes * (sizes - 1) / 2
     compactness = float(np.sum(np.divide(sums.within_sum, pairs, out=np.zeros(data.K), where=pairs > 0)))
     mean_d = float(sums.within_sum.sum() + sums.sum_between.sum() / 2) / (data.n * (data.n - 1) / 2)
-    return separation, compactness, sums.scale, mean_d
+    unit = sums.scale ** 2 if metric == "sqeuclidean" else sums.scale        # squared distances: squared units
+    return separation, compactness, unit, mean_d
 
 # %% ../nbs/05_cvi.ipynb #d02ce526
-def cvnn_parts(X,                          # (n, p) data of finite numbers, or a `LabeledData` (`check_data`)
+def cvnn_parts(X,                          # (n, p) data, sparse rows, a dissimilarity matrix, a table, a `LabeledData`
                labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
                *,
                k: int = 10,                # nearest neighbours per point, 1 <= k < n
-               metric: str = "euclidean",  # any metric of the pair engine (see `01_pairs`)
+               metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
                noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
                random_state=None,          # accepted for a common signature; unused (not random)
               ) -> CVNNParts:
     "Separation and compactness of one partition, to be normalised over a set of candidates with `cvnn_normalize`."
     _check_metric(metric, "cvnn_parts")
     k = _check_k(k, None, "cvnn_parts")
-    data = check_data(X, labels, noise=noise, measure="cvnn_parts")
+    data = check_data(X, labels, noise=noise, measure="cvnn_parts", metric=metric)
     separation, compactness, scale, _ = _cvnn_terms(data, k, metric, "cvnn_parts")
     return CVNNParts(separation, float(compactness * scale))
 
@@ -322,16 +346,17 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
     return terms.sum(axis=1)
 
 # %% ../nbs/05_cvi.ipynb #026282f8
-@register("cvnn", kind="internal", direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+@register("cvnn", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
           pair_summaries=["extremes"],
           complexity="O(n^2 p) time (one pass of the pair engine) plus one kNN query, O(nk + K^2) memory",
           reference="Liu, Li, Xiong, Gao, Wu & Wu (2013), Understanding and enhancement of internal clustering "
                     "validation measures, IEEE Trans. Cybernetics 43(3):982-994 (single-partition form: Sep + "
                     "Com / mean pairwise distance, this package's normalisation)")
-def cvnn(X,                          # (n, p) data of finite numbers, or a `LabeledData` (`check_data`)
+def cvnn(X,                          # (n, p) data, sparse rows, a dissimilarity matrix, a table, a `LabeledData`
          labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
          *,
-         metric: str = "euclidean",  # any metric of the pair engine (see `01_pairs`)
+         metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
          noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
          random_state=None,          # accepted for a common signature; unused (not random)
          k: int = 10,                # nearest neighbours per point, 1 <= k < n
@@ -339,7 +364,7 @@ def cvnn(X,                          # (n, p) data of finite numbers, or a `Labe
     "CVNN of one partition: kNN separation plus compactness over the data's mean pairwise distance (lower is better)."
     _check_metric(metric, "cvnn")
     k = _check_k(k, None, "cvnn")
-    data = check_data(X, labels, noise=noise, measure="cvnn")
+    data = check_data(X, labels, noise=noise, measure="cvnn", metric=metric)
     separation, compactness, _, mean_d = _cvnn_terms(data, k, metric, "cvnn")
     return float(separation + (compactness / mean_d if mean_d > 0 else 0.0))
 

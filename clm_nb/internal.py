@@ -11,14 +11,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import (PAIR_METRICS, SCALE_FREE, check_choice, check_data, check_euclidean, check_number, normalize_scale,
-                         register)
-from .pairs import (DEFAULT_MAX_MEMORY, check_max_memory, check_metric, silhouette_widths, sort_by_cluster,
-                          summarize)
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
+                         check_number, normalize_scale, register)
+from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, row_distances,
+                          silhouette_widths, sort_by_cluster, summarize)
 
 # %% auto #0
-__all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette', 'xie_beni', 'i_index',
-           'ball_hall', 'c_index', 'point_biserial', 'gamma', 'DBCVParts', 'dbcv_value', 'dbcv']
+__all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette',
+           'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma', 'DBCVParts', 'dbcv_value',
+           'intrinsic_dimension', 'dbcv']
 
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
@@ -283,12 +284,19 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
 
 # %% ../nbs/02_internal.ipynb #378528ac
+_NO_SRC = (np.empty((0, 0)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))   # the engine's tuple, unused
+
+def _coordinates(X: np.ndarray, squared: bool = False) -> tuple:
+    "The points `pp` the kernels read, for row-major coordinates `X` under the Euclidean metric."
+    return (np.ascontiguousarray(X, dtype=np.float64), _NO_SRC, -1, bool(squared))
+
+def _engine_points(sd: SortedData, squared: bool = False) -> tuple:
+    "The points `pp` the kernels read, for data laid out by the pair engine (`sort_by_cluster`): any kind, any metric."
+    return (np.empty((0, 0)), sd.src, sd.code, bool(squared))
+
 @njit(inline="always")
-def _dbcv_dist(X, D, idx, a, b):
-    """Distance between sorted points a and b: D[idx[a], idx[b]] when a matrix D is given, else Euclidean on rows a, b
-    of X."""
-    if D.shape[0] > 0:
-        return D[idx[a], idx[b]]
+def _dbcv_dist(X, a, b):
+    "Euclidean distance between rows a and b of X, summed in feature order (the bits of `cdist`)."
     s = 0.0
     for k in range(X.shape[1]):
         t = X[a, k] - X[b, k]
@@ -296,11 +304,14 @@ def _dbcv_dist(X, D, idx, a, b):
     return np.sqrt(s)
 
 @njit(cache=True)
-def _dists_to(X, D, idx, a, pts, lo, hi, out):
+def _dists_to(pp, a, pts, lo, hi, out):
     """out[k] = distance from point a to point pts[lo + k], k < hi - lo (a loop of its own: see the note on numba
-    above); four points per sweep of the features, each sum in feature order (the bits of `_dbcv_dist`)."""
+    above). pp = (X, src, code, squared): code -1 is Euclidean on the rows of X, four points per sweep of the features,
+    each sum in feature order (the bits of `_dbcv_dist`); any other code is the pair engine's (`row_distances` on src).
+    With `squared` every distance is squared (the reference implementation's convention)."""
+    X, src, code, squared = pp
     m, k = hi - lo, 0
-    if D.shape[0] == 0:
+    if code < 0:
         while k + 4 <= m:
             b0, b1, b2, b3 = pts[lo + k], pts[lo + k + 1], pts[lo + k + 2], pts[lo + k + 3]
             s0 = s1 = s2 = s3 = 0.0
@@ -313,8 +324,29 @@ def _dists_to(X, D, idx, a, pts, lo, hi, out):
                 s3 += t3 * t3
             out[k], out[k + 1], out[k + 2], out[k + 3] = np.sqrt(s0), np.sqrt(s1), np.sqrt(s2), np.sqrt(s3)
             k += 4
-    for k in range(k, m):
-        out[k] = _dbcv_dist(X, D, idx, a, pts[lo + k])
+        for k in range(k, m):
+            out[k] = _dbcv_dist(X, a, pts[lo + k])
+    elif code == 5:                               # a square matrix: read in place (the engine's layout, inlined)
+        F, I = src[0], src[1]
+        row = F[I[a]]
+        for k in range(m):
+            out[k] = row[I[pts[lo + k]]]
+    elif code == 6:                               # a condensed matrix: the same, with its index formula
+        F, I, M = src[0], src[1], src[2][0]
+        for k in range(m):
+            i, j = I[a], I[pts[lo + k]]
+            i, j = (i, j) if i < j else (j, i)
+            out[k] = 0.0 if i == j else F[0, M * i - i * (i + 1) // 2 + j - i - 1]
+    else:                                         # sparse rows, Gower: the engine's kernel, a point at a time
+        for k in range(m):
+            b = pts[lo + k]
+            if b == a:
+                out[k] = 0.0
+            else:
+                row_distances(src, a, b, b + 1, code, out[k:k + 1])
+    if squared:
+        for k in range(m):
+            out[k] = out[k] * out[k]
 
 # %% ../nbs/02_internal.ipynb #1b9d0098
 @njit(inline="always")
@@ -353,7 +385,7 @@ def _core_of_row(buf, i, m, dim, cut):
 
 # %% ../nbs/02_internal.ipynb #2f4dcd22
 @njit(cache=True)
-def _core_lane(X, D, idx, starts, dim, t, lanes, core, buf):
+def _core_lane(pp, starts, dim, t, lanes, core, buf):
     """All-points core distance of the rows t, t+lanes, ... of every cluster (cluster c = rows starts[c]:starts[c+1]):
     core = dmin * ((n_c - 1) / S) ** (1/dim), S = sum over the other points of (dmin / dist) ** dim.
     `buf` holds one row."""
@@ -365,13 +397,14 @@ def _core_lane(X, D, idx, starts, dim, t, lanes, core, buf):
         members = np.arange(s, e)
         for i in range(s + t, e, lanes):
             if m > 1:
-                _dists_to(X, D, idx, i, members, 0, m, buf)
+                _dists_to(pp, i, members, 0, m, buf)
             core[i] = _core_of_row(buf, i - s, m, dim, cut)
 
 @njit(parallel=True, cache=True)
-def _core_parallel(X, D, idx, starts, dim, lanes, core, longest):
+def _core_parallel(pp, starts, dim, lanes, core, longest):
+    px, psrc, pcode, psq = pp                # numba passes only flat tuples into the threads
     for t in prange(lanes):
-        _core_lane(X, D, idx, starts, dim, t, lanes, core, np.empty(longest))
+        _core_lane((px, psrc, pcode, psq), starts, dim, t, lanes, core, np.empty(longest))
 
 # %% ../nbs/02_internal.ipynb #68bed360
 @njit(inline="always")
@@ -393,7 +426,7 @@ def _index_first(a1, b1, a2, b2):
 
 # %% ../nbs/02_internal.ipynb #23659261
 @njit(cache=True)
-def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
+def _prim(pp, core, s, e, src, bw, deg, fwork, iwork):
     """Prim's minimum spanning tree of the mutual-reachability graph of the points s..e-1, distances on the fly.
     Edges are ordered by the leximax of (core_u, core_v, dist): the largest value (the mutual reachability
     distance), then the middle one, then the smallest, then the end points; a strict order, so the tree is unique.
@@ -419,7 +452,7 @@ def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
     u = s
     while nrem > 0:
         cu = core[u]
-        _dists_to(X, D, idx, u, pts, 0, nrem, buf)
+        _dists_to(pp, u, pts, 0, nrem, buf)
         bj = -1
         jw = np.inf
         jm = np.inf
@@ -473,7 +506,7 @@ def _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork):
 
 # %% ../nbs/02_internal.ipynb #c816124c
 @njit(cache=True)
-def _mst_cluster(X, D, idx, core, s, e, src, bw, deg, internal, fwork, iwork):
+def _mst_cluster(pp, core, s, e, src, bw, deg, internal, fwork, iwork):
     """MST of the cluster of points s..e-1; marks its internal nodes (degree > 1; every node when there is none) in
     `internal` and returns its density sparseness: the largest internal edge (the largest edge when no edge is
     internal; 0 for a single point)."""
@@ -481,7 +514,7 @@ def _mst_cluster(X, D, idx, core, s, e, src, bw, deg, internal, fwork, iwork):
         internal[s] = True
         src[s] = -1
         return 0.0
-    _prim(X, D, idx, core, s, e, src, bw, deg, fwork, iwork)
+    _prim(pp, core, s, e, src, bw, deg, fwork, iwork)
     dsc = -1.0
     anyone = False
     for v in range(s, e):
@@ -501,24 +534,25 @@ def _mst_cluster(X, D, idx, core, s, e, src, bw, deg, internal, fwork, iwork):
 
 # %% ../nbs/02_internal.ipynb #287c0a52
 @njit(cache=True)
-def _mst_lane(X, D, idx, core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest):
+def _mst_lane(pp, core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest):
     "The clusters order[t], order[t+lanes], ... (largest first, so that the lanes share the work)."
     fwork = np.empty((5, longest))
     iwork = np.empty((2, longest), np.int64)
     for q in range(t, order.shape[0], lanes):
         c = order[q]
-        dsc[c] = _mst_cluster(X, D, idx, core, starts[c], starts[c + 1], src, bw, deg, internal, fwork, iwork)
+        dsc[c] = _mst_cluster(pp, core, starts[c], starts[c + 1], src, bw, deg, internal, fwork, iwork)
 
 @njit(parallel=True, cache=True)
-def _mst_parallel(X, D, idx, core, starts, order, lanes, src, bw, deg, internal, dsc, longest):
+def _mst_parallel(pp, core, starts, order, lanes, src, bw, deg, internal, dsc, longest):
+    px, psrc, pcode, psq = pp                # numba passes only flat tuples into the threads
     for t in prange(lanes):
-        _mst_lane(X, D, idx, core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest)
+        _mst_lane((px, psrc, pcode, psq), core, starts, order, t, lanes, src, bw, deg, internal, dsc, longest)
 
 # %% ../nbs/02_internal.ipynb #78487ba4
 _SEP_CHUNK = 256
 
 @njit(cache=True)
-def _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep, buf):
+def _separation_lane(pp, core, inodes, icl, istarts, t, lanes, sep, buf):
     """sep[k] = min over this lane's pairs of d_mreach between an internal node of cluster k and one of another
     cluster. The lane takes the internal nodes inodes[t], inodes[t+lanes], ... against every later cluster. Each
     cluster's internal nodes are sorted by core distance, so a scan stops at the first chunk whose core distances alone
@@ -532,7 +566,7 @@ def _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep, buf):
             r = istarts[c]
             while r < istarts[c + 1] and max(ka, core[inodes[r]]) < max(sep[ca], sep[c]):
                 z = min(r + _SEP_CHUNK, istarts[c + 1])
-                _dists_to(X, D, idx, a, inodes, r, z, buf)
+                _dists_to(pp, a, inodes, r, z, buf)
                 for k in range(z - r):
                     w = max(ka, core[inodes[r + k]], buf[k])
                     if w < sep[ca]:
@@ -543,9 +577,10 @@ def _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep, buf):
 
 # %% ../nbs/02_internal.ipynb #709d2ad6
 @njit(parallel=True, cache=True)
-def _separation_parallel(X, D, idx, core, inodes, icl, istarts, lanes, sep):
+def _separation_parallel(pp, core, inodes, icl, istarts, lanes, sep):
+    px, psrc, pcode, psq = pp                # numba passes only flat tuples into the threads
     for t in prange(lanes):
-        _separation_lane(X, D, idx, core, inodes, icl, istarts, t, lanes, sep[t], np.empty(_SEP_CHUNK))
+        _separation_lane((px, psrc, pcode, psq), core, inodes, icl, istarts, t, lanes, sep[t], np.empty(_SEP_CHUNK))
 
 # %% ../nbs/02_internal.ipynb #195cf6e9
 @dataclass(frozen=True, eq=False)
@@ -559,13 +594,14 @@ class DBCVParts:
     core: np.ndarray               # (m,) all-points core distances, in the sorted order of the call
     internal: np.ndarray           # (m,) internal node of its cluster's MST (after the fallback)
     n_total: int                   # |O|
+    dim: int = 0                   # d, the exponent of the core distance
 
 # %% ../nbs/02_internal.ipynb #42bac8ac
 _DBCV_PARALLEL_WORK = 4_000_000      # sum of n_i^2 above which the kernels run on several lanes
 
-def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVParts:
-    """DBCV of points sorted by cluster (cluster c = sorted rows starts[c]:starts[c+1]); distances from `D` (sorted
-    point a is row idx[a]) when D is not empty, else Euclidean on the rows of X. The one implementation behind
+def _dbcv_parts(pp, starts, dim: int, n_total: int, lanes: int) -> DBCVParts:
+    """DBCV of points sorted by cluster (cluster c = sorted points starts[c]:starts[c+1]), distances read through `pp`
+    (`_coordinates` or `_engine_points`), `dim` the exponent of the core distance. The one implementation behind
     `dbcv` and `dbcv_value`."""
     K = starts.shape[0] - 1
     sizes = np.diff(starts)
@@ -575,16 +611,16 @@ def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVPa
     longest = int(sizes.max())
     core = np.zeros(m)
     if lanes > 1:
-        _core_parallel(X, D, idx, starts, dim, lanes, core, longest)
+        _core_parallel(pp, starts, dim, lanes, core, longest)
     else:
-        _core_lane(X, D, idx, starts, dim, 0, 1, core, np.empty(longest))
+        _core_lane(pp, starts, dim, 0, 1, core, np.empty(longest))
     src, bw, deg = np.empty(m, np.int64), np.empty(m), np.zeros(m, np.int64)
     internal, dsc = np.zeros(m, np.bool_), np.zeros(K)
     by_size = np.argsort(-sizes, kind="stable")
     if lanes > 1 and K > 1:
-        _mst_parallel(X, D, idx, core, starts, by_size, min(lanes, K), src, bw, deg, internal, dsc, longest)
+        _mst_parallel(pp, core, starts, by_size, min(lanes, K), src, bw, deg, internal, dsc, longest)
     else:
-        _mst_lane(X, D, idx, core, starts, by_size, 0, 1, src, bw, deg, internal, dsc, longest)
+        _mst_lane(pp, core, starts, by_size, 0, 1, src, bw, deg, internal, dsc, longest)
     del src, bw, deg
     labels = np.repeat(np.arange(K), sizes)
     pos = np.flatnonzero(internal)
@@ -593,23 +629,24 @@ def _dbcv_parts(X, D, idx, starts, dim: int, n_total: int, lanes: int) -> DBCVPa
     istarts = np.searchsorted(icl, np.arange(K + 1))
     per_lane = np.full((lanes, K), np.inf)                # min_j DSPC(C_k, C_j), per lane: O(K), never K x K
     if lanes > 1:
-        _separation_parallel(X, D, idx, core, pos, icl, istarts, lanes, per_lane)
+        _separation_parallel(pp, core, pos, icl, istarts, lanes, per_lane)
     else:
-        _separation_lane(X, D, idx, core, pos, icl, istarts, 0, 1, per_lane[0], np.empty(_SEP_CHUNK))
+        _separation_lane(pp, core, pos, icl, istarts, 0, 1, per_lane[0], np.empty(_SEP_CHUNK))
     sep = per_lane.min(axis=0)
     top = np.maximum(sep, dsc)
     V = np.divide(sep - dsc, top, out=np.zeros(K), where=top > 0)       # 0/0 -> 0
     V[sizes == 1] = 0.0                                                 # a singleton -> 0
     value = float(np.clip(np.dot(sizes, V) / n_total, -1.0, 1.0))
-    return DBCVParts(value, sizes, dsc, sep, V, core, internal, int(n_total))
+    return DBCVParts(value, sizes, dsc, sep, V, core, internal, int(n_total), int(dim))
 
 # %% ../nbs/02_internal.ipynb #185fd72a
 def dbcv_value(X,               # float64 (m, d) C-contiguous (only its shape is read when `distances` is given)
                groups,          # int64 (m,) codes 0..K-1, every code present, K >= 2
                *,
-               distances=None,  # optional (m, m) Euclidean distance matrix of X's rows: O(m^2), no d
-               dim=None,        # the d of the core-distance exponent (default X.shape[1])
+               distances=None,  # optional (m, m) distance matrix of X's rows (any dissimilarity): O(m^2), no d
+               dim=None,        # the d of the core-distance exponent (default X.shape[1]; needed if X has none)
                n_total=None,    # |O|, what the weights |C_i| / |O| divide by (default m)
+               squared=False,   # square every distance first (the reference MATLAB implementation's convention)
               ) -> float:
     """DBCV of the partition `groups` of the rows of `X`, without validation: the fast building block of `dbcv`.
 
@@ -619,19 +656,18 @@ def dbcv_value(X,               # float64 (m, d) C-contiguous (only its shape is
     K = int(groups.max()) + 1
     assert K >= 2 and int(groups.min()) == 0, "groups are codes 0..K-1 with K >= 2"
     dim = X.shape[1] if dim is None else int(dim)
-    assert dim >= 1
+    assert dim >= 1, "dim >= 1 (pass dim when X has no column)"
     order = np.argsort(groups, kind="stable")
     starts = np.searchsorted(groups[order], np.arange(K + 1)).astype(np.int64)
     assert np.all(np.diff(starts) > 0), "every code 0..K-1 must be present"
     if distances is None:
         Xs, scale, _ = normalize_scale(np.ascontiguousarray(X[order], dtype=np.float64), center=False)
-        D = np.empty((0, 0))
+        pp = _coordinates(Xs, squared)
     else:
         D = np.ascontiguousarray(distances, dtype=np.float64)
         assert D.shape == (m, m)
-        Xs = np.empty((0, 0))
-    return _dbcv_parts(Xs, D, order.astype(np.int64), starts, dim, m if n_total is None else int(n_total),
-                       numba.get_num_threads()).value
+        pp = (np.empty((0, 0)), (D, order.astype(np.int64), _NO_SRC[1], _NO_SRC[3]), 5, bool(squared))
+    return _dbcv_parts(pp, starts, dim, m if n_total is None else int(n_total), numba.get_num_threads()).value
 
 # %% ../nbs/02_internal.ipynb #c8891194
 @njit(cache=True)
@@ -665,39 +701,189 @@ def _canonical_rows(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
         order[pos] = rows[sub]
     return order
 
+# %% ../nbs/02_internal.ipynb #769f66c4
+@njit(parallel=True, cache=True)
+def _distance_keys(pp, labels, starts, lo, hi):
+    "lo[i], hi[i]: the distance from sorted point i to the nearest and to the farthest other point of its cluster."
+    px, psrc, pcode, psq = pp                # numba passes only flat tuples into the threads
+    for i in prange(labels.shape[0]):
+        s, e = starts[labels[i]], starts[labels[i] + 1]
+        if e - s == 1:
+            lo[i] = hi[i] = 0.0
+            continue
+        buf = np.empty(e - s)
+        _dists_to((px, psrc, pcode, psq), i, np.arange(s, e), 0, e - s, buf)
+        buf[i - s] = np.inf
+        lo[i] = buf.min()
+        buf[i - s] = -np.inf
+        hi[i] = buf.max()
+
+# %% ../nbs/02_internal.ipynb #d8c66929
+def _profiles(pp, pts: np.ndarray, s: int, e: int) -> np.ndarray:
+    "Each point of `pts` (sorted positions): its distances to the points s..e-1, sorted."
+    out = np.empty((pts.shape[0], e - s))
+    for r, i in enumerate(pts):
+        _dists_to(pp, i, np.arange(s, e), 0, e - s, out[r])
+    out.sort(axis=1)
+    return out
+
+def _tied_runs(keys: np.ndarray):
+    "Index arrays of the runs of equal consecutive rows of `keys` (2-D), runs of two or more only."
+    same = np.all(keys[1:] == keys[:-1], axis=1)
+    starts = np.flatnonzero(np.r_[True, ~same, True])
+    return [np.arange(a, b) for a, b in zip(starts[:-1], starts[1:]) if b - a > 1]
+
+def _canonical_by_distances(sd: SortedData) -> np.ndarray:
+    """Positions of `sd`'s points in the canonical order read from distances only (the prose above): label, nearest
+    and farthest distance within the cluster, then the sorted distances to the cluster, then to all points."""
+    pp = _engine_points(sd)
+    lo, hi = np.empty(sd.n), np.empty(sd.n)
+    _distance_keys(pp, sd.labels, sd.starts, lo, hi)
+    order = np.lexsort((hi, lo, sd.labels))
+    for at in _tied_runs(np.c_[sd.labels[order], lo[order], hi[order]]):
+        c = sd.labels[order[at[0]]]
+        if hi[order[at[0]]] == 0.0:
+            continue                                      # the whole cluster coincides: any order is the same
+        own = _profiles(pp, order[at], sd.starts[c], sd.starts[c + 1])
+        sub = np.lexsort(own.T[::-1])
+        order[at] = order[at][sub]
+        for at2 in _tied_runs(own[sub]):
+            pts = order[at[at2]]
+            order[at[at2]] = pts[np.lexsort(_profiles(pp, pts, 0, sd.n).T[::-1])]
+    return order
+
+# %% ../nbs/02_internal.ipynb #30ecf337
+LB_NEIGHBOURS = (10, 20)      # Levina & Bickel's range k1..k2 of nearest neighbours
+
+@njit(parallel=True, cache=True)
+def _positive_neighbours(pp, n, out):
+    "out[i] = the out.shape[1] smallest positive distances from point i to the others, ascending (inf: fewer exist)."
+    k = out.shape[1]
+    everyone = np.arange(n)
+    px, psrc, pcode, psq = pp                # numba passes only flat tuples into the threads
+    for i in prange(n):
+        buf = np.empty(n)
+        _dists_to((px, psrc, pcode, psq), i, everyone, 0, n, buf)
+        row = out[i]
+        row[:] = np.inf
+        for j in range(n):
+            v = buf[j]
+            if v > 0.0 and v < row[k - 1]:               # a point itself and its duplicates (0), NaN: skipped
+                q = k - 1
+                while q > 0 and row[q - 1] > v:
+                    row[q] = row[q - 1]
+                    q -= 1
+                row[q] = v
+
+# %% ../nbs/02_internal.ipynb #1e2518d7
+def _levina_bickel(T: np.ndarray, k1: int, k2: int) -> float:
+    "The estimate of the formula above from each point's nearest positive distances T (n, >= k2), ascending."
+    est = []
+    for k in range(k1, k2 + 1):
+        ok = np.isfinite(T[:, k - 1])
+        inv = np.log(T[ok, k - 1:k] / T[ok, :k - 1]).sum(axis=1) / (k - 1)      # 1 / m_k(x) per point
+        if inv.size and inv.mean() > 0:
+            est.append(1.0 / inv.mean())
+    return float(np.mean(est)) if est else float("nan")
+
+def _estimate_dim(sd: SortedData, k1: int, k2: int) -> float:
+    "Levina-Bickel estimate of the intrinsic dimension of the points of `sd` (any kind, its metric)."
+    T = np.empty((sd.n, k2))
+    _positive_neighbours(_engine_points(sd), sd.n, T)
+    return _levina_bickel(T, k1, k2)
+
+# %% ../nbs/02_internal.ipynb #207f1a1f
+def intrinsic_dimension(X,                        # coordinates (dense or sparse), a dissimilarity matrix, a table
+                        *,
+                        metric: str = "euclidean",  # a metric of the pair engine ('precomputed', 'gower', ...)
+                        k1: int = LB_NEIGHBOURS[0], # smallest neighbour count averaged over (>= 2)
+                        k2: int = LB_NEIGHBOURS[1], # largest (k1 <= k2 < n)
+                       ) -> float:
+    """Levina-Bickel maximum-likelihood estimate of the intrinsic dimension of the points (pooled as MacKay and
+    Ghahramani advise, averaged over k1..k2 neighbours, neighbours at distance 0 skipped): what `dbcv` uses, rounded,
+    as the exponent d for a dissimilarity matrix or a Gower table. NaN when no point has k2 positive distances."""
+    metric = check_metric(metric, who="intrinsic_dimension")
+    k1 = check_number(k1, "k1", lo=2, integer=True, who="intrinsic_dimension")
+    k2 = check_number(k2, "k2", lo=k1, integer=True, who="intrinsic_dimension")
+    n = len(X) if not (metric == "precomputed" and np.ndim(X) == 1) else int(round((1 + np.sqrt(1 + 8 * len(X))) / 2))
+    data = check_data(X, np.zeros(n, np.int64), min_clusters=1, metric=metric, measure="intrinsic_dimension")
+    if k2 >= data.n:
+        raise ValueError(f"intrinsic_dimension: k2 = {k2} neighbours need more than k2 points; X has {data.n}. "
+                         f"Use k2 <= {data.n - 1}.")
+    return _estimate_dim(sort_by_cluster(data, metric), k1, k2)
+
+# %% ../nbs/02_internal.ipynb #28260308
+def _taken(data: LabeledData, order: np.ndarray) -> LabeledData:
+    "`data` with its points in the order `order` (index array)."
+    source = None if data.source is None else data.source.take(order)
+    return LabeledData(np.ascontiguousarray(data.X[order]), data.labels[order], data.classes, data.keep, data.n_noise,
+                       source)
+
+def _dbcv_of(data: LabeledData, metric: str, dim, squared: bool, max_memory: int) -> DBCVParts:
+    "DBCV of validated data (any kind of point) under `metric`; `dim` None for the default exponent (see the prose)."
+    dropped = data.keep.shape[0] - data.n                 # noise dropped by noise='ignore' (= data.n_noise then)
+    n_total = data.n + (data.n_noise if dropped else 0)
+    if data.kind == "coordinates":
+        Xn, _, _ = normalize_scale(data.X, center=False)  # a power of two: exact, and no overflow of squares
+        order = _canonical_rows(Xn, data.labels)
+    else:
+        sd = sort_by_cluster(data, metric)
+        order = sd.order[_canonical_by_distances(sd)]
+    data = _taken(data, order)                            # sorted by label, canonically within
+    if data.kind == "coordinates" and metric in ("euclidean", "l2"):
+        sd, pp = None, _coordinates(Xn[order], squared)
+    else:
+        sd = sort_by_cluster(data, metric)
+        pp = _engine_points(sd, squared)
+    if dim is None and data.kind in ("precomputed", "gower"):
+        k2 = min(LB_NEIGHBOURS[1], data.n - 1)
+        est = _estimate_dim(sd, min(LB_NEIGHBOURS[0], k2), k2)
+        if not np.isfinite(est):
+            raise ValueError(f"dbcv: the intrinsic dimension of these {data.kind} points cannot be estimated (no point "
+                             "has enough neighbours at a positive, distinct distance); pass dim=, the dimension of the "
+                             "space the dissimilarities come from.")
+        dim = max(1, int(np.floor(est + 0.5)))
+    dim = data.d if dim is None else dim
+    starts = np.searchsorted(data.labels, np.arange(data.K + 1)).astype(np.int64)
+    longest = int(np.diff(starts).max())
+    lanes = max(1, min(numba.get_num_threads(), max_memory // (64 * longest)))   # 64 bytes per point and lane
+    return _dbcv_parts(pp, starts, dim, n_total, lanes)
+
 # %% ../nbs/02_internal.ipynb #ae85f0c7
-@register("dbcv", kind="internal", direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+@register("dbcv", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           complexity="O(sum_k n_k^2 d) time (core distances, then Prim per cluster with distances on the fly) "
                      "plus at most "
                      "O(sum_{k<l} m_k m_l d) for the separation between internal nodes (pruned by core distances); "
-                     "O(n (d + L)) memory for L lanes, never n x n",
+                     "O(n (d + L)) memory for L lanes, never n x n; precomputed or gower without dim: plus O(n^2) "
+                     "distances for the intrinsic dimension",
           reference="Moulavi, Jaskowiak, Campello, Zimek & Sander (2014), Density-Based Clustering Validation, "
                     "Proc. SIAM Int. Conf. on Data Mining (SDM), pp. 839-847")
-def dbcv(X,                                     # (n, d) data, or a `LabeledData` from `check_data` (then labels=None)
+def dbcv(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a mixed table
          labels=None,                           # (n,) cluster labels, any hashable values
          *,
-         metric: str = "euclidean",             # 'euclidean' only (the core distance is a d-dimensional density)
+         metric: str = "euclidean",             # a metric of the pair engine, 'precomputed' or 'gower' included
          noise=None,                            # `check_data`'s policy; with 'ignore' noise still counts in |O|
          random_state=None,                     # ignored (DBCV is deterministic); kept for a uniform signature
          max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for lane buffers (None: half the free memory)
+         dim: int | None = None,                # the core distance's exponent d (None: X's columns; estimated for
+                                                # 'precomputed' and 'gower', see `intrinsic_dimension`)
+         squared: bool = False,                 # square every distance first, as the authors' MATLAB code does
         ) -> float:
     r"""DBCV:
     $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the
     size-weighted mean over clusters of density separation minus density sparseness over the larger of the two (higher
     is better)."""
-    metric = check_choice(metric, "metric", ("euclidean",), who="dbcv")
+    metric = check_metric(metric, who="dbcv")
     max_memory = check_max_memory(max_memory, who="dbcv")
-    data = check_data(X, labels, noise=noise, measure="dbcv")
-    dropped = data.keep.shape[0] - data.n                 # noise dropped by noise='ignore' (= data.n_noise then)
-    n_total = data.n + (data.n_noise if dropped else 0)
-    Xn, _, _ = normalize_scale(data.X, center=False)      # a power of two: exact, and no overflow of squares
-    order = _canonical_rows(Xn, data.labels)
-    Xs = np.ascontiguousarray(Xn[order])
-    labels_sorted = data.labels[order]
-    starts = np.searchsorted(labels_sorted, np.arange(data.K + 1)).astype(np.int64)
-    longest = int(np.diff(starts).max())
-    lanes = max(1, min(numba.get_num_threads(), max_memory // (64 * longest)))   # 64 bytes per point and lane
-    return _dbcv_parts(Xs, np.empty((0, 0)), np.arange(data.n, dtype=np.int64), starts, data.d, n_total, lanes).value
+    squared = check_flag(squared, "squared", who="dbcv")
+    if dim is not None:
+        try:
+            dim = check_number(dim, "dim", lo=1, integer=True, who="dbcv")
+        except ValueError as e:
+            raise ValueError(f"{e} dim is the dimension d of the core distance's density estimate.") from None
+    data = check_data(X, labels, noise=noise, measure="dbcv", metric=metric)
+    return _dbcv_of(data, metric, dim, squared, max_memory).value
 
 # %% ../nbs/02_internal.ipynb #ec93d684
 from .core import document_params

@@ -20,10 +20,10 @@ from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, c
 
 # %% auto #0
 __all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
-           'DEFAULT_MAX_MEMORY', 'NEEDS', 'CURVE_COLUMNS', 'PAGE_RELEASE_SECONDS', 'ROUNDING_ALLOWANCE', 'check_metric',
-           'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
-           'PairSummary', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
-           'silhouette_widths', 'summarize']
+           'DEFAULT_MAX_MEMORY', 'row_distances', 'NEEDS', 'CURVE_COLUMNS', 'PAGE_RELEASE_SECONDS',
+           'ROUNDING_ALLOWANCE', 'check_metric', 'available_memory', 'memory_share', 'auto_max_memory',
+           'check_max_memory', 'SortedData', 'sort_by_cluster', 'PairSummary', 'check_tolerance', 'check_table_sizes',
+           'pair_summary', 'silhouette_values', 'silhouette_widths', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -308,6 +308,9 @@ def _row_distances(src, i, j0, j1, code, out):
             v = 1.0 - o[j]
             o[j] = 0.0 if v < 0.0 else (2.0 if v > 2.0 else v)
     return o
+
+# %% ../nbs/01_pairs.ipynb #a51d7127
+row_distances = _row_distances     # public: other modules' kernels read any kind of point through it
 
 # %% ../nbs/01_pairs.ipynb #d6b4472e
 _ROW_BLOCK, _COLUMN_TILE = 16, 2048       # the pairs are walked in blocks of 16 rows x 2048 columns

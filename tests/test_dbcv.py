@@ -21,7 +21,7 @@ from sklearn.metrics import pairwise_distances
 import clm_nb
 from clm_nb import dbcv
 from clm_nb.core import check_data
-from clm_nb.internal import _dbcv_parts, _prim, dbcv_value
+from clm_nb.internal import _coordinates, _dbcv_parts, _prim, dbcv_value
 
 
 # ----------------------------------------------------------------------------------------------- the oracle
@@ -119,7 +119,7 @@ def test_tree_is_a_minimum_spanning_tree_of_the_plain_weights():
         P = np.random.default_rng(seed).normal(size=(120, 3))
         core = core_distances(P)
         src, bw, deg = np.empty(120, np.int64), np.empty(120), np.zeros(120, np.int64)
-        _prim(P, np.empty((0, 0)), np.arange(120), core, 0, 120, src, bw, deg, np.empty((5, 120)),
+        _prim(_coordinates(P), core, 0, 120, src, bw, deg, np.empty((5, 120)),
               np.empty((2, 120), np.int64))
         a, b, w, W = leximax_mst(P, core)
         assert {frozenset(e) for e in zip(a, b)} == {frozenset((v, src[v])) for v in range(1, 120)}
@@ -132,8 +132,8 @@ def test_parallel_lanes_give_the_same_value():
     rng = np.random.default_rng(3)
     X = np.ascontiguousarray(np.r_[rng.normal(size=(2500, 2)), rng.normal(size=(300, 2)) + 4])
     starts = np.array([0, 2500, 2800])                    # 2500^2 pairs: above the threshold for lanes
-    one = _dbcv_parts(X, np.empty((0, 0)), np.arange(2800), starts, 2, 2800, 1)
-    two = _dbcv_parts(X, np.empty((0, 0)), np.arange(2800), starts, 2, 2800, 2)
+    one = _dbcv_parts(_coordinates(X), starts, 2, 2800, 1)
+    two = _dbcv_parts(_coordinates(X), starts, 2, 2800, 2)
     assert one.value == two.value
     assert np.array_equal(one.core, two.core) and np.array_equal(one.internal, two.internal)
 
@@ -144,7 +144,7 @@ def test_singleton_cluster_scores_zero_with_its_weight():
     X = np.r_[rng.normal(size=(30, 2)), [[9.0, 9.0]]]
     y = np.r_[np.zeros(30, int), 1]
     order = np.argsort(y, kind="stable")
-    parts = _dbcv_parts(np.ascontiguousarray(X[order]), np.empty((0, 0)), order, np.array([0, 30, 31]), 2, 31, 1)
+    parts = _dbcv_parts(_coordinates(X[order]), np.array([0, 30, 31]), 2, 31, 1)
     assert parts.validity[1] == 0.0 and parts.sparseness[1] == 0.0
     assert dbcv(X, y) == pytest.approx(30 / 31 * parts.validity[0], abs=1e-15)
     assert dbcv(X, y) == pytest.approx(oracle(X, y), abs=1e-12)
@@ -182,7 +182,7 @@ def test_a_duplicate_has_core_distance_zero():
     X[7] = X[3]
     y = np.r_[np.zeros(20, int), np.ones(20, int)]
     order = np.arange(40)
-    parts = _dbcv_parts(np.ascontiguousarray(X), np.empty((0, 0)), order, np.array([0, 20, 40]), 2, 40, 1)
+    parts = _dbcv_parts(_coordinates(X), np.array([0, 20, 40]), 2, 40, 1)
     assert parts.core[3] == parts.core[7] == 0.0 and (np.delete(parts.core, [3, 7]) > 0).all()
     assert dbcv(X, y) == pytest.approx(oracle(X, y), abs=1e-12)
 
@@ -223,13 +223,15 @@ def test_noise_cluster_and_singletons():
 
 # ---------------------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kw, fragment", [
-    ({"metric": "cityblock"}, "dbcv: metric='cityblock' is not an option"),
+    ({"metric": "mahalanobis"}, "dbcv: metric='mahalanobis' is not supported"),
     ({"metric": ["euclidean"]}, "dbcv: metric="),
     ({"metric": None}, "dbcv: metric=None"),
     ({"max_memory": 0}, "dbcv: max_memory=0"),
     ({"max_memory": 1.5}, "dbcv: max_memory=1.5"),
     ({"max_memory": np.nan}, "dbcv: max_memory=nan"),
     ({"noise": "drop"}, "not a noise policy"),
+    ({"dim": 0}, "dbcv: dim=0"),
+    ({"squared": "yes"}, "dbcv: squared="),
 ])
 def test_bad_options(kw, fragment):
     X, y = make_moons(50, random_state=0)

@@ -58,8 +58,9 @@ SPECIAL = {
     "labels_partial": ([([0, 1], {}), (np.zeros((3, 3)), {})]),
     # None = half the free memory (01_pairs); a budget is a positive whole number of bytes
     "max_memory": ([(v, {}) for v in (0, -1, 1.5, np.nan, np.inf, "1GB", True, 1 + 2j, [10**8])]),
-    # None = the data's dimension (dbcv_btwn on coordinates); a dimension is a whole number >= 1
-    "dim": ([(v, {}) for v in (0, -1, 1.5, np.nan, np.inf, "2", True, 1 + 2j, [2])]),
+    # None = the default exponent (dbcv: X's columns, or the intrinsic dimension; dbcv_btwn on coordinates: the data's
+    # dimension); a dimension is a whole number >= 1
+    "dim": ([(v, {}) for v in (0, -1, 1.5, 2.5, np.nan, np.inf, "2", True, 1 + 2j, [2])]),
     # None = exact; a tolerance is a finite number >= 0
     "tolerance": ([(v, {}) for v in (-1, -1e-9, np.nan, np.inf, "1e-6", True, 1 + 2j, [1e-6])]),
 }
