@@ -204,6 +204,7 @@ def clm_profile(X,                                        # (n, d) features
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
     names = check_board_measures(measures, primary)
     metric = check_choice(metric, "metric", METRIC_NAMES, who="clm_profile")
+    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="clm_profile")
     if scaling != "none" and metric in ("precomputed", "gower"):
         raise ValueError(f"clm_profile: scaling={scaling!r} needs coordinates; with metric={metric!r} there are none to "
                          "scale: leave scaling='none'.")

@@ -267,3 +267,13 @@ def test_cli_precomputed_without_labels_says_what_to_give(iris, tmp_path):
     np.save(tmp_path / "D.npy", cdist(X, X))
     r = CliRunner().invoke(cli, ["assess", str(tmp_path / "D.npy"), "--metric", "precomputed"])
     assert r.exit_code == 1 and "--labels" in r.output
+
+
+def test_dim_is_checked_at_the_door(iris):
+    X, y = iris
+    from clm_nb.verdict import clm_profile
+    for bad in (0, 1.5, "4", True):
+        with pytest.raises(ValueError, match="dim"):
+            clm_nb.assess(X, y, dim=bad, **FAST)
+        with pytest.raises(ValueError, match="dim"):
+            clm_profile(X, y, dim=bad)
