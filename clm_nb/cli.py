@@ -312,6 +312,9 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
         kw.pop("drop_constant")                      # columns are not features to drop (gower), or there are none
     if metric == "precomputed" and str(data).lower().endswith(".npy"):
         from clm_nb.datasets import read_dissimilarity_file
+        if label_col or drop_cols or sep or decimal != ".":         # refused, not silently ignored
+            raise ValueError("--metric precomputed reads an .npy matrix, which has no columns: --label-col, --drop-col, "
+                             "--sep and --decimal do not apply (its labels come with --labels FILE.npy).")
         extra = click.get_current_context().meta.get(_READ_OPTIONS, {})
         feats, y = read_dissimilarity_file(data, labels_file, noise_label=noise_label,
                                            numeric_labels=extra.get("numeric_labels", False),

@@ -277,3 +277,11 @@ def test_dim_is_checked_at_the_door(iris):
             clm_nb.assess(X, y, dim=bad, **FAST)
         with pytest.raises(ValueError, match="dim"):
             clm_profile(X, y, dim=bad)
+
+
+def test_cli_precomputed_refuses_column_options(iris, tmp_path):
+    X, y = iris
+    np.save(tmp_path / "D.npy", cdist(X, X)); np.save(tmp_path / "y.npy", y.astype(str))
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "D.npy"), "--labels", str(tmp_path / "y.npy"),
+                                 "--metric", "precomputed", "--drop-col", "x0"])
+    assert r.exit_code == 1 and "has no columns" in r.output
