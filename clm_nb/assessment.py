@@ -5,7 +5,7 @@
 # %% ../nbs/17_assessment.ipynb #dcc919c7
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 
 import numpy as np
@@ -14,14 +14,17 @@ import pandas as pd
 from .between import QUADRATIC_MAX_POINTS, check_permutations, profile_plan
 from .core import (check_choice, check_data, check_flag, check_number, encode_labels, noise_mask, show_progress, terminal_text,
                          user_text)
-from .intervals import check_ci, resample_scores, stratified_sample
+from .core import (METRIC_NAMES, LabeledData, check_dissimilarity, check_labels, check_sparse, get_measure,
+                         sparse)
+from .intervals import check_ci, resample_scores, stratified_sample, take_points
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
+from .prepare import MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, handle_missing, rare_classes
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
                             VerdictRule, check_board_measures, clm_profile, permutation_cap, primary_score,
                             profile_row)
 
 # %% auto #0
-__all__ = ['Assessment', 'assess']
+__all__ = ['CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess']
 
 # %% ../nbs/17_assessment.ipynb #922ffaf3
 _COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "not scored": "#888888",
@@ -73,11 +76,13 @@ def _assessment_text(a: Assessment, interface: str) -> str:
     noise = (f", {a.n_noise} noise points {'left out' if a.noise == 'ignore' else 'kept'}"
              if a.n_noise else "")
     scaled = "" if a.scaling == "none" else f", scaling {a.scaling}"
-    lines = [f"CLM assessment: {a.verdict.upper()}  ({a.n} points, {a.d} features, {a.K} classes"
-             + noise + scaled + f"; {a.stability})"]
+    feats = "dissimilarities" if a.metric == "precomputed" else f"{a.d} features"
+    lines = [f"CLM assessment: {a.verdict.upper()}  ({a.n} points, {feats}, {a.K} classes"
+             + noise + scaled + f", metric {a.metric}; {a.stability})"]
     lines += [f"  {s.text(interface)}" for s in a.warnings]
     lines += [f"  {a.reason}",
               f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "") + _interval_text(a)]
+    lines += [f"  views: {a.views_note}"] if a.views_note else []
     lines += [f"  {s}" for s in a.uncertainty]
     if a.verdict_support:
         lines += [f"  {_support_text(a.verdict_support)}"]
@@ -121,6 +126,10 @@ class Assessment:
     n_resamples: int = 0                # half-samples behind low/high and verdict_support
     max_permutations: int = 0           # the cap of the adaptive relabellings
     uncertainty: list = field(default_factory=list)  # sentences: what ± and low/high mean, how they were made
+    metric: str = "euclidean"           # what the points were and how they were compared (`clm_nb.core.METRIC_NAMES`)
+    views: list = field(default_factory=lambda: list(VIEWS))  # the (view, measure) pairs the verdict read
+    views_note: str = ""                # which views were used, and why one is missing (see `metric_views`)
+    views_missing: dict = field(default_factory=dict)  # missing view -> why
 
     @property
     def warnings(self) -> list:
@@ -143,7 +152,9 @@ class Assessment:
                 "hints": [say(h, interface) for h in self.hints],
                 "borderline": None if self.borderline is None else list(self.borderline),
                 "verdict_support": self.verdict_support, "ci": self.ci, "n_resamples": self.n_resamples,
-                "max_permutations": self.max_permutations, "uncertainty": list(self.uncertainty)}
+                "max_permutations": self.max_permutations, "uncertainty": list(self.uncertainty),
+                "metric": self.metric, "views": [{"view": v, "measure": m} for v, m in self.views],
+                "views_missing": dict(self.views_missing), "views_note": self.views_note}
 
     def text(self, interface: str = "python") -> str:
         """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
@@ -161,6 +172,8 @@ def _views_hint(scores: pd.DataFrame, rule: VerdictRule) -> list[str]:
     "The hint when the centroid and density views disagree (empty when they do not)."
     val = lambda m: scores.at[m, "value"] if m in scores.index else np.nan
     views = dict(rule.views)
+    if not {"centroid", "density"} <= set(views):          # a metric without a centroid view (`metric_views`)
+        return []
     c, dn = val(views["centroid"]), val(views["density"])
     check = ("; the ground truth settles it: cluster with {tech} and score the partition against the labels "
              "(Python: clm_nb.clusterers.ground_truth_task(X, y, '{tech}'); terminal: clm-nb score ami with the "
@@ -238,6 +251,152 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
     "The hints of an assessment (see the prose): one sentence each, most important first."
     return (_views_hint(scores, rule) + _stability_hint(variants) + _dominant_pair_hint(scores, pairs, rule)
             + _data_hints(X, n_noise, noise, scaling))
+
+# %% ../nbs/17_assessment.ipynb #c18a93bc
+CENTROID_METRICS = ("euclidean", "cosine")     # the metrics with a centroid view (cosine: spherical, see the table)
+_NO_CENTROID = {"precomputed": "dissimilarities have no coordinates to average",
+                "gower": "a mixed table has no mean point (categories are not averaged)"} | {
+    m: "a class mean is the centre of Euclidean geometry, not of this metric's"
+    for m in ("sqeuclidean", "cityblock", "chebyshev")}
+
+_KIND_WORDS = {"coordinates": "coordinates", "sparse": "sparse rows", "precomputed": "a dissimilarity matrix",
+               "gower": "a Gower table"}
+
+def _accepts(m: str, metric: str, kind: str) -> bool:
+    "Whether the registry says the measure `m` reads points of `kind` under `metric`."
+    info = get_measure(m)
+    return metric in info.metrics and (kind != "sparse" or info.sparse)
+
+def metric_views(metric: str,        # a canonical metric (`METRIC_NAMES`)
+                 rule: VerdictRule,  # the verdict rule asked for
+                 kind: str = "coordinates",  # what the points are (`clm_nb.core.SOURCES`)
+                ) -> tuple[VerdictRule, str, dict]:
+    "(the rule over the views this metric has, the sentence saying which were used, {missing view: why})."
+    missing = {}
+    for name, m in rule.views:
+        if name == "centroid" and metric not in CENTROID_METRICS:
+            missing[name] = f"no {name} view ({m}): {_NO_CENTROID[metric]}"
+        elif not _accepts(m, metric, kind):
+            missing[name] = (f"no {name} view: {m} does not read {_KIND_WORDS[kind]} under metric={metric!r} in "
+                             "this version (clm_nb.measures(), columns metrics and sparse)")
+    kept = tuple(v for v in rule.views if v[0] not in missing)
+    if not kept:
+        raise ValueError(f"assess: metric={metric!r} leaves the verdict no view: " + "; ".join(missing.values())
+                         + ". Use a rule with a density view (the default VerdictRule()), or coordinates.")
+    how = lambda name, m: m + (", spherical: on L2-normalised rows" if metric == "cosine" and name == "centroid" else "")
+    used = " and ".join(f"{name} ({how(name, m)})" for name, m in kept)
+    text = f"metric {metric}: the verdict reads the {used} view{'s' if len(kept) > 1 else ''}"
+    return (rule if not missing else replace(rule, views=kept)), "; ".join([text, *missing.values()]) + ".", missing
+
+# %% ../nbs/17_assessment.ipynb #c51d3f01
+def metric_measures(measures,            # the caller's measures (None or the leaderboard's: the defaults)
+                    primary: str,        # the ranking score
+                    rule: VerdictRule,   # the rule over the views this metric has (`metric_views`)
+                    metric: str,         # a canonical metric
+                    kind: str,           # what the points are (`clm_nb.core.SOURCES`)
+                   ) -> tuple[list[str], str]:
+    "(the measures to compute under `metric`, a sentence naming those left out: '' when none)."
+    default = measures is None or (not isinstance(measures, str) and tuple(measures) == LEADERBOARD_MEASURES)
+    names = check_board_measures(LEADERBOARD_MEASURES if default else measures, None)
+    refused = [m for m in names if not _accepts(m, metric, kind)]
+    if refused and not default:
+        raise ValueError(f"assess: {refused} do not read {_KIND_WORDS[kind]} under metric={metric!r} (clm_nb.measures(), "
+                         f"columns metrics and sparse); leave them out, or leave measures out for those that do.")
+    kept = [m for m in names if m not in refused]
+    try:
+        if not kept:                                      # [] would read as "the defaults"
+            raise ValueError
+        check_board_measures(kept, primary)
+    except ValueError:
+        check_board_measures(names, primary)              # the caller's own slip: its own message
+        raise ValueError(f"assess: primary={primary!r} cannot be computed under metric={metric!r} for {_KIND_WORDS[kind]}: "
+                         f"its measures are not among those that read them ({kept}); choose one of them as primary."
+                         ) from None
+    names = kept
+    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {_KIND_WORDS[kind]} under it)."
+            if refused else "")
+    return names, left
+
+# %% ../nbs/17_assessment.ipynb #ab597735
+def prepare_points(X,                    # a dissimilarity matrix, a scipy sparse matrix or a mixed table
+                   y,                    # one label per row
+                   metric: str,          # 'precomputed', 'gower' or a coordinate metric (sparse X)
+                   kind: str,            # 'precomputed', 'sparse' or 'gower'
+                   *,
+                   missing: str,         # missing labels: 'refuse', or 'drop'/'impute' (their rows are dropped)
+                   ordinal: dict | None, # gower: column -> its levels, lowest first
+                   rare: str,            # classes below min_class_size: 'keep' or 'set_aside'
+                   min_class_size: int,  # classes with fewer points are rare
+                   noise,                # the noise policy
+                  ) -> Prepared:
+    "The points that are not dense coordinates prepared by rows, validated once (see the prose)."
+    from clm_nb.gower import gower_data
+    missing = check_choice(missing, "missing", MISSING_POLICIES, who="assess")
+    rare = check_choice(rare, "rare", RARE_POLICIES, who="assess")
+    min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="assess")
+    if ordinal is not None and (kind != "gower" or not isinstance(ordinal, dict)):
+        raise ValueError(f"assess: ordinal={ordinal!r} applies to a table's columns: a dict {{column: [levels]}} "
+                         "with metric='gower' (or with coordinates).")
+    source = (check_dissimilarity(X, measure="assess") if kind == "precomputed" else
+              check_sparse(X, measure="assess") if kind == "sparse" else None)     # read once, before any work
+    n = len(as_table(X)) if kind == "gower" else source.n if kind == "precomputed" else source.matrix.shape[0]
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"assess: {n} points but labels of shape {y.shape}; give one label per point.")
+    _, y, rows, steps = handle_missing(pd.DataFrame(index=range(n)), y, "drop" if missing != "refuse" else missing)
+    aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
+    if aside and len(set(y) - set(aside) - ({-1} if noise is not None else set())) >= 2:
+        keep = ~pd.Series(y).isin(list(aside)).to_numpy()
+        y, rows = y[keep], rows[keep]
+        steps.append(PrepStep("rare", (), f"set aside {len(aside)} class(es) below {min_class_size} points, "
+                              f"{sum(aside.values())} point(s); scored without them."))
+    else:
+        aside = {}
+    features = []
+    if kind == "gower":
+        table = as_table(X).iloc[rows].reset_index(drop=True)
+        for c, levels in (ordinal or {}).items():
+            bad = sorted({str(v) for v in table[c].dropna() if v not in levels}) if c in table else []
+            if bad:
+                raise ValueError(f"assess: column {user_text(c)} has values {bad[:5]} not among its ordinal levels.")
+            table[c] = pd.Categorical(table[c], categories=list(levels), ordered=True)
+        source, features = gower_data(table), [str(c) for c in table.columns]
+        n_nan = int(table.isna().to_numpy().sum())
+        if n_nan:
+            steps.append(PrepStep("missing", (), f"kept {n_nan} missing value(s): Gower's dissimilarity averages each "
+                                  "pair over the columns both rows have."))
+    else:
+        source = source.take(rows)
+        features = [] if kind == "precomputed" else [f"x{j}" for j in range(source.n_features)]
+    what = {"precomputed": "the given dissimilarities", "sparse": "the sparse rows as given",
+            "gower": "the table as given (Gower kinds by column type)"}[kind]
+    steps.append(PrepStep("metric", (), f"metric={metric!r}: scored {what}; no feature encoding or scaling, and no "
+                          "verdict under other preparations" + (" (centring would fill every zero)." if kind == "sparse"
+                                                               else ".")))
+    codes, classes, keep, n_noise = check_labels(y, n_samples=rows.size, noise=noise, measure="assess")
+    data = LabeledData(np.empty((int(keep.sum()), 0)), codes, classes, keep, n_noise,
+                       source if keep.all() else source.take(keep))
+    return Prepared(X=data, y=y, features=features, rows=rows, steps=steps, set_aside=aside, n_input=n)
+
+# %% ../nbs/17_assessment.ipynb #1afbd590
+def _check_metric(X, metric, scaling: str, dim) -> tuple[str, str, int | None]:
+    "(metric, kind of point, dim) of `assess`, validated: scaling needs dense coordinates."
+    metric = check_choice(metric, "metric", METRIC_NAMES, who="assess")
+    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="assess")
+    kind = metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
+    if kind != "coordinates" and scaling != "none":
+        raise ValueError(f"assess: scaling={scaling!r} needs dense coordinates; these points are {kind} "
+                         f"(metric={metric!r}): leave scaling='none'.")
+    return metric, kind, dim
+
+# %% ../nbs/17_assessment.ipynb #832cbd6a
+def _prepared(X, y, metric: str, kind: str, *, drop_constant: bool, **prep) -> tuple:
+    "(the `Prepared` data, the validated `LabeledData`) of `assess` (`prep`: missing, ordinal, rare, min_class_size, noise)."
+    if kind != "coordinates":                              # validated once: `p.X` is the `LabeledData` itself
+        p = prepare_points(X, y, metric, kind, **prep)
+        return p, p.X
+    p = prepare(X, y, drop_constant=drop_constant, **prep)
+    return p, check_data(p.X, p.y, noise=prep["noise"], measure="assess", metric=metric)   # before any work
 
 # %% ../nbs/17_assessment.ipynb #1ce40df3
 def _score_table(prof: pd.DataFrame, rule: VerdictRule) -> pd.DataFrame:
@@ -399,12 +558,16 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            ci: float | None = 0.95,                  # level of the scores' sampling intervals (None: none)
            n_resamples: int = 50,                    # half-samples behind those intervals (at least 10)
            progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
+           metric: str = "euclidean",                # what X is and how points differ (see *Any distance*)
+           dim: int | None = None,                   # dbcv_btwn's core-distance exponent where X gives none (see below)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
+    metric, kind, dim = _check_metric(X, metric, scaling, dim)
+    rule, views_note, views_missing = metric_views(metric, rule, kind)
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
     n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples)
@@ -416,22 +579,22 @@ def assess(X,                                        # (n, d) data: a DataFrame 
         if not measures:                                               # [] is not "the defaults"
             raise ValueError(f"assess: measures=[] names no measure; give the measures to compute (at least the "
                              f"views' {[m for _, m in rule.views]}), or leave measures out for the leaderboard's.")
-    names = check_board_measures(measures, primary)
+    names, left_out = metric_measures(measures, primary, rule, metric, kind)
     need = [m for _, m in rule.views if m not in names]
     if need:
         raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
-    p = prepare(X, y, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
-                min_class_size=min_class_size, noise=noise)
-    data = check_data(p.X, p.y, noise=noise, measure="assess")       # one clear error for bad data, before any work
+    p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
+                        min_class_size=min_class_size, noise=noise)
+    variants = variants and kind == "coordinates"                    # no scaling variants of other points
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
         _say_plan(data, names, p, scaling, skew, variants)
-    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state)
+    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
     verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap,
                                                  max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
-    scaled = scale_features(p.X, scaling, skew)
-    prof, scores, verdict, value, se = verdict_of(scaled, p.y)
-    scores, support, method = _sampling(scaled, p.y, scores, rule, ci=ci, n_resamples=n_resamples, progress=bars,
+    scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
+    prof, scores, verdict, value, se = verdict_of(scaled, labels)
+    scores, support, method = _sampling(scaled, labels, scores, rule, ci=ci, n_resamples=n_resamples, progress=bars,
                                         **run)
     table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
                              primary, random_state if isinstance(random_state, (int, np.integer)) else 0)
@@ -443,7 +606,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     labels = np.asarray(p.y, dtype=object)
     n_minus_one = int(noise_mask(labels).sum()) if noise is None else data.n_noise
     stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
-    hints = _hints(scores, pairs, rule, p.X, n_minus_one, noise, scaling, table)
+    hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)
     return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
                       score_se=float(se) if pd.notna(se) else 0.0, scores=scores,
                       worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K,
@@ -452,7 +615,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
                       borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
-                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method))
+                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method), metric=metric,
+                      views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing)
 
 # %% ../nbs/17_assessment.ipynb #cd68c245
 from .core import document_params

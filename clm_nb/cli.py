@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 # %% auto #0
-__all__ = ['EXIT_CODES', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli', 'main',
-           'StudyParam', 'study_params', 'parse_param', 'check_study_params']
+__all__ = ['EXIT_CODES', 'NOISE_CHOICES', 'ASSESS_SCHEMA', 'ASSESS_METRICS', 'FAIL_ORDER', 'SCORE_SCHEMA', 'STUDIES_ENV', 'cli',
+           'main', 'StudyParam', 'study_params', 'parse_param', 'check_study_params']
 
 # %% ../nbs/18_cli.ipynb #db1cf0fa
 EXIT_CODES = {0: "success, whatever the verdict", 1: "a data or option problem, reported as one line 'Error: ...'",
@@ -237,6 +237,7 @@ def _echo_json(obj) -> None:
 
 # %% ../nbs/18_cli.ipynb #b04b9299
 ASSESS_SCHEMA = "clm-nb.assess/1"
+ASSESS_METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine", "precomputed", "gower")  # core's
 
 def _assess_json(a, source: str, features=()) -> dict:
     "The JSON object of `clm-nb assess --json` (keys in the table above), advice in the command line's words."
@@ -250,7 +251,8 @@ def _assess_json(a, source: str, features=()) -> dict:
             "variants": d["variants"], "scores": dict(zip(scores["measure"], scores["value"])),
             "measures": scores.to_dict("records"), "worst_pairs": a.worst_pairs.to_dict("records"),
             "hints": d["hints"], "borderline": d["borderline"], "verdict_support": d["verdict_support"], "ci": d["ci"],
-            "n_resamples": d["n_resamples"], "max_permutations": d["max_permutations"], "uncertainty": d["uncertainty"]}
+            "n_resamples": d["n_resamples"], "max_permutations": d["max_permutations"], "uncertainty": d["uncertainty"],
+            "metric": d["metric"], "views": d["views"], "views_missing": d["views_missing"], "views_note": d["views_note"]}
 
 # %% ../nbs/18_cli.ipynb #6c4e8d88
 FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "not scored")
@@ -279,8 +281,13 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.assess/1) instead of the table.")
+@click.option("--metric", type=click.Choice(ASSESS_METRICS), default="euclidean", show_default=True,
+              help="How points are compared: a coordinate metric; gower (the table as read: categories and missing "
+                   "values); precomputed (DATA is an .npy dissimilarity matrix, square or condensed, with --labels).")
+@click.option("--dim", type=int, default=None, help="The density view's core-distance exponent (dbcv_btwn's dim) for "
+              "points without a dimension: precomputed, gower (default: the measure's).")
 def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
-            max_permutations, ci, resamples, worst, fail_on, as_json, **prep):
+            max_permutations, ci, resamples, worst, fail_on, as_json, metric, dim, **prep):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
@@ -299,18 +306,33 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     level = None if level is None else check_ci(level, "--ci")
     check_number(resamples, "--resamples", lo=10, hi=100_000, integer=True)
     check_number(worst, "--worst", lo=0, integer=True)
+    dim = None if dim is None else check_number(dim, "--dim", lo=1, integer=True)
     kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
-    feats, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+    if metric in ("precomputed", "gower"):
+        kw.pop("drop_constant")                      # columns are not features to drop (gower), or there are none
+    if metric == "precomputed" and str(data).lower().endswith(".npy"):
+        from clm_nb.datasets import read_dissimilarity_file
+        if label_col or drop_cols or sep or decimal != ".":         # refused, not silently ignored
+            raise ValueError("--metric precomputed reads an .npy matrix, which has no columns: --label-col, --drop-col, "
+                             "--sep and --decimal do not apply (its labels come with --labels FILE.npy).")
+        extra = click.get_current_context().meta.get(_READ_OPTIONS, {})
+        feats, y = read_dissimilarity_file(data, labels_file, noise_label=noise_label,
+                                           numeric_labels=extra.get("numeric_labels", False),
+                                           max_bytes=extra.get("max_bytes", 1 << 30))
+    else:
+        feats, y, names = _read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+        feats = feats.to_numpy(dtype=float) if metric == "precomputed" else feats    # a table's columns: the matrix
     k = len(set(y.tolist()) - {-1})
     if k * (k - 1) // 2 > 1000:                  # every class pair is scored: say so before a long silence
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
     a = clm_nb.assess(feats, y, **kw, variants=variants,
                       n_permutations=permutations, random_state=seed, worst=worst, max_permutations=max_permutations,
-                      ci=level, n_resamples=resamples)
+                      ci=level, n_resamples=resamples, metric=metric, dim=dim)
     if as_json:
         _echo_json(_assess_json(a, str(data), a.features))
     else:
-        shown = ", ".join(a.features[:12]) + (f", ... ({len(a.features)} in all)" if len(a.features) > 12 else "")
+        shown = (", ".join(a.features[:12]) + (f", ... ({len(a.features)} in all)" if len(a.features) > 12 else "")
+                 if a.features else f"none: a {a.n_input} x {a.n_input} dissimilarity matrix")
         click.echo(f"{data}\nfeatures: {shown}\n{a.text('cli')}")
     if _fails(a.verdict, fail_on):
         sys.exit(3)

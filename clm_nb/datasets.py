@@ -40,7 +40,8 @@ __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUM
            'ON_ERROR', 'MANIFEST_COLUMNS', 'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest',
            'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
            'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset',
-           'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file', 'add_to_bundle']
+           'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file', 'read_dissimilarity_file',
+           'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -1557,6 +1558,39 @@ def read_labeled_file(path,                 # a .csv/.tsv (also compressed), .pa
                                   numeric_labels=numeric_labels, max_bytes=max_bytes)
     X, names = _numeric_table(feats, str(Path(path).expanduser()))
     return X, y, names
+
+# %% ../nbs/09_datasets.ipynb #7cf02322
+def read_dissimilarity_file(path,                 # an .npy file: (n, n) square or (n(n-1)/2,) condensed dissimilarities
+                            labels,               # the .npy file of the labels, one per point
+                            *,
+                            noise_label=None,     # the label that marks noise, turned into -1 (None: no noise label)
+                            numeric_labels: bool = False,  # read text labels as numbers (see `read_labeled_table`)
+                            max_bytes: int = MAX_READ_BYTES,  # the most bytes of the labels file
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    "(the dissimilarities as a read-only memmap, labels (n,)) of an .npy matrix and its labels file (see the prose)."
+    path = Path(path).expanduser()
+    if _file_kind(path) != "npy":
+        raise ValueError(f"{path}: a dissimilarity matrix is read from an .npy file (np.save(path, D)); save it so, or "
+                         "read a table yourself and pass its values to assess(..., metric='precomputed').")
+    numeric_labels = check_flag(numeric_labels, "numeric_labels", who="read_dissimilarity_file")
+    max_bytes = check_number(max_bytes, "max_bytes", lo=1, integer=True, who="read_dissimilarity_file")
+    if labels is None:
+        raise ValueError(f"{path}: an .npy matrix holds only the dissimilarities; give the labels file too "
+                         "(labels=..., clm-nb --labels labels.npy).")
+    try:
+        D = np.load(path, mmap_mode="r", allow_pickle=False)
+    except Exception as e:
+        raise ValueError(f"{path}: cannot be read as an .npy matrix ({_reason(e)}).") from e
+    y = _load_npy(Path(labels).expanduser(), f" (the labels of {path.name})", max_bytes)
+    y = y.reshape(-1) if y.ndim == 2 and 1 in y.shape else y
+    n = D.shape[0] if D.ndim == 2 else int(round((1 + np.sqrt(1 + 8 * D.size)) / 2))
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"{path}: a matrix of {n} points (shape {D.shape}) but labels of shape {y.shape}; give one "
+                         "label per point.")
+    y = _label_array(y, str(path), numeric_labels)
+    if noise_label is not None:
+        y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
+    return D, y
 
 # %% ../nbs/09_datasets.ipynb #31bee7b5
 MANIFEST_COLUMNS = ("collection", "name", "file", "status", "n", "d", "n_classes", "n_noise", "noise_label",

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from .between import MIN_CLASS_SAMPLE, check_permutations
-from .core import check_data, check_number, get_measure, progress_bar
+from .core import METRIC_NAMES, LabeledData, check_choice, check_data, check_number, get_measure, progress_bar
 
 # %% auto #0
-__all__ = ['check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'resample_scores']
+__all__ = ['check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'take_points', 'resample_scores']
 
 # %% ../nbs/13a_intervals.ipynb #bed0a154
 def check_ci(ci,             # the confidence level, strictly between 0 and 1
@@ -89,6 +89,17 @@ def _variance_factor(n: int, m: int, pool: int) -> float:
     "The delete-d jackknife's factor m/(n_pool - m) times pool/n, the rescaling of a subsampled pool (see the prose)."
     return m / (pool - m) * (pool / n) if pool > m else 0.0
 
+# %% ../nbs/13a_intervals.ipynb #7541498d
+def take_points(data: LabeledData,  # validated data (`clm_nb.core.check_data`), of any kind
+                rows: np.ndarray,    # sorted row positions, every class kept
+               ) -> tuple:
+    "(X, y) of the points at `rows`, as `clm_nb.verdict.clm_profile` reads them (see the prose)."
+    rows = np.asarray(rows, dtype=np.int64)
+    if data.source is None:
+        return data.X[rows], data.labels[rows]
+    return LabeledData(np.empty((rows.size, 0)), data.labels[rows], data.classes, np.ones(rows.size, bool), 0,
+                       data.source.take(rows)), None
+
 # %% ../nbs/13a_intervals.ipynb #6a109fdc
 def resample_scores(X,                            # (n, d) features as scored (already prepared and scaled)
                     y,                            # (n,) class labels, any hashable values
@@ -102,34 +113,36 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     max_points: int = 20_000,     # above this, half-samples come from a stratified subsample
                     progress=False,               # a bar over the half-samples on stderr (True, or its label)
                     values: dict | None = None,   # full-data values: {m: value, optionally f'{m}_weighted': ...}, if computed
+                    metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                    dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
     from clm_nb.verdict import LEADERBOARD_MEASURES, check_board_measures, clm_profile   # verdict imports this module
     names = check_board_measures(LEADERBOARD_MEASURES if measures is None else measures, None)
     B = check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True, who="resample_scores")
-    ci = check_ci(ci, "resample_scores")
-    n_permutations = check_permutations(n_permutations, "resample_scores")
+    ci, n_permutations = check_ci(ci, "resample_scores"), check_permutations(n_permutations, "resample_scores")
     max_points = check_number(max_points, "max_points", lo=100, integer=True, who="resample_scores")
     seed = check_number(random_state, "random_state", lo=0, integer=True, who="resample_scores")
-    data = check_data(X, y, noise=noise, measure="resample_scores")
-    def profile(Xs, ys, s):                  # (value, weighted, share_below) of each measure, in the order of names
-        p = clm_profile(Xs, ys, measures=names, primary=None, n_permutations=n_permutations, random_state=s)
+    metric = check_choice(metric, "metric", METRIC_NAMES, who="resample_scores")
+    data = check_data(X, y, noise=noise, measure="resample_scores", metric=metric)
+    def profile(rows, s):                    # (value, weighted, share_below) of each measure, in the order of names
+        p = clm_profile(*take_points(data, rows), measures=names, primary=None, n_permutations=n_permutations,
+                        random_state=s, metric=metric, dim=dim)
         return p.loc[p.part.to_numpy() == "score", ["value", "weighted", "share_below"]].to_numpy(dtype=float)
     if values is None:
-        full = profile(data.X, data.labels, seed)
+        full = profile(np.arange(data.n), seed)
         values = dict(zip(names, full[:, 0])) | {f"{m}_weighted": w for m, w in zip(names, full[:, 1])}
     missing = [m for m in names if m not in values]
     if missing:
         raise ValueError(f"resample_scores: values lacks {missing}; pass every measure's full-data value, or "
                          "values=None to compute them.")
-    rng = np.random.default_rng([seed, 0])
-    pool = stratified_sample(data.labels, max_points, rng)
+    pool = stratified_sample(data.labels, max_points, np.random.default_rng([seed, 0]))
     codes = data.labels[pool]
     cols = {c: np.full(B, np.nan) for m in names for c in (m, f"{m}_weighted", f"{m}_share_below")}
     for b in progress_bar(range(B), progress, "half-samples", unit="sample"):
         r = np.random.default_rng([seed, 1, b])
         rows = pool[half_sample(codes, r)]
-        sc = profile(data.X[rows], data.labels[rows], int(r.integers(2**31 - 1)))
+        sc = profile(rows, int(r.integers(2**31 - 1)))
         for i, m in enumerate(names):
             cols[m][b], cols[f"{m}_weighted"][b], cols[f"{m}_share_below"][b] = sc[i]
     m_kept = half_sample(codes, np.random.default_rng(0)).size

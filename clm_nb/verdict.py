@@ -17,7 +17,7 @@ import pandas as pd
 
 from .between import (MAX_PERMUTATIONS, MONTE_CARLO, PAIRWISE, MonteCarloScore, check_permutations, pair_breakdown,
                             pair_summary)
-from .core import check_choice, check_data, check_number, get_measure
+from .core import METRIC_NAMES, check_choice, check_data, check_number, get_measure
 from .datasets import resolve_data_dir
 from .pairs import summarize
 from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, say, scale_features
@@ -162,11 +162,13 @@ def _measure_row(m: str,               # the measure
                  random_state,         # seed of the relabellings
                  threshold: float,     # a class pair below it is low, for share_below
                  sampled=None,         # called with `m` for a quadratic measure computed on samples (else None)
+                 metric: str = "euclidean",  # the dissimilarity the measure reads (`clm_nb.core.METRIC_NAMES`)
+                 dim: int | None = None,     # dbcv_btwn's core-distance exponent (None: its default)
                 ) -> tuple[dict, list]:
     "(score row, class-pair rows) of one measure of `clm_profile`."
     mc = m in MONTE_CARLO
-    kwargs = dict(random_state=random_state) | ({"noise": noise} if labels is not None else {}) \
-        | ({"n_permutations": n_permutations} if mc else {})
+    kwargs = dict(random_state=random_state, metric=metric) | ({"noise": noise} if labels is not None else {}) \
+        | ({"n_permutations": n_permutations} if mc else {}) | ({"dim": dim} if m == "dbcv_btwn" and dim else {})
     t0, pair_rows = time.perf_counter(), []
     try:
         b = sampled(m) if sampled is not None else pair_breakdown(m, data, labels, **kwargs)
@@ -196,9 +198,16 @@ def clm_profile(X,                                        # (n, d) features
                 rule=None,                                # the `VerdictRule` whose cut-offs decide (None: the default)
                 max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)
                 progress=False,                           # a bar over the measures on stderr (True, or its label)
+                metric: str = "euclidean",                # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: its default)
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
     names = check_board_measures(measures, primary)
+    metric = check_choice(metric, "metric", METRIC_NAMES, who="clm_profile")
+    dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="clm_profile")
+    if scaling != "none" and metric in ("precomputed", "gower"):
+        raise ValueError(f"clm_profile: scaling={scaling!r} needs coordinates; with metric={metric!r} there are none to "
+                         "scale: leave scaling='none'.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="clm_profile")
     threshold = check_number(threshold, "threshold", who="clm_profile")
     n_permutations = check_permutations(n_permutations, "clm_profile")    # not a per-measure "problem": a bad option
@@ -208,11 +217,13 @@ def clm_profile(X,                                        # (n, d) features
     if cap is not None and not isinstance(rule, VerdictRule):
         raise ValueError(f"clm_profile: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
-        data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise, measure="clm_profile"), None
-        sampled = quadratic_measures(names) if max_points is not None and data.n > max_points else []
+        data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise,
+                                  measure="clm_profile", metric=metric), None
+        big = max_points is not None and data.n > max_points and data.kind == "coordinates"   # see the prose
+        sampled = quadratic_measures(names) if big else []
         needs = sorted(set().union(*(get_measure(m).pair_summaries for m in names if m not in sampled)))
         if needs:
-            summarize(data, None, needs)      # cached on `data`: dunn_a and sc_a read the same cluster sums
+            summarize(data, None, needs, metric=metric)   # cached on `data`: dunn_a and sc_a read the same sums
     except ValueError:
         data, labels, sampled = X, y, []  # each measure then validates the raw input and records its own refusal
     shared = {}
@@ -223,10 +234,10 @@ def clm_profile(X,                                        # (n, d) features
         return shared[m]
 
     run = lambda m, t: _measure_row(m, data, labels, noise, t, random_state, threshold,
-                                    on_samples if m in sampled else None)
+                                    on_samples if m in sampled else None, metric, dim)
     done = {m: run(m, n_permutations) for m in progress_bar(names, progress, "clm_profile", unit="measure")}
     if cap is not None:
-        done = _adapt(done, run, rule, cap, len(X))
+        done = _adapt(done, run, rule, cap, data.n if labels is None else len(y))
     rows, pair_rows = [done[m][0] for m in names], [p for m in names for p in done[m][1]]
     out = pd.DataFrame(rows + pair_rows, columns=PROFILE_COLUMNS)
     out[["class_a", "class_b", "problem", "note"]] = out[["class_a", "class_b", "problem", "note"]].fillna("")

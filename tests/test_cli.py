@@ -110,7 +110,9 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
     assert set(out) == {"schema", "source", "features", "verdict", "reason", "primary", "score", "score_se", "n", "d",
                         "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints",
                         "stability", "scaling", "n_input", "warnings", "preparation", "variants",
-                        "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty"}  # issue 39
+                        "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty",  # issue 39
+                        "metric", "views", "views_missing", "views_note"}  # issue 40
+    assert out["metric"] == "euclidean" and all(set(v) == {"view", "measure"} for v in out["views"])
     assert out["stability"] in {"stable", "depends on preprocessing", "not checked"} and out["n_input"] >= n
     assert all(set(s) == {"kind", "columns", "detail", "warning"} for s in out["preparation"])
     assert all({"preparation", "verdict", "ch_btwn", "dbcv_btwn"} <= set(v) for v in out["variants"])

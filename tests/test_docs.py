@@ -47,7 +47,7 @@ def _notebook_pages() -> dict[str, Path]:
 
 
 def test_every_page_exists(site):
-    missing = [p for p in ["index.html", "measures.html", "guide.html", "command_line.html", "gallery.html", "cli.html", "studies.html", "api/index.html",
+    missing = [p for p in ["index.html", "measures.html", "guide.html", "command_line.html", "any_distance.html", "gallery.html", "cli.html", "studies.html", "api/index.html",
                            "notebooks.html", "leaderboard/index.html", *_notebook_pages()] if not (site / p).exists()]
     assert not missing, f"pages missing from the site: {missing}"
     for module in {m.removesuffix(".html") for m in _notebook_pages() if "/" not in m}:

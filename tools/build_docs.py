@@ -3,7 +3,8 @@
     python tools/build_docs.py [--out _docs] [--studies quick|results|none] [--jobs 2]
 
 What it does, in order:
-1. Collects the sources into `_docs_build/src/`: the pages of `docs/*.md`; every notebook of `nbs/`, renamed after the
+1. Collects the sources into `_docs_build/src/`: the pages of `docs/*.md` (and the executed notebook page
+   `docs/any_distance.ipynb`, shown with its stored outputs); every notebook of `nbs/`, renamed after the
    module it exports (`nbs/02_internal.ipynb` -> `internal.html`) with nbdev's `#|` directives stripped, `#| hide`
    cells removed and an anchor `<a id="name">` before each exported definition (so `between.html#ch_btwn` is the
    derivation of `ch_btwn`); the measure reference generated from the registry (`measures.html#<name>`); one API page
@@ -36,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NBS, DOCS = ROOT / "nbs", ROOT / "docs"
 BUILD = ROOT / "_docs_build"
-PAGES = ["guide.md", "command_line.md", "gallery.md", "studies.md", "benchmarks.md"]   # in the order of the menu
+PAGES = ["guide.md", "command_line.md", "any_distance.ipynb", "gallery.md", "studies.md",   # in the order of the menu
+         "benchmarks.md"]
 GENERATED = {"gallery.md"}                 # pages of PAGES written by the build (the others are docs/*.md)
 
 
@@ -315,7 +317,7 @@ def studies(src: Path, how: str, jobs: int) -> list[str]:
 def index_page(study_names: list[str]) -> str:
     "The home page: docs/index.md and the site's menu (toctrees)."
     text = rewrite_links((DOCS / "index.md").read_text(), notebook_modules(), set(study_names))
-    use = [p.removesuffix(".md") for p in PAGES if (DOCS / p).exists() or p in GENERATED]
+    use = [p.removesuffix(".md").removesuffix(".ipynb") for p in PAGES if (DOCS / p).exists() or p in GENERATED]
     use.insert(min(2, len(use)), "measures")
     notebooks = "\n".join(["notebooks", *notebook_modules().values()])
     return (text + "\n\n```{toctree}\n:caption: Use\n:maxdepth: 1\n\n" + "\n".join(use) + "\n```\n"
@@ -352,7 +354,10 @@ def build(out: Path, studies_how: str = "quick", jobs: int = 2) -> Path:
     study_names = studies(src, studies_how, jobs)
     modules, have = notebook_modules(), set(study_names)
     for page in PAGES:
-        if (DOCS / page).exists():
+        if page.endswith(".ipynb") and (DOCS / page).exists():       # an executed page: shown with its outputs
+            nb = prepare_notebook(json.loads((DOCS / page).read_text()), modules, have)
+            (src / page).write_text(json.dumps(nb))
+        elif (DOCS / page).exists():
             (src / page).write_text(rewrite_links((DOCS / page).read_text(), modules, have))
     write_notebooks(src, modules, have)
     print(f"gallery ({time.perf_counter() - t0:.0f} s) ...", flush=True)
