@@ -75,9 +75,10 @@ res = {"base": base["VmRSS"]}
 def measured(call, run):
     open("/proc/self/clear_refs", "w").write("5")  # VmHWM back to the current resident set
     for k in peaks: peaks[k] = 0
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     v = run()
-    res[call] = {"wall": time.perf_counter() - t, "value": float(v), "hwm": status()["VmHWM"], **dict(peaks)}
+    res[call] = {"wall": time.perf_counter() - t, "cpu": time.process_time() - c, "value": float(v),
+                 "hwm": status()["VmHWM"], **dict(peaks)}
 for call in ("first", "steady"):
     measured(call, lambda: f(D, y, **kw))
 if how != "coordinates":                             # the door's check of the matrix alone (one read of it)
@@ -130,6 +131,7 @@ def main():
     p.add_argument("--hows", nargs="+", default=["coordinates", "released", "no-timer", "copy-on-write"])
     a = p.parse_args()
     print(f"processor: {processor()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
+    started = time.time()
     path = Path(a.dir) / f"clm_nb_precomputed_{a.n}.npy"
     size = 8 * a.n * a.n
     if not (path.exists() and path.stat().st_size >= size):
@@ -137,21 +139,21 @@ def main():
         write_matrix(path, a.n)
         print(f"matrix {a.n:,} x {a.n:,} float64 ({size / 1e9:.1f} GB) written in {time.perf_counter() - t:.0f} s")
     try:
-        print("| measure | input | first call (s) | steady (s) | of which the door's check (s) | ratio to coordinates | "
-              "peak RSS, first / steady call (MiB) | steady: peak RssFile (MiB) | value |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| measure | input | first call (s) | steady (s) | steady CPU (s) | the door's check alone (s) | "
+              "ratio to coordinates, wall / CPU | peak RSS, first / steady call (MiB) | steady: peak RssFile (MiB) | value |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for measure in a.measures:
-            base = ref = None
+            base = cpu = ref = None
             for how in a.hows:
                 r = json.loads(run(CHILD, Path(__file__).parent, a.n, measure, path, how))
                 s = r["steady"]
                 if how == "coordinates":
-                    base, ref = s["wall"], s["value"]
-                ratio = f"{s['wall'] / base:.2f}" if base else ""
+                    base, cpu, ref = s["wall"], s["cpu"], s["value"]
+                ratio = f"{s['wall'] / base:.2f} / {s['cpu'] / cpu:.2f}" if base else ""
                 same = "" if how == "coordinates" or ref is None else (
                     " (= coordinates)" if s["value"] == ref else f" (differs by {abs(s['value'] - ref):.1e})")
                 check = f"{r['check']['wall']:.2f}" if "check" in r else ""
-                print(f"| {measure} | {how} | {r['first']['wall']:.2f} | {s['wall']:.2f} | {check} | {ratio} | "
+                print(f"| {measure} | {how} | {r['first']['wall']:.2f} | {s['wall']:.2f} | {s['cpu']:.2f} | {check} | {ratio} | "
                       f"{mib(r['first']['hwm'])} / {mib(s['hwm'])} (imports {mib(r['base'])}) | {mib(s['RssFile'])} "
                       f"| {s['value']!r}{same} |", flush=True)
         for measure in a.measures:
@@ -160,6 +162,7 @@ def main():
                                                env={"NUMBA_CACHE_DIR": cache}).split())
             print(f"{measure}, read-only memmap of 300 points, empty numba cache: first call {first:.1f} s, "
                   f"second {second:.3f} s", flush=True)
+        print(f"{time.time() - started:.0f} s in all; load average at the end {os.getloadavg()[0]:.1f}")
     finally:
         if not a.keep:
             path.unlink(missing_ok=True)
