@@ -155,6 +155,30 @@ def test_unclaimed_metric_refused_with_reason(name, metric):
     assert metric in msg, f"{name}, metric={metric!r}: the refusal does not name the metric: {msg[:200]}"
 
 
+# Measures defined on pair distances or densities, not on centroids: a refusal must not say "centroids" (issue 40
+# found sc_a and dbcv_btwn refusing cosine "because they are defined with Euclidean centroids").
+NOT_CENTROID = {"dunn_a": "pairwise", "sc_a": "pairwise", "dbcv_btwn": "density-based"}
+
+
+# On the branch this file was written on, the between measures still refuse with the centroid message; the between
+# slice of issue 40 gives them their own (or accepts the metric, and then the case is no longer generated).
+CENTROID_MESSAGE_LEFT = "the between measures' refusal still says 'defined with Euclidean centroids'"
+
+
+def pairwise_refusals():
+    return [pytest.param(n, m, marks=pytest.mark.xfail(reason=CENTROID_MESSAGE_LEFT, strict=False))
+            for n in NOT_CENTROID for m in METRIC_NAMES if m not in get_measure(n).metrics]
+
+
+@pytest.mark.parametrize("name,metric", pairwise_refusals())
+def test_refusal_of_a_pairwise_measure_does_not_blame_centroids(name, metric):
+    X, y = blobs()
+    data = {"precomputed": cdist(X, X), "gower": pd.DataFrame(X, columns=list("abcd"))}.get(metric, X)
+    with pytest.raises(ValueError) as e:
+        call(name, data, y, metric)
+    assert "centroid" not in str(e.value), f"{name} is {NOT_CENTROID[name]}, the refusal says: {e.value}"
+
+
 def test_silhouette_equals_sklearn_precomputed():
     from sklearn.metrics import silhouette_score
     X, y = blobs()
