@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-GiB = 2 ** 30
 
 
 def data(n):
@@ -35,8 +34,6 @@ def write_matrix(path, n, rows=500):
         np.lib.format.write_array_header_2_0(f, {"descr": "<f8", "fortran_order": False, "shape": (n, n)})
         for a in range(0, n, rows):
             cdist(X[a:a + rows], X).tofile(f)
-            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED) if hasattr(os, "posix_fadvise") else None
-
 
 
 CHILD = """
