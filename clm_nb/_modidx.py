@@ -167,6 +167,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'clm_nb.cli._list_items': ('cli.html#_list_items', 'clm_nb/cli.py'),
                             'clm_nb.cli._measure': ('cli.html#_measure', 'clm_nb/cli.py'),
                             'clm_nb.cli._measures': ('cli.html#_measures', 'clm_nb/cli.py'),
+                            'clm_nb.cli._metrics_text': ('cli.html#_metrics_text', 'clm_nb/cli.py'),
                             'clm_nb.cli._noise_policy': ('cli.html#_noise_policy', 'clm_nb/cli.py'),
                             'clm_nb.cli._one_line': ('cli.html#_one_line', 'clm_nb/cli.py'),
                             'clm_nb.cli._ordinal': ('cli.html#_ordinal', 'clm_nb/cli.py'),

@@ -440,6 +440,16 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
                f"range [{info.lower:g}, {info.upper:g}]; {data}: {facts['n']} points, {facts['d']} features, "
                f"{facts['n_classes']} classes)")
 
+# %% ../nbs/18_cli.ipynb #4184a3eb
+def _metrics_text(metrics) -> str:
+    "A measure's `metrics` for the table: 'a,b', 'all', 'all but a,b' (fewer words than the list), '-' for none."
+    from clm_nb.core import METRIC_NAMES
+    if not metrics: return "-"
+    left = [m for m in METRIC_NAMES if m not in metrics]
+    if len(left) * 2 < len(METRIC_NAMES) and set(metrics) <= set(METRIC_NAMES):
+        return "all" if not left else "all but " + ",".join(left)
+    return ",".join(metrics)
+
 # %% ../nbs/18_cli.ipynb #f004d806
 @cli.command("measures")
 @click.option("--kind", type=click.Choice(("internal", "between", "external", "ensemble")), multiple=True,
@@ -448,21 +458,23 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
 def _measures(kind, as_json):
     """The registered measures as a table.
 
-    Name, kind, better direction, range and summary of each."""
+    Name, kind, better direction, range, accepted metrics, sparse X and summary of each."""
     import clm_nb
-    from clm_nb.core import plain_math
+    from clm_nb.core import METRIC_NAMES, plain_math
     table = clm_nb.measures(list(kind) or None)
     if as_json:
         return _echo_json(table.to_dict("records"))
     rows = [(m.name, m.kind, "higher" if m.direction == "max" else "lower", f"[{m.lower:g}, {m.upper:g}]",
-             plain_math(m.summary))
+             _metrics_text(m.metrics), ("yes" if m.sparse else "no") if m.metrics else "-", plain_math(m.summary))
             for m in table.itertuples()]
-    head = ("name", "kind", "better", "range", "summary")
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+    head = ("name", "kind", "better", "range", "metrics", "sparse", "summary")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(6)]
     room = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else None   # a pipe gets every word
     for r in [head, *rows]:
-        line = "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)) + "  " + r[4]
+        line = "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)) + "  " + r[6]
         click.echo(line if room is None or len(line) <= room else line[:room - 1] + "…")
+    if any(r[4].startswith("all") for r in rows):
+        click.echo(f"(metrics: all = {', '.join(METRIC_NAMES)})")
 
 # %% ../nbs/18_cli.ipynb #0b3c7025
 @cli.command("warm")

@@ -277,7 +277,7 @@ def test_measures_json_and_table(scripted):
     assert [m["name"] for m in out] == list(clm_nb.measures().name)
     assert {"name", "kind", "direction", "lower", "upper", "summary", "reference"} <= set(out[0])
     lines = invoke("measures", "--kind", "external").stdout.splitlines()
-    assert lines[0].split() == ["name", "kind", "better", "range", "summary"]
+    assert lines[0].split() == ["name", "kind", "better", "range", "metrics", "sparse", "summary"]
     assert "$" not in "".join(lines) and "\\frac" not in "".join(lines)               # formulas as plain text
     assert len(lines) == 1 + len(clm_nb.measures("external"))
 
