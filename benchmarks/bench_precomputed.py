@@ -7,7 +7,7 @@ in blocks of rows (never the whole matrix in memory). Each measurement runs in a
 - the coordinate path, `silhouette(X, y)` and `aucc(X, y)`: the baseline of the ratio;
 - the precomputed path, `silhouette(D, y, metric='precomputed')` and `curves.aucc(D, y, metric='precomputed')` on
   `np.load(path, mmap_mode='r')` (read only: the engine drops the pages it has read from the resident set);
-- the same with the release switched off (`pairs.PAGE_RELEASE_SECONDS = inf`) and on a copy-on-write memmap
+- the same with the release switched off (`core.PAGE_RELEASE_SECONDS = inf`) and on a copy-on-write memmap
   (`mmap_mode='c'`, which is not released): the resident memory the release saves.
 Each subprocess times the first call (numba compiles or loads the kernels for that array type) and then a second,
 steady-state call, and reports peak resident memory (VmHWM) and the peaks of RssAnon and RssFile (sampled by a
@@ -64,7 +64,7 @@ if how == "coordinates":
 else:
     D, kw = np.load(path, mmap_mode="c" if how == "copy-on-write" else "r"), {"metric": "precomputed"}
     if how == "no-timer":                            # the pass's timer off: only the releases between passes remain
-        clm_nb.pairs.PAGE_RELEASE_SECONDS = 1e9
+        clm_nb.core.PAGE_RELEASE_SECONDS = 1e9
 f = clm_nb.silhouette if measure == "silhouette" else clm_nb.curves.aucc
 base = status()
 threading.Thread(target=sample, daemon=True).start()

@@ -62,6 +62,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.between._dbcv_pair': ('between.html#_dbcv_pair', 'clm_nb/between.py'),
                                 'clm_nb.between._distance_order': ('between.html#_distance_order', 'clm_nb/between.py'),
                                 'clm_nb.between._dunn_a_pair': ('between.html#_dunn_a_pair', 'clm_nb/between.py'),
+                                'clm_nb.between._estimated_dim': ('between.html#_estimated_dim', 'clm_nb/between.py'),
                                 'clm_nb.between._i_a_pair': ('between.html#_i_a_pair', 'clm_nb/between.py'),
                                 'clm_nb.between._key': ('between.html#_key', 'clm_nb/between.py'),
                                 'clm_nb.between._labelling_distances': ('between.html#_labelling_distances', 'clm_nb/between.py'),

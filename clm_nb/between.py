@@ -18,7 +18,7 @@ from scipy.special import expit, logsumexp
 
 from .core import (METRIC_NAMES, PAIR_METRICS, SCALE_FREE, LabeledData, MeasureInfo, check_class_pairs, check_data,
                          check_flag, check_number, get_measure, normalize_scale, register)
-from .internal import dbcv_value
+from .internal import dbcv_value, intrinsic_dimension
 from .pairs import DEFAULT_MAX_MEMORY, METRICS, check_max_memory, check_metric, summarize
 
 # %% auto #0
@@ -644,6 +644,15 @@ def _spherical(data: LabeledData) -> LabeledData:
 # %% ../nbs/03_between.ipynb #117358eb
 MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)
 
+def _estimated_dim(X, metric: str) -> int:
+    "`dbcv`'s exponent for points without a dimension: the Levina-Bickel estimate of all the points, rounded (>= 1)."
+    est = intrinsic_dimension(X, metric=metric)
+    if not np.isfinite(est):
+        raise ValueError(f"dbcv_btwn: the intrinsic dimension of these points cannot be estimated (no point has enough "
+                         "neighbours at a positive, distinct distance); pass dim=, the dimension of the space the "
+                         "dissimilarities come from.")
+    return max(1, int(np.floor(est + 0.5)))
+
 _K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures with a logistic steepness k
 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
@@ -665,10 +674,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
     if by_centroid and metric == "cosine":
         data, metric = _spherical(data), "euclidean"             # centroids of the L2-normalised rows
     if name == "dbcv_btwn" and dim is None and data.kind in ("precomputed", "gower"):
-        raise ValueError(f"dbcv_btwn: metric={metric!r} gives no dimension, and DBCV's core distance (the mean of "
-                         "d^-dim over a class, to the power -1/dim) needs the dimension of the space the points live "
-                         "in. Pass dim= (e.g. the dimension of the data the dissimilarities were computed from, or an "
-                         "estimate of their intrinsic dimension).")
+        dim = _estimated_dim(X, metric)                           # dbcv's rule: the intrinsic dimension, rounded
     check_class_pairs(data.K, who=name)                          # every class pair is scored: K(K-1)/2 of them
     scale = normalize_scale(data.X, center=False)[1] if _reads_coordinates(data, metric) else \
         _power_sums(data, metric)[2]                             # the class pairs' unit: a power of two
@@ -956,13 +962,14 @@ def dbcv_btwn(X,                                            # (n, d) data (dense
               n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
               return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
               max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
-              dim: int | None = None,                       # core-distance exponent (None: data's dimension)
+              dim: int | None = None,                       # core-distance exponent (None: see below)
              ) -> float | MonteCarloScore:
     ("Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random "
      "relabellings\n(~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), "
      "averaged over pairs.\n\nAny metric of the pair engine, sparse X, a dissimilarity matrix ('precomputed') or a mixed "
-     "table ('gower'); DBCV's core distance has the exponent `dim`: the data's dimension for coordinates, to be given "
-     "for precomputed and Gower points, which have no dimension of their own.")
+     "table ('gower'); DBCV's core distance has the exponent `dim`: the data's dimension for coordinates; for "
+     "precomputed and Gower points, which have no dimension of their own, `dbcv`'s rule: the Levina-Bickel "
+     "intrinsic dimension of all the points (`clm_nb.internal.intrinsic_dimension`), rounded.")
     return_se = check_flag(return_se, "return_se", who="dbcv_btwn")
     _, _, scores = _pairwise("dbcv_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
                              n_permutations=n_permutations, max_pair_points=max_pair_points, dim=dim)

@@ -285,7 +285,7 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
               help="How points are compared: a coordinate metric; gower (the table as read: categories and missing "
                    "values); precomputed (DATA is an .npy dissimilarity matrix, square or condensed, with --labels).")
 @click.option("--dim", type=int, default=None, help="The density view's core-distance exponent (dbcv_btwn's dim) for "
-              "points without a dimension: precomputed, gower (default: the measure's).")
+              "points without a dimension: precomputed, gower (default: their estimated intrinsic dimension).")
 def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
             max_permutations, ci, resamples, worst, fail_on, as_json, metric, dim, **prep):
     """The CLM verdict on one labeled DATA file.
@@ -498,6 +498,10 @@ def _warm():
             pass
     for name in CURVE_MEASURES:
         bounded_score(X, y, name, tolerance=1e-6)
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))    # a read-only matrix, as np.load(mmap_mode='r')
+    D.flags.writeable = False                                      # gives: the kernels' read-only variant
+    for name in ("silhouette", "dunn", "aucc", "dsi", "c_index"):
+        clm_nb.get_measure(name).func(D, y, metric="precomputed")
     click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s; the first call of a "
                "measure no longer compiles.", err=True)
 

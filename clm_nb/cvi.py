@@ -309,7 +309,7 @@ def _cvnn_terms(data: LabeledData, k: int, metric: str, name: str):
     pairs = sizes * (sizes - 1) / 2
     compactness = float(np.sum(np.divide(sums.within_sum, pairs, out=np.zeros(data.K), where=pairs > 0)))
     mean_d = float(sums.within_sum.sum() + sums.sum_between.sum() / 2) / (data.n * (data.n - 1) / 2)
-    unit = sums.scale ** 2 if metric == "sqeuclidean" else sums.scale        # squared distances: squared units
+    unit = sums.scale                                   # the engine gives sqeuclidean sums in units of scale^2
     return separation, compactness, unit, mean_d
 
 # %% ../nbs/05_cvi.ipynb #d02ce526

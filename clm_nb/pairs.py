@@ -1049,18 +1049,21 @@ def _run_pass(sd: SortedData, kernel, *args):
 # %% ../nbs/01_pairs.ipynb #14620e76
 _SCAN_TILE = 64
 
+_SCAN_BAND = 2048
+
 @njit(parallel=True, cache=True, nogil=True)
-def _scan_square(F):
-    "Per row block of `_SCAN_TILE` rows: non-finite count, min, max, largest |F - F.T|, largest |diagonal|."
+def _scan_square(F, b0, b1, e0, e1):
+    """Rows b0..b1-1, columns e0..e1-1 against their mirror, per block of `_SCAN_TILE` rows: non-finite count, min,
+    max, largest |F - F.T|, largest |diagonal| (pairs i <= j only)."""
     m = F.shape[0]
-    nb = (m + _SCAN_TILE - 1) // _SCAN_TILE
+    nb = (b1 - b0 + _SCAN_TILE - 1) // _SCAN_TILE
     out = np.zeros((nb, 5))
     for bi in prange(nb):
-        r0 = bi * _SCAN_TILE
-        r1 = min(m, r0 + _SCAN_TILE)
+        r0 = b0 + bi * _SCAN_TILE
+        r1 = min(b1, r0 + _SCAN_TILE)
         bad, lo, hi, sk, dg = 0.0, np.inf, 0.0, 0.0, 0.0
-        for c0 in range(r0, m, _SCAN_TILE):
-            c1 = min(m, c0 + _SCAN_TILE)
+        for c0 in range(max(e0, r0 - (r0 - e0) % _SCAN_TILE), e1, _SCAN_TILE):
+            c1 = min(e1, c0 + _SCAN_TILE)
             for i in range(r0, r1):
                 for j in range(max(c0, i), c1):
                     a, b = F[i, j], F[j, i]
@@ -1095,7 +1098,15 @@ def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
     """(non-finite values, smallest, largest, largest asymmetry, largest |diagonal|) of a float64 C-contiguous square
     matrix or condensed vector, in one parallel pass (a read-only memmap's pages released as it goes)."""
     with paging(F):
-        out = _scan_square(F) if F.ndim == 2 else _scan_flat(F)
+        if F.ndim == 1:
+            out = _scan_flat(F)
+        else:                            # a band of rows at a time, its pages released after it (see the prose)
+            m, out = F.shape[0], [np.zeros((0, 5))]
+            for b0 in range(0, m, _SCAN_BAND):
+                for e0 in range(b0, m, _SCAN_BAND):
+                    out.append(_scan_square(F, b0, min(m, b0 + _SCAN_BAND), e0, min(m, e0 + _SCAN_BAND)))
+                    release_pages(F)
+            out = np.concatenate(out)
     if out.shape[0] == 0:
         return 0, 0.0, 0.0, 0.0, 0.0
     return (int(out[:, 0].sum()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max()),

@@ -195,10 +195,12 @@ def test_degenerate_pairs_have_documented_limits():
 
 @pytest.mark.parametrize("name", BETWEEN)
 def test_bad_input(name):
-    f = clm_nb.get_measure(name).func
+    info = clm_nb.get_measure(name)
+    f = info.func
     X, y = blobs(60, 3)
-    with pytest.raises(ValueError, match="metric='euclidean'"):
-        f(X, y, metric="cityblock")
+    if "cityblock" not in info.metrics:                       # a metric it does not read: refused, naming it
+        with pytest.raises(ValueError, match="metric='cityblock'"):
+            f(X, y, metric="cityblock")
     with pytest.raises(ValueError, match="NaN"):
         f(np.where(np.eye(60, 3) > 0, np.nan, X), y)
     with pytest.raises(ValueError, match="at least 2 clusters"):

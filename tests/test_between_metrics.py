@@ -158,10 +158,12 @@ def test_other_refusals():
     for m in ("cosine", "cityblock", "precomputed", "gower"):
         with pytest.raises(ValueError, match="geometric median"):
             dunn_a(X, y, metric=m)
-    with pytest.raises(ValueError, match="gives no dimension"):
-        dbcv_btwn(cdist(X, X), y, metric="precomputed")
-    with pytest.raises(ValueError, match="gives no dimension"):
-        dbcv_btwn(pd.DataFrame(X), y, metric="gower")
+    from clm_nb.internal import intrinsic_dimension                      # no dimension: dbcv's estimate, rounded
+    d = max(1, int(np.floor(intrinsic_dimension(cdist(X, X), metric="precomputed") + 0.5)))
+    assert dbcv_btwn(cdist(X, X), y, metric="precomputed", random_state=0) == \
+        dbcv_btwn(cdist(X, X), y, metric="precomputed", dim=d, random_state=0)
+    with pytest.raises(ValueError, match="cannot be estimated"):
+        dbcv_btwn(np.zeros((30, 30)), np.repeat([0, 1, 2], 10), metric="precomputed")
     with pytest.raises(ValueError, match="dim"):
         dbcv_btwn(X, y, dim=0)
     with pytest.raises(ValueError, match="precomputed"):

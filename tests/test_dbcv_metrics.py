@@ -222,3 +222,14 @@ def test_registry_states_the_metrics():
     for name in ("dbcv", "cvnn"):
         assert tuple(table.loc[name, "metrics"]) == tuple(PAIR_METRICS)
         assert bool(table.loc[name, "sparse"])
+
+
+def test_cvnn_compactness_is_in_the_metrics_units():
+    "cvnn_parts' compactness is the sum over clusters of the mean within-cluster distance, sqeuclidean included."
+    from scipy.spatial.distance import pdist
+    from clm_nb.cvi import cvnn_parts
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)) * 7, np.repeat([0, 1, 2], 20)
+    for metric in ("sqeuclidean", "euclidean", "cityblock"):
+        ref = sum(pdist(X[y == k], metric).mean() for k in range(3))
+        assert abs(cvnn_parts(X, y, metric=metric).compactness - ref) <= 1e-12 * ref

@@ -64,15 +64,9 @@ def claims():
     return [(m.name, metric) for m in measures(KINDS).itertuples() for metric in m.metrics]
 
 
-# Refusals known to be missing, found by these tests (issue 40), each with what happens; reported to the lead. A
-# fix (the registry claiming the metric, or the measure refusing it) turns the case into an XPASS or drops it.
-KNOWN_GAPS = {
-    # cvnn's @register has no metrics= (so 'euclidean' only), but its code passes any metric to its kNN query and
-    # the pair engine: it returns a value for the other coordinate metrics, and scikit-learn's InvalidParameterError
-    # ("The 'metric' parameter of pairwise_distances_chunked must be ...") for 'gower'.
-    **{("cvnn", m): "cvnn accepts the metric without claiming it" for m in COORDINATE[1:]},
-    ("cvnn", "gower"): "cvnn fails inside scikit-learn's kNN query instead of refusing 'gower'",
-}
+# Refusals known to be missing, (name, metric) -> what happens: marked xfail so that a fix shows as XPASS. Empty:
+# cvnn's gaps found by this file were closed by the registry claiming what it reads (issue 40).
+KNOWN_GAPS: dict = {}
 
 
 def refusals():
@@ -160,14 +154,8 @@ def test_unclaimed_metric_refused_with_reason(name, metric):
 NOT_CENTROID = {"dunn_a": "pairwise", "sc_a": "pairwise", "dbcv_btwn": "density-based"}
 
 
-# On the branch this file was written on, the between measures still refuse with the centroid message; the between
-# slice of issue 40 gives them their own (or accepts the metric, and then the case is no longer generated).
-CENTROID_MESSAGE_LEFT = "the between measures' refusal still says 'defined with Euclidean centroids'"
-
-
 def pairwise_refusals():
-    return [pytest.param(n, m, marks=pytest.mark.xfail(reason=CENTROID_MESSAGE_LEFT, strict=False))
-            for n in NOT_CENTROID for m in METRIC_NAMES if m not in get_measure(n).metrics]
+    return [(n, m) for n in NOT_CENTROID for m in METRIC_NAMES if m not in get_measure(n).metrics]
 
 
 @pytest.mark.parametrize("name,metric", pairwise_refusals())
