@@ -438,7 +438,7 @@ def release_pages(arr) -> bool:
     return True
 
 # %% ../nbs/00_core.ipynb #fb1624a5
-PAGE_RELEASE_SECONDS = 0.05
+PAGE_RELEASE_SECONDS = 0.005   # see the prose: 50 ms let a pass in random row order map the whole file
 
 @contextmanager
 def paging(arr):

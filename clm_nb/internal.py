@@ -805,8 +805,12 @@ def intrinsic_dimension(X,                        # coordinates (dense or sparse
     metric = check_metric(metric, who="intrinsic_dimension")
     k1 = check_number(k1, "k1", lo=2, integer=True, who="intrinsic_dimension")
     k2 = check_number(k2, "k2", lo=k1, integer=True, who="intrinsic_dimension")
-    n = len(X) if not (metric == "precomputed" and np.ndim(X) == 1) else int(round((1 + np.sqrt(1 + 8 * len(X))) / 2))
-    data = check_data(X, np.zeros(n, np.int64), min_clusters=1, metric=metric, measure="intrinsic_dimension")
+    if isinstance(X, LabeledData):                        # validated points: their labels do not matter here
+        data = check_data(X, min_clusters=1, metric=metric, measure="intrinsic_dimension")
+    else:
+        n = X.shape[0] if getattr(X, "ndim", 0) == 2 else len(X)
+        n = int(round((1 + np.sqrt(1 + 8 * n)) / 2)) if metric == "precomputed" and np.ndim(X) == 1 else n
+        data = check_data(X, np.zeros(n, np.int64), min_clusters=1, metric=metric, measure="intrinsic_dimension")
     if k2 >= data.n:
         raise ValueError(f"intrinsic_dimension: k2 = {k2} neighbours need more than k2 points; X has {data.n}. "
                          f"Use k2 <= {data.n - 1}.")
