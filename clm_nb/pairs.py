@@ -241,7 +241,13 @@ def _source_distances(src, i, j0, j1, code, out):
 
 # %% ../nbs/01_pairs.ipynb #8b1b98d3
 @njit(cache=True, nogil=True)
-def _row_distances(src, i, j0, j1, code, out):
+def _row_distances(src,   # (F, I, J, W): the points as the kernels read them (the table above)
+                   i,     # the point, a position in the sorted order
+                   j0,    # the first point it is measured to
+                   j1,    # one past the last
+                   code,  # the kernel code of the metric and the kind of point (`SortedData.code`)
+                   out,   # buffer of at least j1 - j0 doubles
+                  ):
     """out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order, four
     features per sweep of the buffer (the same additions in the same order as one feature per sweep). Each metric
     has its own loops, the branch outside them, so every loop is a plain vectorisable sweep."""
