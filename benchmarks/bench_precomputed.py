@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench_assess_scale import processor     # the processor's name, as lscpu gives it (run from the root)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -105,14 +107,6 @@ def run(code, *args, env=None):
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
     return out.stdout.strip().splitlines()[-1]
-
-
-def processor() -> str:
-    try:
-        lines = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
-        return next(l.split(":", 1)[1].strip() for l in lines if l.startswith("Model name"))
-    except (OSError, StopIteration):
-        return "unknown"
 
 
 def mib(b): return f"{b / 2 ** 20:,.0f}"

@@ -137,14 +137,20 @@ def test_gower_table_equals_gower_matrix(name):
         assert same(on_table, on_matrix), (name, on_table, on_matrix)
 
 
-@pytest.mark.parametrize("name,metric", refusals())
-def test_unclaimed_metric_refused_with_reason(name, metric):
+def refusal(name, metric) -> ValueError:
+    "The error `name` raises for `metric` on data of that kind (a matrix, a table, or coordinates)."
     X, y = blobs()
     data = {"precomputed": cdist(X, X), "gower": pd.DataFrame(X, columns=list("abcd"))}.get(metric, X)
     with pytest.raises(ValueError) as e:
         call(name, data, y, metric)
-    msg = str(e.value)
-    assert type(e.value) is ValueError, f"{name}, metric={metric!r}: {type(e.value).__name__} (not the measure's own " \
+    return e.value
+
+
+@pytest.mark.parametrize("name,metric", refusals())
+def test_unclaimed_metric_refused_with_reason(name, metric):
+    err = refusal(name, metric)
+    msg = str(err)
+    assert type(err) is ValueError, f"{name}, metric={metric!r}: {type(err).__name__} (not the measure's own " \
                                         f"refusal): {msg[:200]}"
     assert metric in msg, f"{name}, metric={metric!r}: the refusal does not name the metric: {msg[:200]}"
 
@@ -160,11 +166,8 @@ def pairwise_refusals():
 
 @pytest.mark.parametrize("name,metric", pairwise_refusals())
 def test_refusal_of_a_pairwise_measure_does_not_blame_centroids(name, metric):
-    X, y = blobs()
-    data = {"precomputed": cdist(X, X), "gower": pd.DataFrame(X, columns=list("abcd"))}.get(metric, X)
-    with pytest.raises(ValueError) as e:
-        call(name, data, y, metric)
-    assert "centroid" not in str(e.value), f"{name} is {NOT_CENTROID[name]}, the refusal says: {e.value}"
+    err = refusal(name, metric)
+    assert "centroid" not in str(err), f"{name} is {NOT_CENTROID[name]}, the refusal says: {err}"
 
 
 def test_silhouette_equals_sklearn_precomputed():
