@@ -1,13 +1,13 @@
-"""A precomputed 20,000 x 20,000 float64 dissimilarity matrix (3.2 GB) as a memmap: silhouette and AUCC (by hand).
+"""A precomputed 20,000 x 20,000 float64 dissimilarity matrix (3.2 GB) as a memmap: silhouette, AUCC and DBCV (by hand).
 
     .venv/bin/python benchmarks/bench_precomputed.py [--n 20000] [--dir /tmp] [--keep]
 
 The matrix is cdist (Euclidean) of make_blobs(n, n_features=10, centers=5, random_state=0), written to a .npy file
 in blocks of rows (never the whole matrix in memory). Each measurement runs in a fresh subprocess:
-- the coordinate path, `silhouette(X, y)` and `aucc(X, y)`: the baseline of the ratio;
-- the precomputed path, `silhouette(D, y, metric='precomputed')` and `curves.aucc(D, y, metric='precomputed')` on
+- the coordinate path, `silhouette(X, y)`, `aucc(X, y)` and `dbcv(X, y)`: the baseline of the ratio;
+- the precomputed path, `silhouette(D, y, metric='precomputed')`, `curves.aucc(...)` and `dbcv(..., dim=10)` on
   `np.load(path, mmap_mode='r')` (read only: the engine drops the pages it has read from the resident set);
-- the same with the release switched off (`core.PAGE_RELEASE_SECONDS = inf`) and on a copy-on-write memmap
+- the same with the kernels' release switched off (`core.MEMMAP_RESIDENT` = 2**62) and on a copy-on-write memmap
   (`mmap_mode='c'`, which is not released): the resident memory the release saves.
 Each subprocess times the first call (numba compiles or loads the kernels for that array type) and then a second,
 steady-state call, and reports peak resident memory (VmHWM) and the peaks of RssAnon and RssFile (sampled by a
@@ -65,9 +65,11 @@ if how == "coordinates":
     D, kw = X, {}
 else:
     D, kw = np.load(path, mmap_mode="c" if how == "copy-on-write" else "r"), {"metric": "precomputed"}
-    if how == "no-timer":                            # the pass's timer off: only the releases between passes remain
-        clm_nb.core.PAGE_RELEASE_SECONDS = 1e9
-f = clm_nb.silhouette if measure == "silhouette" else clm_nb.curves.aucc
+    if measure == "dbcv":                            # the coordinates' exponent, so the two paths compare
+        kw["dim"] = X.shape[1]
+    if how == "unreleased":                          # the kernels' release off: only the releases between passes remain
+        clm_nb.core.MEMMAP_RESIDENT = 2 ** 62
+f = {"silhouette": clm_nb.silhouette, "aucc": clm_nb.curves.aucc, "dbcv": clm_nb.dbcv}[measure]
 base = status()
 threading.Thread(target=sample, daemon=True).start()
 res = {"base": base["VmRSS"]}
@@ -94,7 +96,7 @@ import clm_nb, clm_nb.curves
 rng = np.random.default_rng(0); X = rng.normal(size=(300, 4)); y = rng.integers(0, 3, 300)
 np.save(sys.argv[2], cdist(X, X))
 D = np.load(sys.argv[2], mmap_mode="r")
-f = clm_nb.silhouette if sys.argv[1] == "silhouette" else clm_nb.curves.aucc
+f = {"silhouette": clm_nb.silhouette, "aucc": clm_nb.curves.aucc, "dbcv": clm_nb.dbcv}[sys.argv[1]]
 t = time.perf_counter(); f(D, y, metric="precomputed"); first = time.perf_counter() - t
 t = time.perf_counter(); f(D, y, metric="precomputed"); print(first, time.perf_counter() - t)
 """
@@ -118,8 +120,8 @@ def main():
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--dir", default="/tmp")
     p.add_argument("--keep", action="store_true", help="keep the .npy file (and reuse one of the right size)")
-    p.add_argument("--measures", nargs="+", default=["silhouette", "aucc"])
-    p.add_argument("--hows", nargs="+", default=["coordinates", "released", "no-timer", "copy-on-write"])
+    p.add_argument("--measures", nargs="+", default=["silhouette", "aucc", "dbcv"], choices=["silhouette", "aucc", "dbcv"])
+    p.add_argument("--hows", nargs="+", default=["coordinates", "released", "unreleased", "copy-on-write"])
     a = p.parse_args()
     print(f"processor: {processor()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
     started = time.time()

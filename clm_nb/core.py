@@ -14,11 +14,9 @@ import numbers
 import os
 import re
 import sys
-import threading
 import tokenize
 import warnings
 from collections.abc import Hashable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -27,17 +25,17 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'PAGE_RELEASE_SECONDS', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS',
+__all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS',
            'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS',
            'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label',
-           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'Dissimilarities',
-           'release_pages', 'paging', 'check_dissimilarity', 'SparseRows', 'check_sparse', 'LabeledData',
-           'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale',
-           'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry', 'measures', 'get_measure',
-           'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text', 'spreadsheet_safe',
-           'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments', 'param_comments', 'param_doc',
-           'document_params']
+           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'release_pages',
+           'Dissimilarities', 'folio_bytes', 'page_plan', 'check_dissimilarity', 'SparseRows', 'check_sparse',
+           'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
+           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
+           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
+           'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
+           'param_comments', 'param_doc', 'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
 class LazyModule:
@@ -385,6 +383,23 @@ def check_euclidean(metric,     # the metric the caller asked for
 # %% ../nbs/00_core.ipynb #b331fb07
 SOURCES = ("coordinates", "precomputed", "sparse", "gower")   # what the points of a `LabeledData` can be
 
+# %% ../nbs/00_core.ipynb #ca93d92c
+def release_pages(arr) -> bool:
+    """Drop the pages of a read-only file-backed memmap (`arr`, or the memmap it is a view of) from this process's
+    resident set; they stay in the OS page cache. False, doing nothing, for anything else."""
+    base = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None or getattr(base, "mode", None) != "r" or not hasattr(mm, "madvise"):
+        return False
+    import mmap
+    try:
+        mm.madvise(mmap.MADV_DONTNEED)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
 # %% ../nbs/00_core.ipynb #2bbad0d3
 @dataclass(frozen=True, eq=False)
 class Dissimilarities:
@@ -413,51 +428,44 @@ class Dissimilarities:
         ra = self.rows if a is None else self.rows[a]
         rb = self.rows if b is None else self.rows[b]
         if not self.condensed:
-            return np.asarray(self.values[np.asarray(ra)[:, None], np.asarray(rb)[None, :]], dtype=np.float64)
-        I, J = np.minimum.outer(ra, rb), np.maximum.outer(ra, rb)
-        m = self.m
-        out = self.values[np.where(I == J, 0, m * I - I * (I + 1) // 2 + (J - I - 1))].astype(np.float64)
-        out[I == J] = 0.0
+            out = np.asarray(self.values[np.asarray(ra)[:, None], np.asarray(rb)[None, :]], dtype=np.float64)
+        else:
+            I, J = np.minimum.outer(ra, rb), np.maximum.outer(ra, rb)
+            m = self.m
+            out = self.values[np.where(I == J, 0, m * I - I * (I + 1) // 2 + (J - I - 1))].astype(np.float64)
+            out[I == J] = 0.0
+        release_pages(self.values)                 # a memmap: its pages read, dropped (a no-op for anything else)
         return out
 
-# %% ../nbs/00_core.ipynb #ca93d92c
-def release_pages(arr) -> bool:
-    """Drop the pages of a read-only file-backed memmap (`arr`, or the memmap it is a view of) from this process's
-    resident set; they stay in the OS page cache. False, doing nothing, for anything else."""
+# %% ../nbs/00_core.ipynb #fb1624a5
+MEMMAP_RESIDENT = 256 * 2**20  # bytes of a memmapped matrix the kernels keep mapped between two releases, about
+
+def folio_bytes() -> int:
+    "The largest page-cache folio the OS maps at once: the transparent huge page size (2 MiB if it cannot say)."
+    try:
+        return int(Path("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").read_text())
+    except (OSError, ValueError):
+        return 2 * 2**20
+
+def page_plan(arr,        # the matrix the kernels will read: a square float64 view of a read-only memmap, or other
+              lanes: int, # the threads that read it at once
+             ) -> np.ndarray:
+    """int64 [address, length, rows per release, 0 (the shared count)] of the file mapping behind `arr`, for
+    `pairs.page_out`; an empty array, nothing ever released, for anything but a square matrix memmapped read-only."""
+    import mmap
     base = arr
     while base is not None and not isinstance(base, np.memmap):
         base = getattr(base, "base", None)
     mm = getattr(base, "_mmap", None)
-    if mm is None or getattr(base, "mode", None) != "r" or not hasattr(mm, "madvise"):
-        return False
-    import mmap
-    try:
-        mm.madvise(mmap.MADV_DONTNEED)
-    except (OSError, ValueError, AttributeError):
-        return False
-    return True
-
-# %% ../nbs/00_core.ipynb #fb1624a5
-PAGE_RELEASE_SECONDS = 0.005   # see the prose: 50 ms let a pass in random row order map the whole file
-
-@contextmanager
-def paging(arr):
-    "Run the body with the pages of `arr` (a read-only memmap; anything else: nothing is done) released as it reads."
-    if arr is None or not release_pages(arr):
-        yield
-        return
-    stop = threading.Event()
-    def run():
-        while not stop.wait(PAGE_RELEASE_SECONDS):
-            release_pages(arr)
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        t.join()
-        release_pages(arr)
+    if (mm is None or getattr(base, "mode", None) != "r" or np.ndim(arr) != 2 or mm.closed
+            or not hasattr(mmap, "MADV_DONTNEED")):
+        return np.empty(0, np.int64)
+    address = base.ctypes.data - base.offset % mmap.ALLOCATIONGRANULARITY     # numpy maps from a granule boundary
+    if address % mmap.PAGESIZE:
+        return np.empty(0, np.int64)
+    span = int(arr.strides[0]) + folio_bytes()
+    rows = max(1, MEMMAP_RESIDENT // (max(int(lanes), 1) * span))
+    return np.array([address, len(mm), rows, 0], np.int64)
 
 # %% ../nbs/00_core.ipynb #ec58303c
 DISSIMILARITY_RTOL = 1e-10     # asymmetry and a non-zero diagonal tolerated, relative to the largest dissimilarity

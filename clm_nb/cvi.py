@@ -14,7 +14,8 @@ from scipy import sparse
 
 from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean,
                          check_number, normalize_scale, register)
-from .pairs import TRANSLATION_INVARIANT_METRICS, check_metric, row_distances, sort_by_cluster, summarize
+from .pairs import (TRANSLATION_INVARIANT_METRICS, check_metric, page_out, row_distances, sort_by_cluster,
+                          summarize)
 
 # %% auto #0
 __all__ = ['RL_VARIANTS', 'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd']
@@ -279,6 +280,7 @@ def _distance_rows(src, code, s, P):
     "P[i] = the distances from sorted point s + i to every point, read by the pair engine's kernel (any kind of point)."
     for i in prange(P.shape[0]):
         row_distances(src, s + i, 0, P.shape[1], code, P[i])
+        page_out(src, code, 1)
 
 def _foreign_points(data: LabeledData, k: int, metric: str) -> np.ndarray:
     "q_k(x) for points of any kind (`01_pairs`'s layout), in the order of `data`: blocks of exact distance rows."

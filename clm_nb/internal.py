@@ -13,8 +13,8 @@ from numba import njit, prange
 
 from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
                          check_number, normalize_scale, register)
-from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, row_distances,
-                          silhouette_widths, sort_by_cluster, summarize)
+from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, page_out,
+                          row_distances, silhouette_widths, sort_by_cluster, summarize)
 
 # %% auto #0
 __all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette',
@@ -331,6 +331,7 @@ def _dists_to(pp, a, pts, lo, hi, out):
         row = F[I[a]]
         for k in range(m):
             out[k] = row[I[pts[lo + k]]]
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows (`01_pairs`)
     elif code == 6:                               # a condensed matrix: the same, with its index formula
         F, I, M = src[0], src[1], src[2][0]
         for k in range(m):

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import mmap
 import os
 from dataclasses import dataclass, field
 
@@ -13,14 +14,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, check_class_pairs, check_data,
-                         check_number, normalize_scale, paging, release_pages)
+from . import core
+from .core import (MAX_TABLE_PAIRS, PAIR_SUMMARIES, LabeledData, check_choice, check_class_pairs, 
+                         check_data, check_number, normalize_scale, page_plan, release_pages)
 
 # %% auto #0
 __all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
            'DEFAULT_MAX_MEMORY', 'row_distances', 'NEEDS', 'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric',
            'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
-           'PairSummary', 'scan_dissimilarity', 'check_tolerance', 'check_table_sizes', 'pair_summary',
+           'page_out', 'PairSummary', 'scan_dissimilarity', 'check_tolerance', 'check_table_sizes', 'pair_summary',
            'silhouette_values', 'silhouette_widths', 'summarize']
 
 # %% ../nbs/01_pairs.ipynb #f6adda43
@@ -140,7 +142,7 @@ def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
         D = data.source
         F = np.asarray(D.values)                                       # a memmap's view, read in place
         src = (F.reshape(1, -1), D.rows[order], np.array([D.m], np.int64), _NO_FLOAT) if D.condensed else \
-            (F, D.rows[order], _NO_INT, _NO_FLOAT)
+            (F, D.rows[order], page_plan(F, numba.get_num_threads()), _NO_FLOAT)   # J: `page_out`'s plan
         return SortedData(empty, src, labels, order, starts, 1.0, metric, _CONDENSED if D.condensed else code,
                           D.top if math.isfinite(D.top) else math.nan)
     if data.kind == "gower":
@@ -316,6 +318,29 @@ def _row_distances(src,   # (F, I, J, W): the points as the kernels read them (t
 # %% ../nbs/01_pairs.ipynb #a51d7127
 row_distances = _row_distances     # public: other modules' kernels read any kind of point through it
 
+# %% ../nbs/01_pairs.ipynb #f02aaff0
+_MADV_DONTNEED = int(getattr(mmap, "MADV_DONTNEED", 4))
+if hasattr(mmap, "MADV_DONTNEED"):
+    _madvise = numba.types.ExternalFunction("madvise", numba.types.intc(numba.types.uintp, numba.types.uintp,
+                                                                         numba.types.intc))
+else:                                                    # no madvise (Windows): `page_plan` never makes a plan
+    @njit(cache=True, nogil=True)
+    def _madvise(address, length, advice): return 0
+
+@njit(cache=True, nogil=True)
+def page_out(src,   # (F, I, J, W): the points as the kernels read them; a plan in J for a memmapped square matrix
+             code,  # the kernel code (`SortedData.code`): only 5 (a square matrix) has plans
+             rows,  # rows the caller finished reading since its last call
+            ):
+    "Count `rows` more rows read; at the plan's rows per release, drop the memmap's pages from the resident set."
+    P = src[2]
+    if code != 5 or P.shape[0] != 4:
+        return
+    P[3] += rows
+    if P[3] >= P[2]:
+        P[3] = 0
+        _madvise(np.uint64(P[0]), np.uint64(P[1]), _MADV_DONTNEED)
+
 # %% ../nbs/01_pairs.ipynb #d6b4472e
 _ROW_BLOCK, _COLUMN_TILE = 16, 2048       # the pairs are walked in blocks of 16 rows x 2048 columns
 
@@ -436,6 +461,7 @@ def _stats_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, p
                                 bmx[b] = v
                             if want_sums:
                                 BSUM[t, b] += v
+            page_out(src, code, i1 - i0)
     return H, BMIN, BMAX, BSUM, MOM, MINB, MAXB, SUMB
 
 # %% ../nbs/01_pairs.ipynb #9b74c9db
@@ -486,6 +512,7 @@ def _collect_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab,
                         else:
                             vals[p] = v if j < we else -v
                         cur[b] = p + 1
+            page_out(src, code, i1 - i0)
 
 # %% ../nbs/01_pairs.ipynb #9e0c6b08
 @njit(cache=True)
@@ -604,6 +631,7 @@ def _cluster_sums_pass(src, labels, starts, code, n_lanes, full, r0, r1):
                     if not full:
                         acc[j + j0, li] += o[j]
                 acc[i - r0 if full else i, c] += s
+            page_out(src, code, 1)
     return part.sum(axis=0) if not full else part[0]
 
 # %% ../nbs/01_pairs.ipynb #0138fe95
@@ -1043,19 +1071,20 @@ def _merge_moments(parts: np.ndarray) -> np.ndarray:
     return tot
 
 # %% ../nbs/01_pairs.ipynb #76409006
-def _paging(sd: SortedData):
-    "core's `paging` of a precomputed matrix (a no-op for other points)."
-    return paging(sd.src[0] if sd.metric == "precomputed" else None)
-
 def _run_pass(sd: SortedData, kernel, *args):
-    "`kernel(*args)`, a pass over the pairs of `sd`, with a memmapped precomputed matrix's pages released as it goes."
-    with _paging(sd):
+    "`kernel(*args)`, a pass over the pairs of `sd`; a memmapped matrix's last pages are released after it."
+    try:
         return kernel(*args)
+    finally:
+        if sd.metric == "precomputed":
+            release_pages(sd.src[0])
 
 # %% ../nbs/01_pairs.ipynb #14620e76
 _SCAN_TILE = 64
 
-_SCAN_BAND = 2048
+def _scan_band(m: int) -> int:
+    "Rows of the squares `scan_dissimilarity` reads an m x m matrix in: with its mirror, core's `MEMMAP_RESIDENT`."
+    return max(_SCAN_TILE, core.MEMMAP_RESIDENT // (16 * m) // _SCAN_TILE * _SCAN_TILE)
 
 @njit(parallel=True, cache=True, nogil=True)
 def _scan_square(F, b0, b1, e0, e1):
@@ -1103,16 +1132,17 @@ def _scan_flat(v):
 def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
     """(non-finite values, smallest, largest, largest asymmetry, largest |diagonal|) of a float64 C-contiguous square
     matrix or condensed vector, in one parallel pass (a read-only memmap's pages released as it goes)."""
-    with paging(F):
-        if F.ndim == 1:
-            out = _scan_flat(F)
-        else:                            # a band of rows at a time, its pages released after it (see the prose)
-            m, out = F.shape[0], [np.zeros((0, 5))]
-            for b0 in range(0, m, _SCAN_BAND):
-                for e0 in range(b0, m, _SCAN_BAND):
-                    out.append(_scan_square(F, b0, min(m, b0 + _SCAN_BAND), e0, min(m, e0 + _SCAN_BAND)))
-                    release_pages(F)
-            out = np.concatenate(out)
+    if F.ndim == 1:
+        out = _scan_flat(F)
+        release_pages(F)
+    else:                                # a square of rows at a time, its pages released after it (see the prose)
+        m, out = F.shape[0], [np.zeros((0, 5))]
+        band = _scan_band(m)
+        for b0 in range(0, m, band):
+            for e0 in range(b0, m, band):
+                out.append(_scan_square(F, b0, min(m, b0 + band), e0, min(m, e0 + band)))
+                release_pages(F)
+        out = np.concatenate(out)
     if out.shape[0] == 0:
         return 0, 0.0, 0.0, 0.0, 0.0
     return (int(out[:, 0].sum()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max()),
@@ -1290,9 +1320,8 @@ class _Resolver(_ResolverNeeds):
             vals, codes = np.empty(used), np.empty(used if self.per_cluster else 0, np.int32)
             sd = self.sd
             self.passes += 1
-            with _paging(sd):
-                _collect_pass(sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster,
-                              *R.interval(g, h), needc, cursor, vals, codes)
+            _run_pass(sd, _collect_pass, sd.src, sd.labels, sd.starts, sd.code, self.lanes, *R.args(), self.per_cluster,
+                      *R.interval(g, h), needc, cursor, vals, codes)
             self.collected += used
             if not self.local:                                          # `_resolve` sorts its own buckets
                 _sort_segments(vals, codes, seg_lo[idx - g], seg_hi[idx - g], self.lanes)
@@ -1344,6 +1373,7 @@ def _count_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, s
                     e = min(max(starts[labels[i] + 1] - a0, 0), j1 - a0)     # o[:e] are within pairs
                     _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64, g)
                     _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64, g)
+            page_out(src, code, i1 - i0)
     for t in range(n_lanes):
         C64[t] += C8[t]
     return C64
@@ -1498,8 +1528,7 @@ def pair_summary(sd: SortedData,                        # the data sorted by clu
     top = _Range(0.0, bound, r.nb, top=True)
     if "cluster_sums" in needs:
         full = r.lanes * sd.n * sd.K * 8 > max_memory // 2      # per-lane sums would not fit: walk full rows instead
-        with _paging(sd):
-            sums = _cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, r.lanes, full, 0, sd.n)
+        sums = _run_pass(sd, _cluster_sums_pass, sd.src, sd.labels, sd.starts, sd.code, r.lanes, full, 0, sd.n)
         out.cluster_sums = np.empty_like(sums)
         out.cluster_sums[sd.order] = sums
         r.passes += 1
@@ -1555,15 +1584,13 @@ def silhouette_widths(sd: SortedData,   # the data sorted by cluster (`sort_by_c
     "Silhouette of every point of `sd` (in its sorted order) within `max_memory` bytes whatever K."
     n, K, lanes = sd.n, sd.K, _n_lanes()
     if (lanes + 3) * n * K * 8 <= max_memory:
-        with _paging(sd):
-            return silhouette_values(_cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, lanes, False, 0, n),
-                                     sd.labels)
+        return silhouette_values(_run_pass(sd, _cluster_sums_pass, sd.src, sd.labels, sd.starts, sd.code, lanes,
+                                           False, 0, n), sd.labels)
     rows = int(max(1, (max_memory - 8 * lanes * n) // (24 * K)))
     out = np.empty(n)
     for r0 in range(0, n, rows):
         r1 = min(n, r0 + rows)
-        with _paging(sd):
-            sums = _cluster_sums_pass(sd.src, sd.labels, sd.starts, sd.code, lanes, True, r0, r1)
+        sums = _run_pass(sd, _cluster_sums_pass, sd.src, sd.labels, sd.starts, sd.code, lanes, True, r0, r1)
         out[r0:r1] = silhouette_values(sums, sd.labels[r0:r1], sd.sizes)
     return out
 

@@ -1,0 +1,86 @@
+"""A read-only memmapped dissimilarity matrix stays mostly out of the resident set while the measures read it (issue 40).
+
+The kernels release the file's pages every so many rows (`core.page_plan`, `pairs.page_out`). Here the budget
+`core.MEMMAP_RESIDENT` is lowered to 16 MiB and a 288 MB matrix (6,000 points, labels in random order, so its rows
+are read in random order) is measured: the process's file-backed resident memory (RssFile, sampled every
+millisecond) grows by under a third of the file at its peak (16 MiB measured for each measure), and with the release
+switched off by most of it (275 MiB: so the test can fail). The values are the same either way. Linux only: the
+figures come from /proc.
+"""
+import os
+import sys
+import threading
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.datasets import make_blobs
+
+import clm_nb
+from clm_nb import core
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self")
+
+N = 6000
+MiB = 2 ** 20
+
+
+def _rss_file():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssFile:"):
+            return int(line.split()[1]) * 1024
+    raise KeyError("RssFile")
+
+
+def _peak_growth(call):
+    """(value, bytes the file-backed resident set grew by at its peak) of call(): sampled every millisecond by a
+    thread (the kernels release the GIL), so anonymous memory (AUCC's collected distances) does not count."""
+    base, peak, stop = _rss_file(), [0], threading.Event()
+
+    def sample():
+        while not stop.wait(0.001):
+            peak[0] = max(peak[0], _rss_file())
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        value = call()
+    finally:
+        stop.set()
+        t.join()
+    return value, max(peak[0], _rss_file()) - base
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    X, _ = make_blobs(N, n_features=5, centers=4, random_state=0)
+    y = np.random.default_rng(0).integers(0, 4, N)                   # random order and overlapping: many passes
+    path = tmp_path_factory.mktemp("memmap") / "D.npy"
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_2_0(f, {"descr": "<f8", "fortran_order": False, "shape": (N, N)})
+        for a in range(0, N, 500):
+            cdist(X[a:a + 500], X).tofile(f)
+    D = np.load(path, mmap_mode="r")
+    if core.page_plan(D, 2).size == 0:
+        pytest.skip("no page plan on this platform")
+    yield D, y, os.path.getsize(path)
+    del D
+
+
+MEASURES = {"silhouette": lambda D, y: clm_nb.silhouette(D, y, metric="precomputed"),
+            "aucc": lambda D, y: clm_nb.curves.aucc(D, y, metric="precomputed"),
+            "dbcv": lambda D, y: clm_nb.dbcv(D, y, metric="precomputed", dim=5)}
+
+
+@pytest.mark.parametrize("name", MEASURES)
+def test_resident_memory_stays_bounded(matrix, name, monkeypatch):
+    D, y, size = matrix
+    f = MEASURES[name]
+    f(D, y)                                               # kernels loaded, tables allocated once
+    monkeypatch.setattr(core, "MEMMAP_RESIDENT", 2 ** 62)
+    unreleased, grew_unreleased = _peak_growth(lambda: f(D, y))
+    core.release_pages(D)
+    monkeypatch.setattr(core, "MEMMAP_RESIDENT", 16 * MiB)
+    released, grew = _peak_growth(lambda: f(D, y))
+    assert released == unreleased
+    assert grew < size / 3, f"{name}: resident set grew by {grew / MiB:.0f} MiB of a {size / MiB:.0f} MiB matrix"
+    assert grew_unreleased > size * 0.6, f"{name}: the unreleased run grew by only {grew_unreleased / MiB:.0f} MiB"
