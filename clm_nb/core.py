@@ -384,7 +384,9 @@ def check_euclidean(metric,     # the metric the caller asked for
 SOURCES = ("coordinates", "precomputed", "sparse", "gower")   # what the points of a `LabeledData` can be
 
 # %% ../nbs/00_core.ipynb #ca93d92c
-def release_pages(arr) -> bool:
+def release_pages(arr,
+                  rows: tuple[int, int] | None = None,  # only the pages of arr's rows r0..r1-1 (None: the whole file)
+                 ) -> bool:
     """Drop the pages of a read-only file-backed memmap (`arr`, or the memmap it is a view of) from this process's
     resident set; they stay in the OS page cache. False, doing nothing, for anything else."""
     base = arr
@@ -395,7 +397,14 @@ def release_pages(arr) -> bool:
         return False
     import mmap
     try:
-        mm.madvise(mmap.MADV_DONTNEED)
+        if rows is None:
+            mm.madvise(mmap.MADV_DONTNEED)
+            return True
+        start = np.asarray(arr).ctypes.data - (base.ctypes.data - base.offset % mmap.ALLOCATIONGRANULARITY)
+        a = (start + rows[0] * arr.strides[0]) // mmap.PAGESIZE * mmap.PAGESIZE
+        z = min(len(mm), -(-(start + rows[1] * arr.strides[0]) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        if z > a:
+            mm.madvise(mmap.MADV_DONTNEED, a, z - a)
     except (OSError, ValueError, AttributeError):
         return False
     return True

@@ -1141,7 +1141,9 @@ def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
         for b0 in range(0, m, band):
             for e0 in range(b0, m, band):
                 out.append(_scan_square(F, b0, min(m, b0 + band), e0, min(m, e0 + band)))
-                release_pages(F)
+                if e0 > b0:                                           # the mirror's rows; band b0 stays mapped
+                    release_pages(F, rows=(e0, min(m, e0 + band)))
+            release_pages(F)
         out = np.concatenate(out)
     if out.shape[0] == 0:
         return 0, 0.0, 0.0, 0.0, 0.0
