@@ -461,7 +461,7 @@ def test_duplicate_names_and_a_broken_file_run_through_both_studies(trap_bundle,
     assert (errors.dataset == "broken").any() and errors.error.str.contains("broken.npz").any()
     assert "'=HYPERLINK(1)" in set(table.dataset)                          # written as text, not as a formula
     board = _study("leaderboard", tmp_path, data_dir=str(trap_bundle), n_jobs=1, n_permutations=2,
-                   ranking_dirs=str(ranking), view_points=50)
+                   ranking_dirs=str(ranking), view_points=50, variants=False, n_resamples=0)
     lb = pd.read_csv(board / "leaderboard.csv")
     assert sorted(lb[lb.dataset == "aggregation"].collection) == ["barton/artificial", "gagolews_v1/sipu"]
     assert lb[lb.dataset == "aggregation"].gt_ari.notna().all()            # ground truth joined on both keys

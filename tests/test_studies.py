@@ -325,7 +325,8 @@ def test_leaderboard_ground_truth_on_the_scores_features(tmp_path, monkeypatch):
     "Issue 37: with scaling='standardize' the ground truth computed here clusters the standardized features."
     monkeypatch.delenv("CLM_NB_DATA", raising=False)
     out = _run(tmp_path, LEADERBOARD, **(QUICK["leaderboard"] | {"scaling": "standardize", "variants": False,
-                                                                 "gt_collections": "sklearn", "n_trials": 2}))
+                                                                 "gt_collections": "sklearn", "n_trials": 2,
+                                                                 "n_resamples": 0}))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["scaling"] == "standardize" and summary["stability"] is None
     assert "on the scores' features (scaling standardize)" in summary["ground_truth"][0]
@@ -346,7 +347,8 @@ def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
     (tmp_path / "ranking").mkdir()
     (tmp_path / "board").mkdir()
     ranking = _run(tmp_path / "ranking", max_datasets=4, measures=["ch_btwn", "silhouette"], stability_size=2, top_k=2)
-    out = _run(tmp_path / "board", LEADERBOARD, n_permutations=5, n_jobs=1, view_points=200, ranking_dirs=str(ranking))
+    out = _run(tmp_path / "board", LEADERBOARD, n_permutations=5, n_jobs=1, view_points=200, ranking_dirs=str(ranking),
+               variants=False, n_resamples=0)       # neither is read here (the quick study's test reads both)
     table = pd.read_csv(out / "leaderboard.csv")
     gt = pd.read_csv(ranking / "ground_truth.csv")
     assert table.gt_ami.notna().sum() == len(gt) == 4
