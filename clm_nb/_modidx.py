@@ -353,6 +353,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'clm_nb.core.plain_math': ('core.html#plain_math', 'clm_nb/core.py'),
                              'clm_nb.core.progress_bar': ('core.html#progress_bar', 'clm_nb/core.py'),
                              'clm_nb.core.read_csv': ('core.html#read_csv', 'clm_nb/core.py'),
+                             'clm_nb.core.read_only_mapping': ('core.html#read_only_mapping', 'clm_nb/core.py'),
                              'clm_nb.core.register': ('core.html#register', 'clm_nb/core.py'),
                              'clm_nb.core.release_pages': ('core.html#release_pages', 'clm_nb/core.py'),
                              'clm_nb.core.render_math': ('core.html#render_math', 'clm_nb/core.py'),

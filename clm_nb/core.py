@@ -29,13 +29,13 @@ __all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'MEMMAP_RESIDENT', 'DIS
            'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS',
            'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label',
-           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'release_pages',
-           'Dissimilarities', 'folio_bytes', 'page_plan', 'check_dissimilarity', 'SparseRows', 'check_sparse',
-           'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions', 'check_partitions',
-           'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry',
-           'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text',
-           'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
-           'param_comments', 'param_doc', 'document_params']
+           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'read_only_mapping',
+           'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'check_dissimilarity', 'SparseRows',
+           'check_sparse', 'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions',
+           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
+           'fill_registry', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math',
+           'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar',
+           'line_comments', 'param_comments', 'param_doc', 'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
 class LazyModule:
@@ -384,28 +384,44 @@ def check_euclidean(metric,     # the metric the caller asked for
 SOURCES = ("coordinates", "precomputed", "sparse", "gower")   # what the points of a `LabeledData` can be
 
 # %% ../nbs/00_core.ipynb #ca93d92c
+def read_only_mapping(arr) -> tuple[Any, int] | None:
+    """(the mmap object, its start address) of the read-only file mapping behind `arr` (a memmap opened 'r', or a
+    view of one, lying inside it), else None. The address is the mapping's own (read through the buffer protocol),
+    never computed from the array's offset: a memmap's slice carries its parent's offset."""
+    import mmap
+    base = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None or getattr(base, "mode", None) != "r" or mm.closed or not hasattr(mmap, "MADV_DONTNEED"):
+        return None
+    address = np.frombuffer(mm, np.uint8).ctypes.data
+    data = np.asarray(arr)
+    if not address <= data.ctypes.data <= data.ctypes.data + data.nbytes <= address + len(mm) or \
+            not data.flags.c_contiguous:
+        return None
+    return mm, address
+
 def release_pages(arr,
                   rows: tuple[int, int] | None = None,  # only the pages of arr's rows r0..r1-1 (None: the whole file)
                  ) -> bool:
     """Drop the pages of a read-only file-backed memmap (`arr`, or the memmap it is a view of) from this process's
     resident set; they stay in the OS page cache. False, doing nothing, for anything else."""
-    base = arr
-    while base is not None and not isinstance(base, np.memmap):
-        base = getattr(base, "base", None)
-    mm = getattr(base, "_mmap", None)
-    if mm is None or getattr(base, "mode", None) != "r" or not hasattr(mm, "madvise"):
-        return False
     import mmap
+    found = read_only_mapping(arr)
+    if found is None:
+        return False
+    mm, address = found
     try:
         if rows is None:
             mm.madvise(mmap.MADV_DONTNEED)
             return True
-        start = np.asarray(arr).ctypes.data - (base.ctypes.data - base.offset % mmap.ALLOCATIONGRANULARITY)
-        a = (start + rows[0] * arr.strides[0]) // mmap.PAGESIZE * mmap.PAGESIZE
-        z = min(len(mm), -(-(start + rows[1] * arr.strides[0]) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        start, step = np.asarray(arr).ctypes.data - address, arr.strides[0]
+        a = (start + rows[0] * step) // mmap.PAGESIZE * mmap.PAGESIZE
+        z = min(len(mm), -(-(start + rows[1] * step) // mmap.PAGESIZE) * mmap.PAGESIZE)
         if z > a:
             mm.madvise(mmap.MADV_DONTNEED, a, z - a)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return False
     return True
 
@@ -461,17 +477,10 @@ def page_plan(arr,        # the matrix the kernels will read: a square float64 v
              ) -> np.ndarray:
     """int64 [address, length, rows per release, 0 (the shared count)] of the file mapping behind `arr`, for
     `pairs.page_out`; an empty array, nothing ever released, for anything but a square matrix memmapped read-only."""
-    import mmap
-    base = arr
-    while base is not None and not isinstance(base, np.memmap):
-        base = getattr(base, "base", None)
-    mm = getattr(base, "_mmap", None)
-    if (mm is None or getattr(base, "mode", None) != "r" or np.ndim(arr) != 2 or mm.closed
-            or not hasattr(mmap, "MADV_DONTNEED")):
+    found = read_only_mapping(arr) if np.ndim(arr) == 2 else None
+    if found is None:
         return np.empty(0, np.int64)
-    address = base.ctypes.data - base.offset % mmap.ALLOCATIONGRANULARITY     # numpy maps from a granule boundary
-    if address % mmap.PAGESIZE:
-        return np.empty(0, np.int64)
+    mm, address = found
     span = int(arr.strides[0]) + folio_bytes()
     rows = max(1, MEMMAP_RESIDENT // (max(int(lanes), 1) * span))
     return np.array([address, len(mm), rows, 0], np.int64)
