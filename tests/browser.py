@@ -1,6 +1,7 @@
 """What the browser tests share (test_docs, test_report, test_notebooks_open_clean): Debian's Chromium, the flags
 that let it run headless here, Playwright, and the marks that skip a test, saying why, when either is missing."""
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
@@ -20,3 +21,21 @@ NEEDS_BROWSER = [
                                                 "chromium) to run the browser tests; .ci/run installs it"),
     pytest.mark.skipif(sync_playwright is None, reason="playwright not installed: pip install -e '.[dev]'"),
 ]
+
+
+@contextmanager
+def fragment_page(html: str, tmp_path):
+    """A Chromium page showing the HTML fragment `html` (an object's `_repr_html_()`, as a notebook shows it), written
+    to a file in `tmp_path`; the test is skipped, saying why, when Chromium or Playwright is missing."""
+    if CHROMIUM is None or sync_playwright is None:
+        pytest.skip("Chromium or playwright missing (see tests/browser.py)")
+    page_file = tmp_path / "fragment.html"
+    page_file.write_text(f"<!doctype html><meta charset='utf-8'><body>{html}</body>", encoding="utf-8")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = b.new_page()
+            page.goto(page_file.as_uri())
+            yield page
+        finally:
+            b.close()

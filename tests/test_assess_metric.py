@@ -290,23 +290,13 @@ def test_cli_precomputed_refuses_column_options(iris, tmp_path):
 @needs("precomputed", "dbcv_btwn")
 def test_browser_shows_the_views_line_of_a_precomputed_assessment(blobs, tmp_path):
     "The assessment's HTML under metric='precomputed', opened in Chromium: the views line says which view is missing."
-    from browser import ARGS, CHROMIUM, sync_playwright
-    if CHROMIUM is None or sync_playwright is None:
-        pytest.skip("Chromium or playwright missing (see tests/browser.py)")
+    from browser import fragment_page
     X, y = blobs
     a = clm_nb.assess(cdist(X, X), y, metric="precomputed", dim=3, **FAST)
-    page_file = tmp_path / "assessment.html"
-    page_file.write_text(f"<!doctype html><meta charset='utf-8'><body>{a._repr_html_()}</body>", encoding="utf-8")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = b.new_page()
-            page.goto(page_file.as_uri())
-            views = page.locator(".clm-views")
-            assert views.is_visible()
-            text = views.inner_text()
-            assert text.startswith("Views: metric precomputed") and "density (dbcv_btwn) view" in text
-            assert "no centroid view (ch_btwn): dissimilarities have no coordinates to average" in text
-            assert "metric precomputed" in page.locator(".clm-assessment").inner_text()
-        finally:
-            b.close()
+    with fragment_page(a._repr_html_(), tmp_path) as page:
+        views = page.locator(".clm-views")
+        assert views.is_visible()
+        text = views.inner_text()
+        assert text.startswith("Views: metric precomputed") and "density (dbcv_btwn) view" in text
+        assert "no centroid view (ch_btwn): dissimilarities have no coordinates to average" in text
+        assert "metric precomputed" in page.locator(".clm-assessment").inner_text()

@@ -179,26 +179,16 @@ def test_leaderboard_cli_checks_the_seed(tmp_path):
 
 
 def test_browser_shows_the_borderline_sentence(tmp_path):
-    from browser import ARGS, CHROMIUM, sync_playwright
-    if CHROMIUM is None or sync_playwright is None:
-        pytest.skip("Chromium or playwright missing (see tests/browser.py)")
+    from browser import fragment_page
     X, y = glass_like()
     a = clm_nb.assess(X, y, random_state=0, max_permutations=20, **FAST)     # no re-estimation: borderline
     assert a.borderline == ("doubtful", "unreliable")
-    page_file = tmp_path / "assessment.html"
-    page_file.write_text(f"<!doctype html><meta charset='utf-8'><body>{a._repr_html_()}</body>", encoding="utf-8")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = b.new_page()
-            page.goto(page_file.as_uri())
-            box = page.locator(".clm-borderline")
-            assert box.is_visible()
-            assert "Borderline between doubtful and unreliable" in box.inner_text()
-            body = page.locator(".clm-assessment").inner_text()
-            assert "straddles the cut-off 0.3" in body and "± is the Monte-Carlo standard error" in body
-        finally:
-            b.close()
+    with fragment_page(a._repr_html_(), tmp_path) as page:
+        box = page.locator(".clm-borderline")
+        assert box.is_visible()
+        assert "Borderline between doubtful and unreliable" in box.inner_text()
+        body = page.locator(".clm-assessment").inner_text()
+        assert "straddles the cut-off 0.3" in body and "± is the Monte-Carlo standard error" in body
 
 
 def test_the_ranking_score_is_printed_with_its_interval():
