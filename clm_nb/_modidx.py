@@ -407,6 +407,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'clm_nb.datasets.Dataset.__repr__': ('datasets.html#dataset.__repr__', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.Dataset.check': ('datasets.html#dataset.check', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.Dataset.d': ('datasets.html#dataset.d', 'clm_nb/datasets.py'),
+                                 'clm_nb.datasets.Dataset.labellings': ('datasets.html#dataset.labellings', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.Dataset.n': ('datasets.html#dataset.n', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.Dataset.n_classes': ('datasets.html#dataset.n_classes', 'clm_nb/datasets.py'),
                                  'clm_nb.datasets.Dataset.n_noise': ('datasets.html#dataset.n_noise', 'clm_nb/datasets.py'),

@@ -84,6 +84,7 @@ class Dataset:
     y: np.ndarray                              # the reference labels, (n,); -1 marks noise
     description: str = ""                      # the source's description
     meta: dict = field(default_factory=dict)   # source, file, label variant, noise marker, sha256, ...
+    references: dict = field(default_factory=dict)  # every reference labelling: {'y': ..., 'labels1': ...}, noise -1
 
     @property
     def n(self) -> int: return self.X.shape[0]
@@ -99,6 +100,10 @@ class Dataset:
     def n_classes(self) -> int:
         "Number of distinct labels, noise excluded."
         return int(pd.unique(self.y[~self.noise]).size)
+
+    def labellings(self) -> dict:
+        "Every reference labelling by its key ('y', 'labels1', ...), noise as -1; `{'y': y}` when none are recorded."
+        return dict(self.references) if self.references else {self.meta.get("labels", "y"): self.y}
 
     def check(self, noise: str | None = None, **kwargs) -> LabeledData:
         "Validate through `clm_nb.core.check_data` with -1 as the noise label (e.g. `ds.check(noise='ignore')`)."
@@ -524,7 +529,8 @@ def _embedded_dataset(name: str) -> Dataset:
     X, y, desc, meta = _embedded_raw(name)
     meta = {**copy.deepcopy(meta), "file": None, "labels": "y", "label_variants": ["y"], "noise_marker": None,
             "n_noise": 0, "renamed_labels": {}, "sha256": _embedded_digest(name)}
-    return Dataset(name, EMBEDDED_DATASETS[name], X.copy(), y.copy(), desc, meta)
+    y = y.copy()
+    return Dataset(name, EMBEDDED_DATASETS[name], X.copy(), y, desc, meta, {"y": y})
 
 # %% ../nbs/09_datasets.ipynb #68766dc5
 _REQUIRED_COLUMNS = ("collection", "name", "file", "status", "n", "d")
@@ -1032,8 +1038,9 @@ def _text(a: np.ndarray) -> str:
     return "\n".join(items)
 
 # %% ../nbs/09_datasets.ipynb #c3d2213c
-def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.ndarray, np.ndarray, str, str, list, dict]:
-    "(X, raw labels, description, variant key, variants, extra meta) of one bundle file, headers checked against n, d."
+def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.ndarray, dict, str, str, list, dict]:
+    """(X, {variant key: raw labels} of every variant, description, the chosen variant's key, variants, extra meta) of one
+    bundle file, every header checked against n, d."""
     with _open_npz(path, who) as zf:
         members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
         if "X" not in members:
@@ -1047,7 +1054,7 @@ def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.nda
                              "cluster-label matching needs labels. Add y, or mark the row 'unlabeled' in the manifest.")
         key = _pick_variant(labels, available, who)
         checks = {"X": (_X_KINDS, (n, d), f"(n, d) = ({n}, {d})", MAX_READ_BYTES),
-                  key: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", MAX_READ_BYTES)}
+                  **{k: (_LABEL_KINDS, (n,), f"n = {n} labels (one per point)", MAX_READ_BYTES) for k in available}}
         if "description" in members: checks["description"] = (_TEXT_KINDS, None, "", _MAX_TEXT_BYTES)
         if "feature_names" in members:
             checks["feature_names"] = (_TEXT_KINDS, (d,), f"d = {d} names (one per column)", _MAX_TEXT_BYTES)
@@ -1063,7 +1070,7 @@ def _read_npz(path: Path, labels: str, who: str, n: int, d: int) -> tuple[np.nda
                              "truncated, replace it with a good copy.") from e
     desc = _text(arrays["description"]) if "description" in arrays else ""
     extra = {"feature_names": [str(f) for f in arrays["feature_names"].tolist()]} if "feature_names" in arrays else {}
-    return np.asarray(arrays["X"], dtype=np.float64), arrays[key], desc, key, available, extra
+    return np.asarray(arrays["X"], dtype=np.float64), {k: arrays[k] for k in available}, desc, key, available, extra
 
 # %% ../nbs/09_datasets.ipynb #b164a2e6
 # the manifest's text columns kept in meta["provenance"]
@@ -1077,20 +1084,21 @@ def _bundle_row_dataset(root: Path, row: pd.Series, labels: str) -> Dataset:
     try: before = _stat_key(path)
     except OSError: before = None
     digest = file_digest(path)
-    X, raw, desc, key, available, extra = _read_npz(path, labels, who, int(row["n"]), int(row["d"]))
+    X, raws, desc, key, available, extra = _read_npz(path, labels, who, int(row["n"]), int(row["d"]))
     try: changed = before is None or _stat_key(path) != before
     except OSError: changed = True
     if changed:
         raise ValueError(f"{who}: {path} changed while it was being read; load it again.")
     marker = _noise_marker(row["collection"], row["noise_label"])
-    is_noise = _marker_mask(raw, marker)
-    y, renamed = _to_project_noise(raw, is_noise)
+    mapped = {k: _to_project_noise(r, _marker_mask(r, marker)) for k, r in raws.items()}   # every variant alike
+    y, renamed = mapped[key]
+    is_noise = _marker_mask(raws[key], marker)
     source = row["source_repo"] if isinstance(row["source_repo"], str) else f"bundle {Path(root).name}"
     meta = {"source": source, "file": str(row["file"]), "sha256": digest, "labels": key, "label_variants": available,
             "noise_marker": marker, "n_noise": int(is_noise.sum()), "renamed_labels": renamed,
             "license": row["license_attribution"] if isinstance(row["license_attribution"], str) else None,
             "provenance": {c: str(row[c]) for c in _PROVENANCE if isinstance(row[c], str) and row[c].strip()}, **extra}
-    return Dataset(str(row["name"]), str(row["collection"]), X, y, desc, meta)
+    return Dataset(str(row["name"]), str(row["collection"]), X, y, desc, meta, {k: v[0] for k, v in mapped.items()})
 
 # %% ../nbs/09_datasets.ipynb #179317a7
 def _bundle_dataset(root: Path, name: str, collection: str | None, labels: str) -> Dataset:
@@ -1108,17 +1116,18 @@ def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset
 # %% ../nbs/09_datasets.ipynb #e08eea89
 def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
     "`ds` with NaN rows dropped and/or columns z-scored, as asked; what was done goes to `meta`."
-    X, y = ds.X, ds.y
+    X, y, refs = ds.X, ds.y, ds.references
     meta = {**ds.meta, "standardized": bool(standardize), "n_nan_rows_dropped": 0}
     if drop_nan_rows:
         bad = np.isnan(X).any(axis=1)
         if bad.any():
             X, y = X[~bad], y[~bad]
+            refs = {k: v[~bad] for k, v in refs.items()}                   # every labelling keeps the same rows
             meta["n_nan_rows_dropped"] = int(bad.sum())
             meta["n_noise"] = int(noise_mask(y).sum())
     if standardize:
         X = zscore(X)
-    return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta)
+    return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta, references=refs)
 
 # %% ../nbs/09_datasets.ipynb #eaf1a272
 def load_dataset(name: str,                      # the dataset's name, or 'collection/name'
