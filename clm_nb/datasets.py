@@ -39,9 +39,9 @@ from .external import ari
 __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'MAX_READ_BYTES', 'MAX_LABEL_CHARS',
            'ON_ERROR', 'MANIFEST_COLUMNS', 'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest',
            'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
-           'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'load_dataset',
-           'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file', 'read_dissimilarity_file',
-           'add_to_bundle']
+           'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'variant_index',
+           'load_dataset', 'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file',
+           'read_dissimilarity_file', 'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -777,7 +777,7 @@ def _pick_variant(labels: str, available: list[str], who: str) -> str:
     raise ValueError(f"{who} has no label variant {labels!r}; available: {available}.")
 
 # %% ../nbs/09_datasets.ipynb #ca70ef04
-def _variant_index(labels) -> int:
+def variant_index(labels) -> int:
     "0 for 'y'/'labels0', k for 'labelsk'; a `ValueError` for anything else (including non-strings)."
     if isinstance(labels, str) and labels == "y": return 0
     if isinstance(labels, str) and re.fullmatch(r"labels\d+", labels): return int(labels[6:])
@@ -1140,7 +1140,7 @@ def load_dataset(name: str,                      # the dataset's name, or 'colle
                 ) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
     name, collection = _check_text("name", name), _check_text("collection", collection, optional=True)
-    _variant_index(labels)
+    variant_index(labels)
     standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)
     root = resolve_data_dir(data_dir)
     name, collection = _split_name(name, collection)
@@ -1213,7 +1213,7 @@ def iter_datasets(data_dir=None,                                 # bundle folder
                          "'record' yields a DatasetError in its place and goes on.")
     counts = {k: _check_count(k, v) for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d).items()}
     max_datasets = _check_count("max_datasets", max_datasets)
-    variant = _variant_index(labels)
+    variant = variant_index(labels)
     standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)
     _as_list(collections)
     root = resolve_data_dir(data_dir)

@@ -133,6 +133,10 @@ def _columns(board: Leaderboard) -> list[dict]:
                              title="ground truth: best score of the clustering techniques"))
     cols.append(dict(key="agreement", label="agreement", type="num", first="desc",
                      title="agreement between the measures' rankings"))
+    if "labellings" in t and (t["labellings"] != "").any():
+        cols.append(dict(key="labellings", label="labellings", type="text", first="asc",
+                         title="the verdict of every reference labelling judged (y ranks the dataset; labels1, ... are "
+                               "other readings of the same points)"))
     return cols
 
 # %% ../nbs/16_report.ipynb #8e12700d
@@ -152,6 +156,11 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
             cell.update(cls="t", v=str(v).lower(), html=link if r["labeled"] else v)
         elif k == "collection":
             cell.update(cls="t", v=str(v).lower(), html=v)
+        elif k == "labellings":                          # 'y: trustworthy · labels1: unreliable' as badges
+            said = [s.split(": ", 1) for s in str(v or "").split(" · ") if ": " in s]
+            badge = Markup('<span class="badge v-{}">{}: {}</span>')
+            cell.update(cls="t", v=str(v or ""), html=Markup(" ").join(badge.format(w.replace(" ", "-"), lab, w)
+                                                                        for lab, w in said))
         elif k == "verdict":
             cell.update(v=str(VERDICTS.index(v)), title=r["reason"],
                         html=Markup('<span class="badge v-{}">{}</span>').format(v.replace(" ", "-"), v))
@@ -323,7 +332,10 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     facts = [("n", _fmt(int(r["n"]))), ("d", _fmt(int(r["d"]))), ("classes K", _fmt(r["K"])),
              ("imbalance ratio", _fmt(r["imbalance_ratio"], 2)), ("noise share", f"{100 * r['noise_share']:.1f}%"),
              ("agreement", _fmt(r.get("agreement"), 2) or "–")]
-    variants = [(k.removeprefix("verdict_"), r[k]) for k in r if k.startswith("verdict_") and isinstance(r[k], str)]
+    variants = [(k.removeprefix("verdict_"), r[k]) for k in r if k.startswith("verdict_") and isinstance(r[k], str)
+                and not k.startswith("verdict_labels")]                   # scalings; the labellings are listed apart
+    labellings = [(k.removeprefix("verdict_"), r[k], _fmt(r.get(f"score_{k.removeprefix('verdict_')}")))
+                  for k in r if k.startswith("verdict_labels") and isinstance(r[k], str) and r[k]]
     rank_text = (f"Rank {_fmt(r['rank'], 1).removesuffix('.0')} of {ctx['n_scored']} by {primary}."
                  if r.get("rank") is not None and not pd.isna(r["rank"]) else "")
     if rank_text and not pd.isna(r.get("rank_low", np.nan)):
@@ -341,7 +353,7 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
         rank_text=rank_text, view_svg=view_svg, view_caption=caption, view_pairs=view_pairs, dist_svg=dist_svg,
         n_scored=ctx["n_scored"], scores=scores, gt=gt, worst=worst, worst_views=views, primary=primary,
         weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description,
-        variants=variants, outranks=outranks, n_draws=ctx["n_draws"], warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
+        variants=variants, labellings=labellings, outranks=outranks, n_draws=ctx["n_draws"], warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
     return slug, html
 
 # %% ../nbs/16_report.ipynb #9bd4f916

@@ -271,10 +271,11 @@ def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
 def dataset_digest(collection: str,   # the dataset's collection in the bundle
                    name: str,         # the dataset's name in that collection
                    data_dir,          # the bundle folder (False: the embedded default)
+                   labels: str = "y", # the reference labelling ('y', 'labels1', ...: `load_dataset`)
                   ) -> str | None:
     "`array_digest` of the `X` and `y` that `load_dataset` gives for one dataset; None if it cannot be read."
     try:
-        ds = load_dataset(name, data_dir, collection=collection)
+        ds = load_dataset(name, data_dir, collection=collection, labels=labels)
     except Exception:
         return None
     return array_digest(ds.X, ds.y)
@@ -284,9 +285,10 @@ def load_checked(collection: str,        # the dataset's collection
                  name: str,              # the dataset's name
                  data_dir,               # the bundle folder (False: the embedded default)
                  digest: str | None,     # its `dataset_digest` when the study was planned (None: not checked)
+                 labels: str = "y",      # the reference labelling read as y ('y', 'labels1', ...)
                 ):
     "Load one dataset in a task and check it is still the content the study planned with (`dataset_digest`)."
-    ds = load_dataset(name, data_dir, collection=collection)
+    ds = load_dataset(name, data_dir, collection=collection, labels=labels)
     now = array_digest(ds.X, ds.y)
     if digest is not None and now != digest:
         raise ValueError(f"{collection}/{name} changed on disk since the study listed it (content {now[:12]} != "

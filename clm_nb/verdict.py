@@ -18,7 +18,7 @@ import pandas as pd
 from .between import (MAX_PERMUTATIONS, MONTE_CARLO, PAIRWISE, MonteCarloScore, check_permutations, pair_breakdown,
                             pair_summary)
 from .core import METRIC_NAMES, check_choice, check_data, check_number, get_measure
-from .datasets import resolve_data_dir
+from .datasets import resolve_data_dir, variant_index
 from .pairs import summarize
 from .prepare import MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS, prepare, say, scale_features
 from .runner import Task, read_csv
@@ -291,9 +291,10 @@ def profile_task(collection: str,                       # the dataset's collecti
                  random_state=None,                     # the runner's seed, used only when `seed` is None
                  n_resamples: int = 0,                  # half-samples of the primary's measures (0: no draws)
                  primary: str = DEFAULT_PRIMARY,        # the ranking score whose measures are resampled
+                 labels: str = "y",                     # the reference labelling judged ('y', 'labels1', ...)
                 ) -> pd.DataFrame:
     "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
-    ds = load_checked(collection, name, data_dir, data_digest)
+    ds = load_checked(collection, name, data_dir, data_digest, labels)
     try:
         p = prepare(ds.X, ds.y, missing=missing, rare=rare, noise=noise)
     except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
@@ -330,8 +331,10 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                   max_permutations: int | None = None,     # the cap of `permutation_cap`; part of the task key
                   rule=None,                               # the `VerdictRule` the re-estimation reads (None: the default)
                   n_resamples: int = 0,                    # half-samples of the primary's measures, for rank intervals
+                  labels: str = "y",                       # the reference labelling judged; part of the task key
                  ) -> list[Task]:
-    "One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first."
+    """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; with
+    labels='labels1' (or 2, ...), only the datasets that have that labelling."""
     names = check_board_measures(measures, primary)
     scaling = check_choice(scaling, "scaling", SCALINGS, who="profile_tasks")
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="profile_tasks")
@@ -345,9 +348,12 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
         raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
     if rule is not None and not isinstance(rule, VerdictRule):
         raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
+    variant = variant_index(labels)
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
     labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
+    if variant:                                                    # only the datasets with that many labellings
+        labeled = labeled[labeled["label_variants"].astype(float).fillna(1) > variant]
     size = labeled["n"] * labeled["n_classes"].astype(float).fillna(1)
     order = size.sort_values(ascending=False, kind="stable").index
     settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
@@ -357,11 +363,12 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
         key = {"kind": "clm_profile", "collection": c, "dataset": n, **settings, "measures": ",".join(names),
-               "relabel_seed": seed}
+               "relabel_seed": seed} | ({"labels": labels} if variant else {})     # 'y' keeps the keys it always had
         tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": where,
-                                              "data_digest": dataset_digest(c, n, where),
+                                              "data_digest": dataset_digest(c, n, where, labels),
                                               "sha256": labeled.at[i, "sha256"] if "sha256" in labeled else None,
-                                              **settings, "seed": seed} | ({} if rule is None else {"rule": rule}),
+                                              **settings, "seed": seed} | ({} if rule is None else {"rule": rule})
+                                             | ({"labels": labels} if variant else {}),
                           unhashed=("data_dir",)))
     return tasks
 
@@ -711,21 +718,53 @@ def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far 
         out["prep_warnings"] = warn.reindex(key).fillna("").to_numpy()
     if not variants:
         return out
-    alone = lambda table: rule.apply(table.drop(columns=[c for c in table if c.startswith("gt_")])).verdict
-    base = alone(t).to_numpy()
-    cols = {}
-    for s, res in variants.items():
-        w, _ = _profiles(res, measures, rule.low)
-        v = t[["collection", "dataset", "labeled"]].merge(w.reset_index(), on=["collection", "dataset"], how="left")
-        v = v.reindex(columns=list(dict.fromkeys([*v.columns, *measures, "problem"])))
-        v["problem"] = v["problem"].fillna("")
-        cols[f"verdict_{s}"] = alone(v).to_numpy()
+    base = rule.apply(t.drop(columns=[c for c in t if c.startswith("gt_")])).verdict.to_numpy()
+    cols = {f"verdict_{s}": _judged_table(t, res, measures, rule)["verdict"].to_numpy() for s, res in variants.items()}
     for c, v in cols.items():
         out[c] = v
     judged = np.column_stack([base, *cols.values()])
     scored = np.isin(judged, ["trustworthy", "doubtful", "unreliable"]).all(axis=1)
     same = (judged == judged[:, :1]).all(axis=1)
     out["stability"] = np.where(~scored, "", np.where(same, "stable", "depends on preprocessing"))
+    return out
+
+# %% ../nbs/14_verdict.ipynb #2e9e2d51
+def _judged_table(t: pd.DataFrame,          # the leaderboard table (collection, dataset, labeled)
+                  results: pd.DataFrame,    # profile results of the same datasets under other settings
+                  measures: list,           # the measures shown
+                  rule: VerdictRule,        # the verdict rule
+                 ) -> pd.DataFrame:
+    "The scores of `results` laid out like `t` (a row per dataset, NaN where none) with the verdict and reason of `rule`."
+    w, _ = _profiles(results, measures, rule.low)
+    v = t[["collection", "dataset", "labeled"]].merge(w.reset_index(), on=["collection", "dataset"], how="left")
+    v = v.reindex(columns=list(dict.fromkeys([*v.columns, *measures, "problem"])))
+    v["problem"] = v["problem"].fillna("")
+    return pd.concat([v, rule.apply(v.drop(columns=[c for c in v if c.startswith("gt_")]))], axis=1)
+
+# %% ../nbs/14_verdict.ipynb #1dab2292
+def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (its verdict is y's)
+                        labellings: dict | None, # {'labels1': profile results under labels='labels1', ...}
+                        measures: list,          # the measures shown
+                        rule: VerdictRule,       # the verdict rule
+                        primary: str,            # the ranking score (a measure or a combination)
+                       ) -> pd.DataFrame:
+    "Columns verdict_<labels> and score_<labels> per other reference labelling, and `labellings` listing every verdict."
+    out = pd.DataFrame(index=t.index)
+    if not labellings:
+        return out
+    said = [[f"y: {v}"] if v in ("trustworthy", "doubtful", "unreliable") else [] for v in t["verdict"]]
+    for lab in sorted(labellings, key=variant_index):
+        if variant_index(lab) == 0:
+            raise ValueError(f"leaderboard: labellings has {lab!r}, which is y; give the other labellings "
+                             "('labels1', ...), y is the main results.")
+        v = _judged_table(t, labellings[lab], measures, rule)
+        has = (v[measures].notna().any(axis=1) | (v["problem"] != "")).to_numpy()
+        score = v[primary] if primary in measures else primary_score(v, primary)[0]
+        out[f"verdict_{lab}"] = np.where(has, v["verdict"], "")
+        out[f"score_{lab}"] = np.where(has, score.astype(float), np.nan)
+        for i in np.flatnonzero(has):
+            said[i].append(f"{lab}: {v['verdict'].iloc[i]}")
+    out["labellings"] = [" · ".join(s) if len(s) > 1 else "" for s in said]
     return out
 
 # %% ../nbs/14_verdict.ipynb #ef3d29fc
@@ -832,6 +871,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
                 rule: VerdictRule = VerdictRule(),            # the verdict; its views' measures must be in `measures`
                 meta: dict | None = None,                     # facts about the build, shown on the overview page
                 variants: dict | None = None,                 # {scaling: profile_tasks results under it} (see the prose)
+                labellings: dict | None = None,               # {'labels1': profile_tasks(labels='labels1') results, ...}
                 ci: float = 0.95,                             # the level of the score and rank intervals (from draws)
                ) -> Leaderboard:
     "The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks."
@@ -880,6 +920,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     t = pd.concat([t, rule.apply(t)], axis=1)
     variant_cols = _variant_verdicts(t, results, variants, measures, rule)
     t = t.join(variant_cols) if len(variant_cols.columns) else t
+    labelling_cols = _labelling_verdicts(t, labellings, measures, rule, primary)
+    t = t.join(labelling_cols) if len(labelling_cols.columns) else t
     t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
     t, draws = _interval_columns(t, _primary_draws(results, primary), primary, ci)
     interval_cols = [c for c in ("rank_low", "rank_high", f"{primary}_low", f"{primary}_high") if c in t]
@@ -887,7 +929,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     n_perm = [c for c in t.columns if c.endswith("_n_permutations")]
     cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
             + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + n_perm + interval_cols
-            + gt_cols + ["agreement", "verdict", "reason", "borderline", *variant_cols.columns, "problem", "labeled"])
+            + gt_cols + ["agreement", "verdict", "reason", "borderline", *variant_cols.columns, *labelling_cols.columns, "problem",
+               "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))
     if draws is not None:
