@@ -754,9 +754,6 @@ def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (
         return out
     said = [[f"y: {v}"] if v in ("trustworthy", "doubtful", "unreliable") else [] for v in t["verdict"]]
     for lab in sorted(labellings, key=variant_index):
-        if variant_index(lab) == 0:
-            raise ValueError(f"leaderboard: labellings has {lab!r}, which is y; give the other labellings "
-                             "('labels1', ...), y is the main results.")
         v = _judged_table(t, labellings[lab], measures, rule)
         has = (v[measures].notna().any(axis=1) | (v["problem"] != "")).to_numpy()
         score = v[primary] if primary in measures else primary_score(v, primary)[0]
@@ -883,6 +880,9 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     ci = check_ci(ci, "leaderboard")                  # at the door, even when the results hold no draws
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"leaderboard: rule={rule!r} must be a VerdictRule.")
+    if labellings is not None and (not isinstance(labellings, dict) or any(variant_index(k) == 0 for k in labellings)):
+        raise ValueError("leaderboard: labellings is {'labels1': results, ...}: the other reference labellings' "
+                         "profile_tasks(labels=...) results (y's are the main results).")
     absent = [m for _, m in rule.views if m not in measures]
     if absent:
         raise ValueError(f"leaderboard: the verdict's views read {absent}, which are not among measures={measures}; "
