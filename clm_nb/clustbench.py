@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 
 from .core import encode_labels, get_measure, noise_mask
-from .datasets import Dataset, load_dataset
+from .datasets import Dataset, load_dataset, variant_index
 
 # %% auto #0
 __all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'reference_labellings', 'ReferenceScores', 'score_references', 'read_results',
-           'clustbench_labels', 'write_results', 'score_results']
+           'clustbench_labels', 'write_results', 'score_results', 'trusted_labellings', 'rank_methods']
 
 # %% ../nbs/14a_clustbench.ipynb #0ded78b6
 def reference_labellings(references) -> dict[str, np.ndarray]:
@@ -258,8 +258,44 @@ def score_results(results: pd.DataFrame,            # clusterings, one per row, 
                                                else admitted.get((coll, name), set())))
     first = ["method_group", "method", "collection", "dataset", "score", "best_reference", "n_scored", "problem"]
     out = pd.DataFrame(rows)
-    return out.reindex(columns=first + sorted(c for c in out if c not in first))
+    each = sorted((c for c in out if c not in first), key=lambda c: variant_index(c.removeprefix("score_")))
+    return out.reindex(columns=first + each)
 
-# %% ../nbs/14a_clustbench.ipynb #bc1a6bc4
+# %% ../nbs/14a_clustbench.ipynb #5508e087
+def trusted_labellings(board,                                # a `clm_nb.verdict.Leaderboard`, built with labellings= for all
+                       verdicts=("trustworthy",),            # the verdicts admitted
+                      ) -> pd.DataFrame:
+    "The (collection, dataset, labels) whose CLM verdict is in `verdicts`: y's from `verdict`, the others' from verdict_<labels>."
+    from clm_nb.verdict import VERDICTS
+    verdicts = (verdicts,) if isinstance(verdicts, str) else tuple(verdicts)
+    bad = [v for v in verdicts if v not in VERDICTS]
+    if bad or not verdicts:
+        raise ValueError(f"verdicts={verdicts!r}: give one or more of {VERDICTS}.")
+    t = board.table
+    cols = {"y": "verdict", **{c.removeprefix("verdict_"): c for c in t if c.startswith("verdict_labels")}}
+    rows = [dict(collection=c, dataset=d, labels=lab) for lab, col in cols.items()
+            for c, d, v in zip(t["collection"], t["dataset"], t[col]) if v in verdicts]
+    return pd.DataFrame(rows, columns=["collection", "dataset", "labels"])
+
+# %% ../nbs/14a_clustbench.ipynb #8dba151c
+def rank_methods(scores: pd.DataFrame,         # `score_results` rows: method_group, method, collection, dataset, score
+                 board,                         # a `clm_nb.verdict.Leaderboard` of the same datasets
+                 *,
+                 mode: str = "weight",          # 'weight' (by max(CLM, 0)) or 'filter' (`clm_aware_ranking`)
+                 min_clm: float | None = None,  # filter: keep datasets with CLM >= min_clm
+                 quantile: float | None = None, # filter: keep the top `quantile` share of datasets by CLM
+                ):
+    "Rank the methods by mean score over the datasets, plain and CLM-aware (the leaderboard's primary score as CLM)."
+    from clm_nb.evaluation import clm_aware_ranking
+    need = [c for c in ("method_group", "method", "collection", "dataset", "score") if c not in scores]
+    if need:
+        raise ValueError(f"scores lacks {need}; pass what score_results returns.")
+    wide = scores.assign(m=scores["method_group"].astype(str) + "/" + scores["method"].astype(str)).pivot_table(
+        index=["collection", "dataset"], columns="m", values="score", aggfunc="first")
+    wide.columns.name = None
+    clm = board.table.set_index(["collection", "dataset"])[board.primary].astype(float)
+    return clm_aware_ranking(wide, clm, mode=mode, min_clm=min_clm, quantile=quantile)
+
+# %% ../nbs/14a_clustbench.ipynb #ea3b1286
 from .core import document_params
 document_params(globals())

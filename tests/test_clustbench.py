@@ -173,3 +173,19 @@ def test_the_report_shows_every_labelling(board, tmp_path, _):
             assert page.locator("p.variants").count() == 0 or "labels" not in page.locator("p.variants").inner_text()
         finally:
             b.close()
+
+
+def test_scores_against_trusted_labellings_only(shared_data_dir, board):
+    "score_results(labellings=trusted_labellings(board)): the maximum over the references the verdict trusts."
+    from clm_nb.clustbench import trusted_labellings
+    trusted = trusted_labellings(board, ("trustworthy", "doubtful"))
+    assert set(trusted.labels) <= {"y", "labels1", "labels2", "labels3", "labels4"}
+    ds = load_dataset("compound", shared_data_dir, collection="gagolews_v1/sipu")
+    rows = pd.DataFrame([dict(method_group="G", method="km", battery="sipu", dataset="compound", k=k, n=ds.n,
+                              labels=KMeans(k, n_init=2, random_state=0).fit_predict(ds.X) + 1) for k in (4, 5, 6)])
+    every = score_results(rows, shared_data_dir, measure="ari").iloc[0]
+    some = score_results(rows, shared_data_dir, measure="ari", labellings=trusted).iloc[0]
+    mine = trusted[trusted.dataset == "compound"].labels.tolist()
+    admitted = [every[f"score_{k}"] for k in mine]
+    assert some.score == (max(admitted) if admitted else some.score) and some.n_scored <= every.n_scored
+    assert all(f"score_{k}" not in some or np.isnan(some[f"score_{k}"]) for k in set(ds.labellings()) - set(mine))
