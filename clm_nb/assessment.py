@@ -24,7 +24,8 @@ from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOAR
                             profile_row)
 
 # %% auto #0
-__all__ = ['CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess']
+__all__ = ['CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
+           'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/17_assessment.ipynb #922ffaf3
 _COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "not scored": "#888888",
@@ -44,20 +45,24 @@ def _support_text(support: dict | None) -> str:
     return "verdict support over the half-samples: " + ", ".join(f"{v} {100 * s:.0f} %" for v, s in order)
 
 # %% ../nbs/17_assessment.ipynb #17bae3e7
-def _assessment_html(a: Assessment) -> str:
-    "The HTML of an `Assessment` (`Assessment._repr_html_`), from the package template."
-    from jinja2 import Environment, select_autoescape     # imported on first use: only the HTML view needs it
+def _render(template: str, **context) -> str:
+    "A package template (`clm_nb/templates/`) rendered with autoescape and the filters `math` and `say`."
+    from jinja2 import Environment, select_autoescape     # imported on first use: only the HTML views need it
     from markupsafe import Markup
-    from clm_nb.core import _REGISTRY, render_math
+    from clm_nb.core import render_math
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["math"] = lambda text: Markup(render_math(text))        # $...$ LaTeX typeset as MathML, offline
     env.filters["say"] = say                                            # option markers as Python keyword arguments
-    template = env.from_string(files("clm_nb").joinpath("templates/assessment.html.j2").read_text(encoding="utf-8"))
+    return env.from_string(files("clm_nb").joinpath(f"templates/{template}").read_text(encoding="utf-8")).render(**context)
+
+def _assessment_html(a: Assessment) -> str:
+    "The HTML of an `Assessment` (`Assessment._repr_html_`), from the package template."
+    from clm_nb.core import _REGISTRY
     sc = a.scores.drop(columns=["problem"]).reset_index()
     wp = a.worst_pairs
     va = a.variants.reset_index() if a.variants is not None and len(a.variants) > 1 else pd.DataFrame()
     rows = lambda df: [[_cell_text(v) for v in r] for r in df.itertuples(index=False)]
-    return template.render(a=a, color=_COLORS.get(a.verdict, "#888888"), score_cols=list(sc.columns), scores=rows(sc),
+    return _render("assessment.html.j2", a=a, color=_COLORS.get(a.verdict, "#888888"), score_cols=list(sc.columns), scores=rows(sc),
                            pair_cols=list(wp.columns), pairs=rows(wp), variant_cols=list(va.columns),
                            variants=rows(va), colors=_COLORS, support=_support_text(a.verdict_support),
                            summaries=[(m, _REGISTRY[m].summary) for m in a.scores.index if m in _REGISTRY])
@@ -617,6 +622,60 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
                       max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method), metric=metric,
                       views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing)
+
+# %% ../nbs/17_assessment.ipynb #c4bf6103
+@dataclass
+class LabellingAssessments:
+    "The CLM assessment of each reference labelling of the same points (see `assess_labellings`)."
+    table: pd.DataFrame       # one row per labelling: verdict, reason, primary score, its SE and interval, K, n, noise
+    assessments: dict         # labelling name -> its `Assessment`
+    primary: str              # the ranking score of the verdicts
+    n_input: int = 0          # rows of the input
+
+    def __getitem__(self, name) -> Assessment:
+        return self.assessments[name]
+
+    def text(self, interface: str = "python") -> str:
+        "The table as text, then each labelling's reason; labels' control characters escaped (`terminal_text`)."
+        t = self.table.drop(columns=["reason"]).round(3).to_string()
+        reasons = [f"{k}: {a.reason}" for k, a in self.assessments.items()]
+        return terminal_text(f"CLM assessment of {len(self.table)} reference labellings\n{t}\n\n" + "\n".join(reasons))
+
+    def __repr__(self) -> str:
+        return self.text("python")
+
+    def _repr_html_(self) -> str:
+        cols = ["labelling", *self.table.columns]
+        rows = [[(c, _cell_text(v)) for c, v in zip(cols, (k, *r))] for k, r in zip(self.table.index,
+                                                                               self.table.itertuples(index=False))]
+        from markupsafe import Markup
+        return _render("labellings.html.j2", cols=cols, rows=rows, colors=_COLORS, n_input=self.n_input,
+                               details=[(k, Markup(a._repr_html_())) for k, a in self.assessments.items()])
+
+# %% ../nbs/17_assessment.ipynb #54614c71
+def assess_labellings(X,              # (n, d) data, as `assess` takes it
+                      labellings,     # {name: labels}, a DataFrame (a column each), a list, or a `Dataset`
+                      **options,      # every option of `assess` (measures, noise, scaling, ci, ...), the same for each
+                     ) -> LabellingAssessments:
+    "The CLM assessment of each reference labelling of the same data `X`: one `assess` per labelling, side by side."
+    from clm_nb.clustbench import reference_labellings
+    if isinstance(labellings, pd.DataFrame):
+        labellings = {str(c): labellings[c].to_numpy() for c in labellings.columns}
+    refs = reference_labellings(labellings)
+    if "y" in options:
+        raise ValueError("assess_labellings: the labels come in `labellings`; leave y out.")
+    done = {name: assess(X, y, **options) for name, y in refs.items()}
+    rows = {}
+    for name, a in done.items():
+        sc = a.scores
+        interval = a.ci is not None and a.primary in sc.index and "low" in sc
+        rows[name] = {"verdict": a.verdict, "reason": a.reason, a.primary: a.score, "se": a.score_se,
+                      "low": sc.at[a.primary, "low"] if interval else np.nan,
+                      "high": sc.at[a.primary, "high"] if interval else np.nan,
+                      "K": a.K, "n": a.n, "n_noise": a.n_noise, "stability": a.stability,
+                      "borderline": "/".join(a.borderline) if a.borderline else ""}
+    first = next(iter(done.values()))
+    return LabellingAssessments(pd.DataFrame.from_dict(rows, orient="index"), done, first.primary, first.n_input)
 
 # %% ../nbs/17_assessment.ipynb #cd68c245
 from .core import document_params
