@@ -189,3 +189,27 @@ def test_scores_against_trusted_labellings_only(shared_data_dir, board):
     admitted = [every[f"score_{k}"] for k in mine]
     assert some.score == (max(admitted) if admitted else some.score) and some.n_scored <= every.n_scored
     assert all(f"score_{k}" not in some or np.isnan(some[f"score_{k}"]) for k in set(ds.labellings()) - set(mine))
+
+
+def test_assess_every_labelling_of_a_real_csv(tmp_path):
+    """Palmer penguins saved as CSV (as a user would), three readings of the same birds (species, island, sex): one
+    verdict each, each the verdict `assess` gives that labelling alone, and the HTML view in Chromium."""
+    import palmerpenguins
+    from browser import fragment_page
+    from clm_nb.assessment import assess, assess_labellings
+    palmerpenguins.load_penguins().to_csv(tmp_path / "penguins.csv", index=False)
+    t = pd.read_csv(tmp_path / "penguins.csv")
+    readings = {c: t[c].to_numpy() for c in ("species", "island", "sex")}
+    X = t.drop(columns=list(readings))
+    opts = dict(missing="drop", variants=False, n_resamples=10)
+    la = assess_labellings(X, readings, **opts)
+    assert list(la.table.index) == ["species", "island", "sex"]
+    assert la.table.at["sex", "n"] < la.table.at["species", "n"]          # the rows without a sex are dropped
+    alone = assess(X, readings["island"], **opts)
+    assert la["island"].verdict == alone.verdict and la.table.at["island", "sc_a"] == alone.score
+    with fragment_page(la._repr_html_(), tmp_path) as page:
+        badges = page.locator(".clm-labellings > table .clm-verdict").all_inner_texts()
+        assert badges == list(la.table.verdict)
+        assert page.locator("details.clm-labelling").count() == 3
+        page.locator("details.clm-labelling summary").first.click()
+        assert page.locator("details.clm-labelling").first.locator(".clm-assessment").is_visible()
