@@ -942,6 +942,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.verdict.agreement': ('verdict.html#agreement', 'clm_nb/verdict.py'),
                                 'clm_nb.verdict.check_board_measures': ('verdict.html#check_board_measures', 'clm_nb/verdict.py'),
                                 'clm_nb.verdict.clm_profile': ('verdict.html#clm_profile', 'clm_nb/verdict.py'),
+                                'clm_nb.verdict.labelling_tasks': ('verdict.html#labelling_tasks', 'clm_nb/verdict.py'),
                                 'clm_nb.verdict.leaderboard': ('verdict.html#leaderboard', 'clm_nb/verdict.py'),
                                 'clm_nb.verdict.outrank_probability': ('verdict.html#outrank_probability', 'clm_nb/verdict.py'),
                                 'clm_nb.verdict.outrank_table': ('verdict.html#outrank_table', 'clm_nb/verdict.py'),

@@ -506,19 +506,21 @@ def _warm():
                "measure no longer compiles.", err=True)
 
 # %% ../nbs/18_cli.ipynb #511b9c5d
-def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None):
-    """The profile tasks of `catalog` (under `scaling`, else o['scaling']), run (results cached in the store); failures
-    written to `out/errors.csv` (`errors_<scaling>.csv` for another scaling)."""
+def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None, labels: str = "y"):
+    """The profile tasks of `catalog` (under `scaling`, else o['scaling']; of the reference labelling `labels`), run
+    (results cached in the store); failures written to `out/errors.csv` (`errors_<scaling or labels>.csv` otherwise)."""
     from clm_nb.runner import run, run_errors, write_csv
     from clm_nb.verdict import profile_tasks
     tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
                           n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
-                          rare=o["rare"], seed=o["seed"], n_resamples=0 if scaling else o["resamples"])
+                          rare=o["rare"], seed=o["seed"], n_resamples=0 if scaling or labels != "y" else o["resamples"],
+                          labels=labels)
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
     results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
     failed = run_errors(results)
-    errors = out / ("errors.csv" if scaling is None else f"errors_{scaling}.csv")
+    other = scaling or (labels if labels != "y" else None)
+    errors = out / ("errors.csv" if other is None else f"errors_{other}.csv")
     write_csv(failed, errors)
     if len(failed):
         click.echo(f"{len(failed)} dataset(s) could not be profiled; see {errors}", err=True)
@@ -540,10 +542,13 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     results = _profile(catalog, data_dir, out, o)
     others = [s for s in ("none", "standardize", "robust", "log") if s != o["scaling"]] if o["variants"] else []
     variants = {s: _profile(catalog, data_dir, out, o, scaling=s) for s in others}   # each dataset's stability
+    most = int(catalog["label_variants"].astype(float).fillna(1).max()) if o["labellings"] and len(catalog) else 1
+    labellings = {f"labels{v}": _profile(catalog, data_dir, out, o, labels=f"labels{v}") for v in range(1, most)}
     meta = {"seed": o["seed"], "noise policy": o["noise"], "Monte-Carlo relabellings per class pair": o["permutations"],
             "scaling": o["scaling"], "missing values": o["missing"], "rare classes": o["rare"], "built by": "clm-nb leaderboard", "clm_nb version": clm_nb.__version__}
     board = leaderboard(results, catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"],
-                        rule=VerdictRule(), meta=meta, variants=variants or None)
+                        rule=VerdictRule(), meta=meta, variants=variants or None,
+                        labellings=labellings or None)
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
     click.echo(f"writing the site into {out}", err=True)
@@ -569,6 +574,8 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
               help="Classes below 5 points: kept, or set aside (default: the leaderboard's).")
 @click.option("--variants/--no-variants", default=True, show_default=True,
               help="Also profile the other scalings: each dataset's verdict under each and its stability.")
+@click.option("--labellings/--no-labellings", default=True, show_default=True,
+              help="Also judge every other reference labelling (labels1, ...) of the datasets that have several.")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
 @click.option("--resamples", default=20, show_default=True, help="Half-samples of each dataset's primary score, "

@@ -29,9 +29,9 @@ from .core import progress_bar
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
            'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'VERDICTS', 'check_board_measures',
-           'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks', 'VerdictRule',
-           'profile_row', 'agreement', 'Leaderboard', 'rank_intervals', 'outrank_probability', 'outrank_table',
-           'leaderboard', 'read_ranking_results']
+           'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks', 'labelling_tasks',
+           'VerdictRule', 'profile_row', 'agreement', 'Leaderboard', 'rank_intervals', 'outrank_probability',
+           'outrank_table', 'leaderboard', 'read_ranking_results']
 
 # %% ../nbs/14_verdict.ipynb #49f8df54
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
@@ -371,6 +371,17 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                                              | ({"labels": labels} if variant else {}),
                           unhashed=("data_dir",)))
     return tasks
+
+# %% ../nbs/14_verdict.ipynb #58c7f2bc
+def labelling_tasks(catalog: pd.DataFrame,   # a `list_datasets` table (its `label_variants` column counts the labellings)
+                    **options,               # every option of `profile_tasks` but `labels`
+                   ) -> dict[str, list[Task]]:
+    "The profile tasks of every reference labelling beyond y: {'labels1': [...], 'labels2': [...], ...}."
+    if "labels" in options:
+        raise ValueError("labelling_tasks: labels is what it varies; leave it out (profile_tasks takes one labelling).")
+    counts = catalog["label_variants"].astype(float).fillna(1) if "label_variants" in catalog else pd.Series([1.0])
+    most = int(counts.max()) if len(counts) else 1
+    return {f"labels{v}": profile_tasks(catalog, labels=f"labels{v}", **options) for v in range(1, most)}
 
 # %% ../nbs/14_verdict.ipynb #94d3cc98
 VERDICTS = ("trustworthy", "doubtful", "unreliable", "not scored", "no labels")
