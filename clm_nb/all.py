@@ -22,6 +22,7 @@ from .runner import *
 from .tasks import *
 from .intervals import *
 from .verdict import *
+from .clustbench import *
 from .charts import *
 from .report import *
 from .assessment import *

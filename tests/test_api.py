@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
 ENTRY_POINTS = {"assess", "Assessment", "load_dataset", "list_datasets"}
 MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "separability", "consensus", "datasets",
-           "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts", "report", "assessment", "cli"]
+           "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "clustbench", "charts", "report", "assessment", "cli"]
 
 
 def test_all_is_the_measures_the_registry_and_the_entry_points():
