@@ -15,6 +15,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import click
 
@@ -626,6 +627,62 @@ def _leaderboard(data_dir, out, **o):
     if o["store"]:
         check_writable(o["store"], "leaderboard: the task store (--store)")
     click.echo(_build_site(data_dir, Path(out), o).resolve())
+
+# %% ../nbs/18_cli.ipynb #60141baf
+def _site_board(folder) -> SimpleNamespace:
+    "The table and primary score of a leaderboard site written by `clm-nb leaderboard` (leaderboard.csv, report.json)."
+    from clm_nb.core import read_csv
+    folder = Path(folder)
+    if not (folder / "leaderboard.csv").is_file() or not (folder / "report.json").is_file():
+        raise ValueError(f"--leaderboard {folder}: no leaderboard.csv and report.json there; give the folder "
+                         "clm-nb leaderboard -o wrote.")
+    primary = json.loads((folder / "report.json").read_text(encoding="utf-8"))["primary"]
+    return SimpleNamespace(table=read_csv(folder / "leaderboard.csv", keep_default_na=False, na_values=[""]),
+                           primary=primary)
+
+# %% ../nbs/18_cli.ipynb #1d6ae1ce
+@cli.command("results")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.argument("data_dir", required=False, type=click.Path(file_okay=False))
+@click.option("--collection", default="gagolews_v1", show_default=True,
+              help="The bundle collection of clustbench's batteries: battery b is COLLECTION/b ('' : b itself).")
+@click.option("--measure", default="nca", show_default=True, help="An external measure (clm-nb measures --kind "
+              "external).")
+@click.option("--method-group", default="*", show_default=True, help="Glob pattern of the method groups read.")
+@click.option("--battery", default="*", show_default=True, help="Glob pattern of the batteries read.")
+@click.option("--leaderboard", "site", type=click.Path(file_okay=False),
+              help="A site clm-nb leaderboard wrote for the same bundle: also rank the methods CLM-aware.")
+@click.option("--trusted", is_flag=True, help="With --leaderboard: score only against the reference labellings it "
+              "judged trustworthy.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the per-dataset scores here (CSV).")
+def _results(results_dir, data_dir, collection, measure, method_group, battery, site, trusted, out):
+    """Score a clustbench results folder against the bundle's reference labellings.
+
+    RESULTS_DIR holds method_group/battery/dataset.resultK.gz; DATA_DIR is the bundle (without it: $CLM_NB_DATA).
+    Every method is scored on every dataset with clustbench's rule (reference noise left out, the best reference
+    labelling counts); stdout gets the methods ranked by mean score."""
+    from clm_nb.clustbench import check_external, rank_methods, read_results, score_results, trusted_labellings
+    from clm_nb.core import write_csv
+    check_external(measure)                                    # every option before the folder is read
+    if trusted and not site:
+        raise ValueError("--trusted reads the verdicts of a leaderboard; give --leaderboard SITE too.")
+    board = _site_board(site) if site else None
+    results = read_results(results_dir, method_group=method_group, battery=battery)
+    if results.empty:
+        raise ValueError(f"{results_dir}: no results file matches {method_group}/{battery}/*.resultK.gz.")
+    scores = score_results(results, data_dir, collection=collection, measure=measure,
+                           labellings=trusted_labellings(board) if trusted else None)
+    if out:
+        write_csv(scores, out)
+    bad = scores[scores.problem != ""]
+    if len(bad):
+        click.echo(f"{len(bad)} (method, dataset) pair(s) not scored, e.g. {bad.dataset.iloc[0]}: {bad.problem.iloc[0]}",
+                   err=True)
+    if board is None:
+        table = scores.groupby(["method_group", "method"]).score.agg(["count", "mean"]).sort_values("mean", ascending=False)
+    else:
+        table = rank_methods(scores, board).table
+    click.echo(terminal_text(table.round(4).to_string()))
 
 # %% ../nbs/18_cli.ipynb #f450ad46
 STUDIES_ENV = "CLM_NB_STUDIES"

@@ -17,8 +17,8 @@ from .core import encode_labels, get_measure, noise_mask
 from .datasets import Dataset, load_dataset, variant_index
 
 # %% auto #0
-__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'reference_labellings', 'ReferenceScores', 'score_references', 'read_results',
-           'clustbench_labels', 'write_results', 'score_results', 'trusted_labellings', 'rank_methods']
+__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'reference_labellings', 'ReferenceScores', 'check_external', 'score_references',
+           'read_results', 'clustbench_labels', 'write_results', 'score_results', 'trusted_labellings', 'rank_methods']
 
 # %% ../nbs/14a_clustbench.ipynb #0ded78b6
 def reference_labellings(references) -> dict[str, np.ndarray]:
@@ -60,14 +60,14 @@ class ReferenceScores:
 
     def __float__(self) -> float: return float(self.best)
 
-# %% ../nbs/14a_clustbench.ipynb #8dcebc59
-def _external(measure: str):
+# %% ../nbs/14a_clustbench.ipynb #ba2dfa68
+def check_external(measure: str):
     "The registry entry of an external measure, or a `ValueError` listing the external ones."
     info = get_measure(measure)
     if info.kind != "external":
         from clm_nb.core import measures
-        raise ValueError(f"measure={measure!r} is a {info.kind} measure; a clustering is scored against a reference with "
-                         f"an external one: {sorted(measures('external').name)}.")
+        raise ValueError(f"measure={measure!r} is not an external measure (its kind: {info.kind}); a clustering is "
+                         f"scored against a reference with an external one: {sorted(measures('external').name)}.")
     return info
 
 # %% ../nbs/14a_clustbench.ipynb #f891805f
@@ -78,7 +78,7 @@ def score_references(references,          # the reference labellings: a `Dataset
                      noise_label=-1,        # the label of noise in the references (-1 in a Dataset; 0 in clustbench's files)
                     ) -> ReferenceScores:
     "Score a clustering against every reference labelling, noise left out, and keep the best (clustbench's rule)."
-    info = _external(measure)
+    info = check_external(measure)
     refs = reference_labellings(references)
     n = next(iter(refs.values())).shape[0]
     by_k = isinstance(predicted, dict)
@@ -226,12 +226,12 @@ def _scored_row(ds, part: pd.DataFrame, measure: str, allowed) -> dict:
 def score_results(results: pd.DataFrame,            # clusterings, one per row, as `read_results` gives them
                   data_dir=None,                     # the bundle with the datasets (None: `$CLM_NB_DATA`)
                   *,
-                  collection: str = "gagolews_v1",   # the bundle collection of the batteries: battery b is collection/b
+                  collection: str = "gagolews_v1",   # the collection of the batteries: battery b is collection/b ('': b)
                   measure: str = "nca",              # an external measure of the registry
                   labellings: pd.DataFrame | None = None,  # admitted references: rows (collection, dataset, labels)
                  ) -> pd.DataFrame:
     "One row per (method, dataset): the best score over the dataset's reference labellings (clustbench's rule), and each."
-    _external(measure)
+    check_external(measure)
     need = [c for c in ("method_group", "method", "battery", "dataset", "k", "labels") if c not in results]
     if need:
         raise ValueError(f"results lacks the column(s) {need}; pass what read_results returns.")
@@ -242,7 +242,7 @@ def score_results(results: pd.DataFrame,            # clusterings, one per row, 
         admitted = labellings.groupby(["collection", "dataset"])["labels"].agg(set).to_dict()
     rows = []
     for (bat, name), part in results.groupby(["battery", "dataset"], sort=True):
-        coll = f"{collection}/{bat}"
+        coll = f"{collection}/{bat}" if collection else bat
         try:
             ds, problem = load_dataset(name, data_dir, collection=coll), ""
             if (part["n"] != ds.n).any() if "n" in part else any(len(v) != ds.n for v in part["labels"]):

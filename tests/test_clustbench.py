@@ -145,7 +145,7 @@ def test_unknown_dataset_is_a_recorded_problem(shared_data_dir):
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="is a internal measure"):
+    with pytest.raises(ValueError, match="is not an external measure"):
         score_references([[1, 1, 2]], [1, 2, 2], measure="silhouette")
     with pytest.raises(ValueError, match="differ in length"):
         reference_labellings({"a": [1, 2], "b": [1, 2, 3]})
