@@ -274,7 +274,11 @@ def disco_samples(X,                                     # (n, d) data (dense or
     dc-distances for clustered points, min(p_sparse, p_far) for noise points."""
     metric = check_metric(metric, who="disco")
     min_pts = _check_min_pts(min_pts, "disco")
-    noise = check_choice(noise, "noise", DISCO_NOISE, who="disco")
+    try:
+        noise = check_choice(noise, "noise", DISCO_NOISE, who="disco")
+    except ValueError:
+        raise ValueError(f"disco: noise={noise!r} is not a noise policy; use one of {DISCO_NOISE} ('score', the "
+                         "default, scores the points labelled noise_label by DISCO's noise rule).") from None
     data = check_data(X, labels, noise=None if noise == "score" else noise, noise_label=noise_label,
                       min_clusters=1, allow_singletons=True, min_points=min_pts, measure="disco", metric=metric)
     found = np.flatnonzero(noise_mask(np.asarray(data.classes), noise_label)) if noise == "score" else []
