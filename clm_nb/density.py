@@ -36,7 +36,7 @@ def _kth_neighbour(src, code, s, e, k, out):
 # %% ../nbs/07a_density.ipynb #372cb1d3
 @njit(cache=True, nogil=True)
 def _mst_max_edge(src, code, s, e, pts):
-    "Largest edge of a minimum spanning tree of the points `pts` (positions in s..e-1), by Prim with distances streamed."
+    "Largest edge of a minimum spanning tree of the points `pts` (positions in s..e-1): Prim, distances streamed."
     m = pts.shape[0]
     if m < 2:
         return 0.0
@@ -151,8 +151,7 @@ def dcsi_parts(X,                                     # (n, d) data (dense or sp
     "DCSI with its pieces: per class eps, core points and connectedness; per class pair separation and DCSI."
     metric = check_metric(metric, who="dcsi")
     min_pts = _check_min_pts(min_pts, "dcsi")
-    data = check_data(X, labels, noise=noise, noise_label=noise_label, measure="dcsi", metric=metric,
-                      allow_singletons=True)
+    data = check_data(X, labels, noise=noise, noise_label=noise_label, measure="dcsi", metric=metric)
     return _dcsi_of(data, metric, min_pts)
 
 # %% ../nbs/07a_density.ipynb #91ecf6b2
@@ -262,7 +261,7 @@ def _disco_sorted(sd, min_pts: int, noise_code: int) -> np.ndarray:
     return out
 
 # %% ../nbs/07a_density.ipynb #37d98ec5
-def disco_samples(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a table
+def disco_samples(X,                                     # (n, d) data (dense or sparse), dissimilarities, a table
                   labels=None,                           # one label per row, any hashable values
                   *,
                   metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
