@@ -291,8 +291,8 @@ def disco_samples(X,                                     # (n, d) data (dense or
           complexity="O(n^2 d) time (core distances, then Prim over the mutual reachability distances streamed row "
                      "by row) plus O(n K) for the dc-distance sums over the single-linkage tree; O(n) memory, "
                      "never n x n",
-          reference="Beer, Krieger, Weber, Ritzert, Assent & Plant, DISCO: internal evaluation of density-based "
-                    "clustering (ICLR 2026)")
+          reference="Beer et al., DISCO: Internal Evaluation of Density-Based Clustering with Noise Labels "
+                    "(ICLR 2026); dc-distance: Beer, Draganov, Hohma, Jahn, Frey & Assent (KDD 2023)")
 def disco(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a mixed table
           labels=None,                           # one label per row, any hashable values
           *,
