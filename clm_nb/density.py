@@ -121,7 +121,7 @@ def _check_min_pts(min_pts, who):
     return check_number(min_pts, "min_pts", lo=1, integer=True, who=who)
 
 @register("dcsi", kind="internal", metrics=PAIR_METRICS, sparse=True,
-          direction="max", lower=0, upper=1, invariances=SCALE_FREE,
+          direction="max", lower=0, upper=1, invariances=SCALE_FREE + ("class-cardinality",),
           complexity="O(sum_k n_k^2 d) time for the within-class neighbour distances and Prim over each class's "
                      "core points, plus O(sum_{k<l} m_k n_l d) <= O(n^2 d) for the separations; O(n) memory "
                      "(distances streamed row by row, never n x n)",
