@@ -22,6 +22,7 @@ _SOURCES = {
     "cvi": ("cvdd", "cvnn", "ratkowsky_lance", "wb"),
     "curves": ("aucc", "auiprc", "auprc", "sauprc"),
     "separability": ("dsi",),
+    "density": ("dcsi", "disco"),
     "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
     "external": ("ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "fowlkes_mallows",
                  "inverse_purity", "jaccard_pairs", "nmi", "nvd", "psi", "purity", "rand", "v_measure"),
@@ -39,7 +40,7 @@ __all__ = [
     # internal measures
     "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
     "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "aucc", "auprc", "auiprc", "sauprc",
-    "dsi",
+    "dsi", "dcsi", "disco",
     # between-dataset measures (comparable across datasets)
     "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
     # external measures
@@ -52,7 +53,7 @@ __all__ = [
 
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "between", "external", "consensus",
+_SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "density", "between", "external", "consensus",
                "datasets", "prepare", "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
                "report", "assessment", "cli", "all")
 

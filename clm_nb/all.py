@@ -12,6 +12,7 @@ from .external import *
 from .cvi import *
 from .curves import *
 from .separability import *
+from .density import *
 from .consensus import *
 from .prepare import *
 from .gower import *

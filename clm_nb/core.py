@@ -991,7 +991,7 @@ def register(name: str,                          # the measure's name in the reg
     return deco
 
 # %% ../nbs/00_core.ipynb #2af81379
-MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "between", "external", "consensus")  # registry order
+MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "density", "between", "external", "consensus")  # registry order
 _FILLED = []
 
 def fill_registry() -> None:

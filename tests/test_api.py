@@ -14,7 +14,7 @@ import clm_nb
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
 ENTRY_POINTS = {"assess", "Assessment", "load_dataset", "list_datasets"}
-MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "separability", "consensus", "datasets",
+MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "separability", "density", "consensus", "datasets",
            "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "clustbench", "charts", "report", "assessment", "cli"]
 
 
