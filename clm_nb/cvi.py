@@ -12,13 +12,17 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean,
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
                          check_number, normalize_scale, register)
+from .internal import xie_beni
 from .pairs import (TRANSLATION_INVARIANT_METRICS, check_metric, page_out, row_distances, sort_by_cluster,
                           summarize)
 
 # %% auto #0
-__all__ = ['RL_VARIANTS', 'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd']
+__all__ = ['RL_VARIANTS', 'DESGRAUPES', 'FLAT', 'SDBW_METHODS', 'SDBW_CENTRES', 'SDBW_SPREADS', 'TONG_LAMBDA', 'HARTIGAN_RULE',
+           'ratkowsky_lance', 'wb', 'CVNNParts', 'cvnn_parts', 'cvnn_normalize', 'cvnn', 'cvdd', 'trace_w', 'det_ratio',
+           'log_det_ratio', 'log_ss_ratio', 'ksq_detw', 'scott_symons', 'friedman', 'banfeld_raftery', 'ray_turi',
+           's_dbw', 'sd', 'SplitTest', 'duda_hart', 'beale', 'hartigan']
 
 # %% ../nbs/05_cvi.ipynb #363efec9
 def _variable_ratios(data: LabeledData) -> np.ndarray:
@@ -498,6 +502,457 @@ def cvdd(X,                          # (n, p) data of finite numbers, or a `Labe
     if com == 0.0: return float("inf")
     with np.errstate(over="ignore"):
         return float(np.float64(sep) / com / scale)         # sep in units of scale, com in units of scale^2
+
+# %% ../nbs/05_cvi.ipynb #a8c8f277
+DESGRAUPES = ("Desgraupes (2013), Clustering Indices, vignette of the R package clusterCrit, University Paris Ouest, "
+              "Lab Modal'X")
+
+def _scatter_data(X, labels, metric, noise, name: str) -> LabeledData:
+    "The validated data of a scatter-matrix index: Euclidean coordinates only."
+    check_euclidean(metric, name)
+    return check_data(X, labels, noise=noise, measure=name)
+
+# %% ../nbs/05_cvi.ipynb #24daea5c
+def _scatter_matrices(data: LabeledData, per_cluster: bool = False):
+    """(W, B, Wk): the within- and between-group scatter matrices (d x d) and, if asked, the K per-cluster W_k
+    (K x d x d, else None), in units of `data.stats.scale` squared, in one O(nd^2) pass."""
+    st = data.stats
+    Z = (data.X - st.centroids[data.labels]) / st.scale        # each point minus its own centroid
+    C = (st.centroids - st.centroid) / st.scale                # each centroid minus the grand centroid
+    W, B = Z.T @ Z, (C * st.sizes[:, None]).T @ C
+    if not per_cluster:
+        return W, B, None
+    order = np.argsort(data.labels, kind="stable")
+    bounds = np.r_[0, np.cumsum(st.sizes)]
+    Zs = Z[order]
+    return W, B, np.stack([Zs[a:b].T @ Zs[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+
+# %% ../nbs/05_cvi.ipynb #794ca17c
+FLAT = 1e-9     # a direction whose rms spread is below FLAT x the data's extent counts as no spread
+
+def _log_det(M: np.ndarray, count: int) -> float:
+    "log det of the scatter matrix `M` of `count` points (normalised units), or -inf when a direction has no spread."
+    lam = np.linalg.eigvalsh(M)
+    if lam[0] <= max(count * FLAT ** 2, 64 * M.shape[0] * np.finfo(np.float64).eps * lam[-1]): return -np.inf
+    return float(np.log(lam).sum())
+
+def _log_det_total(W, B, data: LabeledData, name: str) -> float:
+    "log det T (T = W + B, normalised units), or a `ValueError` when X itself lies in a subspace (det T = 0)."
+    lt = _log_det(W + B, data.n)
+    if lt == -np.inf:
+        raise ValueError(f"{name}: X spans fewer than its d = {data.d} dimensions (the total scatter matrix T is "
+                         "singular: n <= d, or a variable is constant or a linear combination of others), so the "
+                         "determinants are 0 for every partition. Drop the redundant variables or project X on its "
+                         "leading principal components first.")
+    return lt
+
+# %% ../nbs/05_cvi.ipynb #8bee515a
+@register("trace_w", kind="internal", direction="min", lower=0, upper=np.inf, optimum="knee",
+          invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(nd) time, O(nd) memory",
+          reference="Friedman & Rubin (1967), On some invariant criteria for grouping data, JASA 62(320):1159-1178 "
+                    "(trace W); knee rule as in " + DESGRAUPES)
+def trace_w(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+            labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+            *,
+            metric: str = "euclidean",  # 'euclidean' only
+            noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+            random_state=None,          # accepted for a common signature; unused (not random)
+           ) -> float:
+    r"""Trace W (WCSS): $\sum_k \sum_{x \in C_k} \lVert x - c_k \rVert^2$, the within-cluster sum of squares (lower
+    is more compact; its optimum over k is the knee)."""
+    data = _scatter_data(X, labels, metric, noise, "trace_w")
+    st = data.stats
+    return float(st.wss * st.scale ** 2)
+
+# %% ../nbs/05_cvi.ipynb #2d6e1a73
+@register("det_ratio", kind="internal", direction="max", lower=1, upper=np.inf, optimum="knee",
+          invariances=SCALE_FREE + ("data-cardinality",),
+          complexity="O(nd^2 + d^3) time, O(nd + d^2) memory",
+          reference="Scott & Symons (1971), Clustering methods based on likelihood ratio criteria, Biometrics "
+                    "27(2):387-397; as in " + DESGRAUPES)
+def det_ratio(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+              labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+              *,
+              metric: str = "euclidean",  # 'euclidean' only
+              noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+              random_state=None,          # accepted for a common signature; unused (not random)
+             ) -> float:
+    r"""Det ratio: $\det T / \det W$, total over within-group scatter determinant (higher is better separated; its
+    optimum over k is the knee)."""
+    data = _scatter_data(X, labels, metric, noise, "det_ratio")
+    W, B, _ = _scatter_matrices(data)
+    lt = _log_det_total(W, B, data, "det_ratio")
+    with np.errstate(over="ignore"):
+        return float(np.exp(lt - _log_det(W, data.n)))
+
+# %% ../nbs/05_cvi.ipynb #d4b47f97
+@register("log_det_ratio", kind="internal", direction="max", lower=0, upper=np.inf, optimum="knee",
+          invariances=SCALE_FREE,
+          complexity="O(nd^2 + d^3) time, O(nd + d^2) memory",
+          reference="Scott & Symons (1971), Clustering methods based on likelihood ratio criteria, Biometrics "
+                    "27(2):387-397; as in " + DESGRAUPES)
+def log_det_ratio(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+                  labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+                  *,
+                  metric: str = "euclidean",  # 'euclidean' only
+                  noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                  random_state=None,          # accepted for a common signature; unused (not random)
+                 ) -> float:
+    r"Log det ratio: $n \log(\det T / \det W)$ (higher is better separated; its optimum over k is the knee)."
+    data = _scatter_data(X, labels, metric, noise, "log_det_ratio")
+    W, B, _ = _scatter_matrices(data)
+    lt = _log_det_total(W, B, data, "log_det_ratio")
+    return float(data.n * (lt - _log_det(W, data.n)))
+
+# %% ../nbs/05_cvi.ipynb #7a52a48d
+@register("log_ss_ratio", kind="internal", direction="max", lower=-np.inf, upper=np.inf, optimum="knee",
+          invariances=SCALE_FREE + ("data-cardinality",),
+          complexity="O(nd) time, O(nd) memory",
+          reference="Hartigan (1975), Clustering Algorithms, Wiley (log of between over within sum of squares); "
+                    "as in " + DESGRAUPES)
+def log_ss_ratio(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+                 labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+                 *,
+                 metric: str = "euclidean",  # 'euclidean' only
+                 noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                 random_state=None,          # accepted for a common signature; unused (not random)
+                ) -> float:
+    r"""Log SS ratio: $\log(\operatorname{tr} B / \operatorname{tr} W)$, the log of between over within sum of
+    squares (higher is better separated; its optimum over k is the knee)."""
+    data = _scatter_data(X, labels, metric, noise, "log_ss_ratio")
+    st = data.stats
+    ssw, ssb = st.wss, st.bss
+    if ssb == 0.0: return float("-inf")
+    if ssw == 0.0: return float("inf")
+    return float(np.log(ssb) - np.log(ssw))
+
+# %% ../nbs/05_cvi.ipynb #283460a3
+@register("ksq_detw", kind="internal", direction="min", lower=0, upper=np.inf, optimum="knee",
+          invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(nd^2 + d^3) time, O(nd + d^2) memory",
+          reference="Marriott (1971), Practical problems in a method of cluster analysis, Biometrics 27(3):501-514; "
+                    "as in " + DESGRAUPES)
+def ksq_detw(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+             labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+             *,
+             metric: str = "euclidean",  # 'euclidean' only
+             noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+             random_state=None,          # accepted for a common signature; unused (not random)
+            ) -> float:
+    r"""Marriott's $K^2 \det W$: the squared number of clusters times the within-group scatter determinant (lower
+    is more compact; its optimum over k is the knee)."""
+    data = _scatter_data(X, labels, metric, noise, "ksq_detw")
+    W, B, _ = _scatter_matrices(data)
+    _log_det_total(W, B, data, "ksq_detw")
+    lw = _log_det(W, data.n)
+    if lw == -np.inf: return 0.0
+    with np.errstate(over="ignore"):
+        return float(np.exp(2 * np.log(data.K) + lw + 2 * data.d * np.log(data.stats.scale)))
+
+# %% ../nbs/05_cvi.ipynb #c97ebeef
+@register("scott_symons", kind="internal", direction="min", lower=-np.inf, upper=np.inf,
+          invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(nd^2 + K d^3) time, O(nd + K d^2) memory",
+          reference="Scott & Symons (1971), Clustering methods based on likelihood ratio criteria, Biometrics "
+                    "27(2):387-397; as in " + DESGRAUPES)
+def scott_symons(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+                 labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+                 *,
+                 metric: str = "euclidean",  # 'euclidean' only
+                 noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                 random_state=None,          # accepted for a common signature; unused (not random)
+                ) -> float:
+    r"""Scott-Symons: $\sum_k n_k \log \det(W_k / n_k)$, the size-weighted log-determinants of the cluster
+    covariances (lower is better)."""
+    data = _scatter_data(X, labels, metric, noise, "scott_symons")
+    W, B, Wk = _scatter_matrices(data, per_cluster=True)
+    _log_det_total(W, B, data, "scott_symons")
+    sizes = data.stats.sizes
+    logs = np.array([_log_det(M, m) for M, m in zip(Wk, sizes)])
+    if np.isinf(logs).any(): return float("-inf")
+    return float(sizes @ (logs - data.d * np.log(sizes)) + data.n * data.d * 2 * np.log(data.stats.scale))
+
+# %% ../nbs/05_cvi.ipynb #a9c7bc9b
+@register("friedman", kind="internal", direction="max", lower=0, upper=np.inf,
+          invariances=SCALE_FREE + ("data-cardinality",),
+          complexity="O(nd^2 + d^3) time, O(nd + d^2) memory",
+          reference="Friedman & Rubin (1967), On some invariant criteria for grouping data, JASA 62(320):1159-1178; "
+                    "Trace_WiB in " + DESGRAUPES)
+def friedman(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+             labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+             *,
+             metric: str = "euclidean",  # 'euclidean' only
+             noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+             random_state=None,          # accepted for a common signature; unused (not random)
+            ) -> float:
+    r"""Friedman-Rubin $\operatorname{tr}(W^{-1} B)$: the between-group scatter measured in the within-group metric
+    (higher is better)."""
+    data = _scatter_data(X, labels, metric, noise, "friedman")
+    W, B, _ = _scatter_matrices(data)
+    _log_det_total(W, B, data, "friedman")
+    if _log_det(W, data.n) == -np.inf: return float("inf")
+    L = np.linalg.cholesky(W)
+    M = np.linalg.solve(L, np.linalg.solve(L, B).T)             # L^-1 B L^-T: same trace as W^-1 B, symmetric
+    return float(max(np.trace(M), 0.0))
+
+# %% ../nbs/05_cvi.ipynb #d4ffb822
+@register("banfeld_raftery", kind="internal", direction="min", lower=-np.inf, upper=np.inf,
+          invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(nd) time, O(nd) memory",
+          reference="Banfield & Raftery (1993), Model-based Gaussian and non-Gaussian clustering, Biometrics "
+                    "49(3):803-821; as in " + DESGRAUPES)
+def banfeld_raftery(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+                    labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+                    *,
+                    metric: str = "euclidean",  # 'euclidean' only
+                    noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+                    random_state=None,          # accepted for a common signature; unused (not random)
+                   ) -> float:
+    r"""Banfeld-Raftery: $\sum_k n_k \log(\operatorname{tr} W_k / n_k)$, the size-weighted log mean squared
+    distance to the own centroid (lower is better)."""
+    data = _scatter_data(X, labels, metric, noise, "banfeld_raftery")
+    st = data.stats
+    if (st.within_ss == 0).any(): return float("-inf")
+    return float(st.sizes @ (np.log(st.within_ss / st.sizes) + 2 * np.log(st.scale)))
+
+# %% ../nbs/05_cvi.ipynb #4c7d5240
+@register("ray_turi", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=SCALE_FREE + ("data-cardinality",),
+          complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
+          reference="Ray & Turi (1999), Determination of number of clusters in K-means clustering and application in "
+                    "colour image segmentation, Proc. 4th ICAPRDT, 137-143; as in " + DESGRAUPES)
+def ray_turi(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+             labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+             *,
+             metric: str = "euclidean",  # 'euclidean' only
+             noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+             random_state=None,          # accepted for a common signature; unused (not random)
+            ) -> float:
+    r"""Ray-Turi: $\frac{1}{n}\,\mathrm{WCSS} / \min_{k \ne l} \lVert c_k - c_l \rVert^2$, mean intra-cluster over
+    smallest inter-centroid squared distance (lower is better)."""
+    return xie_beni(_scatter_data(X, labels, metric, noise, "ray_turi"))
+
+# %% ../nbs/05_cvi.ipynb #00f58b71
+SDBW_METHODS = ("halkidi", "kim", "tong")
+SDBW_CENTRES = ("mean", "median")
+SDBW_SPREADS = ("variance", "std")
+
+def _cluster_rows(data: LabeledData) -> list[np.ndarray]:
+    "The row indices of each cluster, in code order (each in the order of X)."
+    order = np.argsort(data.labels, kind="stable")
+    return np.split(order, np.cumsum(data.sizes)[:-1])
+
+def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str):
+    """(rows, centres, per-cluster std vectors, per-cluster spread norms, the data's spread norm): what S_Dbw and SD
+    read. `spread` 'variance' takes ||sigma|| of the variance vectors (the papers), 'std' of the standard deviations."""
+    X = data.X
+    rows = _cluster_rows(data)
+    centres, stds = np.empty((data.K, X.shape[1])), np.empty((data.K, X.shape[1]))
+    for k, r in enumerate(rows):
+        Y = X[r]
+        c = Y.mean(axis=0) if centre == "mean" else np.median(Y, axis=0)
+        centres[k] = Y[np.argmin(np.sqrt(((Y - c) ** 2).sum(axis=1)))] if nearest else c
+        stds[k] = Y.std(axis=0)
+    power = 2 if spread == "variance" else 1
+    norms = np.linalg.norm(stds ** power, axis=1)
+    total = float(np.linalg.norm(X.std(axis=0) ** power))
+    if total == 0.0:
+        raise ValueError("every point of X is the same, so the data have no spread to compare the clusters' with; "
+                         "S_Dbw and SD are undefined here.")
+    return rows, centres, stds, norms, total
+
+def _scat(norms: np.ndarray, total: float, sizes: np.ndarray, method: str) -> float:
+    "Average scattering: the clusters' spread norms over the data's (Kim and Tong weight cluster k by (n - n_k)/n)."
+    K, n = sizes.shape[0], sizes.sum()
+    if method == "halkidi":
+        return float(norms.sum() / (total * K))
+    s = float(((n - sizes) / n) @ norms) / total
+    return s / K if method == "kim" else s / (K - 1)
+
+# %% ../nbs/05_cvi.ipynb #30dc0d39
+TONG_LAMBDA = 0.7   # Tong & Tan's weight of the size-weighted midpoint (the s_dbw package's lambd)
+
+def _near(Y: np.ndarray, u: np.ndarray, method: str, radius: float, half_width: np.ndarray) -> int:
+    "Points of `Y` in the neighbourhood of `u`: a ball of `radius` (Halkidi) or a box of `half_width` (Kim, Tong)."
+    if method == "halkidi":
+        return int((np.sqrt(((Y - u) ** 2).sum(axis=1)) <= radius).sum())
+    return int((np.abs(Y - u) <= half_width).all(axis=1).sum())
+
+def _dens_bw(X, rows, centres, stds, norms, method: str) -> float:
+    "Inter-cluster density: mean over cluster pairs of the density at their midpoint over the larger centre density."
+    K = len(rows)
+    sizes = np.array([r.shape[0] for r in rows])
+    radius = np.sqrt(norms.sum()) / K
+    ci = lambda s, m: 1.96 * s / np.sqrt(m)             # Kim & Lee's half-width: a 95% interval of the mean
+    dens = np.array([_near(X[r], centres[k], method, radius, ci(stds[k], sizes[k])) for k, r in enumerate(rows)])
+    total = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            n_ij = sizes[i] + sizes[j]
+            u = (centres[i] + centres[j]) / 2
+            if method == "tong":
+                by_size = (centres[i] * sizes[j] + centres[j] * sizes[i]) / n_ij
+                by_density = ((centres[i] * dens[i] + centres[j] * dens[j]) / (dens[i] + dens[j])
+                              if dens[i] + dens[j] > 0 else by_size)
+                u = TONG_LAMBDA * by_size + (1 - TONG_LAMBDA) * by_density
+            half = ci((stds[i] + stds[j]) / 2, n_ij)
+            between = sum(_near(X[r], u, method, radius, half) for r in (rows[i], rows[j]))
+            top = max(dens[i], dens[j])
+            if top > 0: total += between / top
+            elif between > 0: return float("inf")        # no density at either centre, some between them
+    return 2 * total / (K * (K - 1))
+
+# %% ../nbs/05_cvi.ipynb #38803cf7
+@register("s_dbw", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=("relabel", "permutation", "scale", "translation", "data-cardinality"),
+          complexity="O(nKd) time, O(nd) memory (no pairwise distances)",
+          reference="Halkidi & Vazirgiannis (2001), Clustering validity assessment: finding the optimal partitioning "
+                    "of a data set, Proc. IEEE ICDM 2001, 187-194; variants: Kim & Lee (2003), PAKDD, "
+                    "LNAI 2637:602-608; Tong & Tan (2009), J. Electronics (China) 26:258-264")
+def s_dbw(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+          labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+          *,
+          metric: str = "euclidean",  # 'euclidean' only
+          noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+          random_state=None,          # accepted for a common signature; unused (not random)
+          method: str = "halkidi",    # 'halkidi' (the paper, default), 'kim' or 'tong' (the s_dbw package's default)
+          centre: str = "mean",       # cluster centre: 'mean' (the paper) or 'median' (coordinate-wise)
+          nearest: bool = False,      # replace each centre by the cluster's point nearest to it (s_dbw's default)
+          spread: str = "variance",   # ||sigma|| of variance vectors (the paper) or of standard deviations ('std')
+         ) -> float:
+    r"""S_Dbw: $\mathrm{Scat} + \mathrm{Dens}$, the clusters' mean relative spread plus the density between
+    cluster pairs relative to their centres' (lower is better)."""
+    check_euclidean(metric, "s_dbw")
+    method = check_choice(method, "method", SDBW_METHODS, who="s_dbw")
+    centre = check_choice(centre, "centre", SDBW_CENTRES, who="s_dbw")
+    spread = check_choice(spread, "spread", SDBW_SPREADS, who="s_dbw")
+    nearest = check_flag(nearest, "nearest", who="s_dbw")
+    data = check_data(X, labels, noise=noise, measure="s_dbw")
+    rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    return float(_scat(norms, total, data.sizes, method) + _dens_bw(data.X, rows, centres, stds, norms, method))
+
+# %% ../nbs/05_cvi.ipynb #4134ea68
+@register("sd", kind="internal", direction="min", lower=0, upper=np.inf,
+          invariances=("relabel", "permutation", "translation", "data-cardinality"),
+          complexity="O(nd + K^2 d) time, O(nd + K^2) memory",
+          reference="Halkidi, Vazirgiannis & Batistakis (2000), Quality scheme assessment in the clustering process, "
+                    "Proc. PKDD 2000, LNCS 1910:265-276")
+def sd(X,                          # (n, d) data of finite numbers, or a `LabeledData` (`check_data`)
+       labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
+       *,
+       metric: str = "euclidean",  # 'euclidean' only
+       noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+       random_state=None,          # accepted for a common signature; unused (not random)
+       alpha: float = 1.0,         # weight of Scat, >= 0: the paper's Dis(K_max); s_dbw's k (default 1)
+       centre: str = "mean",       # cluster centre: 'mean' (the paper) or 'median' (coordinate-wise)
+       nearest: bool = False,      # replace each centre by the cluster's point nearest to it (s_dbw's default)
+       spread: str = "variance",   # ||sigma|| of variance vectors (the paper) or of standard deviations ('std')
+      ) -> float:
+    r"""SD: $\alpha\,\mathrm{Scat} + \mathrm{Dis}$, the clusters' mean relative spread plus the spread of the
+    centres (lower is better)."""
+    check_euclidean(metric, "sd")
+    alpha = check_number(alpha, "alpha", lo=0, who="sd")
+    centre = check_choice(centre, "centre", SDBW_CENTRES, who="sd")
+    spread = check_choice(spread, "spread", SDBW_SPREADS, who="sd")
+    nearest = check_flag(nearest, "nearest", who="sd")
+    data = check_data(X, labels, noise=noise, measure="sd")
+    _, centres, _, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    D = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2))
+    off = D[~np.eye(data.K, dtype=bool)]
+    if off.min() == 0.0: return float("inf")
+    dis = off.max() / off.min() * float(np.sum(1 / D.sum(axis=1)))
+    return float(alpha * _scat(norms, total, data.sizes, "halkidi") + dis)
+
+# %% ../nbs/05_cvi.ipynb #cc817024
+@dataclass(frozen=True)
+class SplitTest:
+    "A statistic that compares a partition with the next one (K and K + 1 clusters), and what its rule concludes."
+    name: str             # 'duda_hart', 'beale' or 'hartigan'
+    statistic: float      # the index
+    threshold: float      # what the statistic is compared with: the critical ratio, alpha, or 10
+    p_value: float        # Beale's F test; NaN for the others
+    more_clusters: bool   # the rule's verdict: the finer partition (labels_next) is worth its extra cluster
+
+# %% ../nbs/05_cvi.ipynb #34d53b31
+def _two_partitions(X, labels, labels_next, name: str, nested: bool):
+    "Validated (data, data_next) of one X: labels_next has one cluster more (and splits one of labels' if `nested`)."
+    data = check_data(X, labels, measure=name, min_clusters=1)
+    nxt = check_data(data.X, labels_next, measure=name, min_clusters=2)
+    if nxt.K != data.K + 1:
+        raise ValueError(f"{name}: labels has K = {data.K} clusters and labels_next K = {nxt.K}; labels_next must "
+                         "have exactly one cluster more (the partitions at K and K + 1).")
+    if nested:
+        pairs = np.unique(np.c_[data.labels, nxt.labels], axis=0)     # (cluster of labels, cluster of labels_next)
+        if np.unique(pairs[:, 1]).shape[0] != pairs.shape[0]:
+            raise ValueError(f"{name}: labels_next is not nested in labels (a cluster of labels_next takes points from "
+                             "two clusters of labels); it must split one cluster of labels in two and keep the others "
+                             "(as a hierarchy's consecutive levels do).")
+    return data, nxt
+
+# %% ../nbs/05_cvi.ipynb #f6c60a2c
+def _split_sums(data: LabeledData, nxt: LabeledData) -> tuple[float, float, int]:
+    "(Je(1), Je(2), n_m): the split cluster's sum of squares, its two parts' summed, and its size (units of scale^2)."
+    pairs = np.unique(np.c_[data.labels, nxt.labels], axis=0)
+    parent = int(np.bincount(pairs[:, 0]).argmax())                  # the one cluster of labels with two parts
+    parts = pairs[pairs[:, 0] == parent, 1]
+    return float(data.stats.within_ss[parent]), float(nxt.stats.within_ss[parts].sum()), int(data.sizes[parent])
+
+# %% ../nbs/05_cvi.ipynb #c7bc6318
+def duda_hart(X,            # (n, d) data of finite numbers
+              labels,       # the partition at K clusters (K = 1 allowed: all points in one cluster)
+              labels_next,  # the partition at K + 1: one cluster of `labels` split in two, the others kept
+              *,
+              z: float = 3.2,  # the standard-normal quantile of the critical value (NbClust's 3.20)
+             ) -> SplitTest:
+    r"""Duda-Hart $\mathrm{Je}(2)/\mathrm{Je}(1)$: the split cluster's sum of squares after over before the split;
+    the split is worth it (more clusters) when the ratio is below the critical value."""
+    data, nxt = _two_partitions(X, labels, labels_next, "duda_hart", nested=True)
+    z = check_number(z, "z", lo=0, who="duda_hart")
+    je1, je2, m = _split_sums(data, nxt)
+    ratio = je2 / je1 if je1 > 0 else 1.0                              # identical points: the split explains nothing
+    p = data.d
+    critical = 1 - 2 / (np.pi * p) - z * np.sqrt(2 * (1 - 8 / (np.pi ** 2 * p)) / (m * p))
+    return SplitTest("duda_hart", float(ratio), float(critical), float("nan"), bool(ratio < critical))
+
+# %% ../nbs/05_cvi.ipynb #037abd50
+def beale(X,            # (n, d) data of finite numbers
+          labels,       # the partition at K clusters (K = 1 allowed: all points in one cluster)
+          labels_next,  # the partition at K + 1: one cluster of `labels` split in two, the others kept
+          *,
+          alpha: float = 0.1,  # significance level of the F test (NbClust's alphaBeale)
+         ) -> SplitTest:
+    r"""Beale's F: $\frac{(\mathrm{Je}(1) - \mathrm{Je}(2))/\mathrm{Je}(2)}{\frac{n_m - 1}{n_m - 2} 2^{2/p} - 1}$ on
+    $p$ and $(n_m - 2)p$ degrees of freedom; the split is worth it when its p-value is below `alpha`."""
+    from scipy.stats import f as f_dist  # imported on first use: scipy.stats is slow to import
+    data, nxt = _two_partitions(X, labels, labels_next, "beale", nested=True)
+    alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True, who="beale")
+    je1, je2, m = _split_sums(data, nxt)
+    if m < 3:
+        raise ValueError(f"beale: the split cluster has n_m = {m} points; the F test needs n_m >= 3 "
+                         "(its denominator has (n_m - 2) p degrees of freedom).")
+    p = data.d
+    gain = (je1 - je2) / je2 if je2 > 0 else (np.inf if je1 > 0 else 0.0)
+    F = gain / ((m - 1) / (m - 2) * 2 ** (2 / p) - 1)
+    p_value = float(f_dist.sf(F, p, (m - 2) * p))
+    return SplitTest("beale", float(F), float(alpha), p_value, bool(p_value < alpha))
+
+# %% ../nbs/05_cvi.ipynb #6b3b2a76
+HARTIGAN_RULE = 10.0   # Hartigan (1975): add a cluster while the index exceeds 10
+
+def hartigan(X,            # (n, d) data of finite numbers
+             labels,       # the partition at K clusters (K = 1 allowed)
+             labels_next,  # a partition at K + 1 clusters (nested or not)
+            ) -> SplitTest:
+    r"""Hartigan: $\left(\frac{\operatorname{tr} W_K}{\operatorname{tr} W_{K+1}} - 1\right)(n - K - 1)$; the extra
+    cluster is worth it when the index exceeds 10."""
+    data, nxt = _two_partitions(X, labels, labels_next, "hartigan", nested=False)
+    w, w_next = data.stats.wss, nxt.stats.wss
+    if w_next == 0.0:
+        h = np.inf if w > 0 else 0.0
+    else:
+        h = (w / w_next - 1) * (data.n - data.K - 1)
+    return SplitTest("hartigan", float(h), HARTIGAN_RULE, float("nan"), bool(h > HARTIGAN_RULE))
 
 # %% ../nbs/05_cvi.ipynb #54339c4f
 from .core import document_params
