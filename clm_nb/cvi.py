@@ -744,9 +744,11 @@ def _cluster_rows(data: LabeledData) -> list[np.ndarray]:
     return np.split(order, np.cumsum(data.sizes)[:-1])
 
 def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str):
-    """(rows, centres, per-cluster std vectors, per-cluster spread norms, the data's spread norm): what S_Dbw and SD
-    read. `spread` 'variance' takes ||sigma|| of the variance vectors (the papers), 'std' of the standard deviations."""
-    X = data.X
+    """(Xn, scale, rows, centres, per-cluster std vectors, per-cluster spread norms, the data's spread norm): what
+    S_Dbw and SD read, in units of `scale` (a power of two near the data's extent, so that squared variances neither
+    overflow nor underflow). `spread` 'variance' takes ||sigma|| of the variance vectors (the papers), 'std' of the
+    standard deviations."""
+    X, scale, _ = normalize_scale(data.X)
     rows = _cluster_rows(data)
     centres, stds = np.empty((data.K, X.shape[1])), np.empty((data.K, X.shape[1]))
     for k, r in enumerate(rows):
@@ -760,7 +762,7 @@ def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str):
     if total == 0.0:
         raise ValueError("every point of X is the same, so the data have no spread to compare the clusters' with; "
                          "S_Dbw and SD are undefined here.")
-    return rows, centres, stds, norms, total
+    return X, scale, rows, centres, stds, norms, total
 
 def _scat(norms: np.ndarray, total: float, sizes: np.ndarray, method: str) -> float:
     "Average scattering: the clusters' spread norms over the data's (Kim and Tong weight cluster k by (n - n_k)/n)."
@@ -779,11 +781,10 @@ def _near(Y: np.ndarray, u: np.ndarray, method: str, radius: float, half_width: 
         return int((np.sqrt(((Y - u) ** 2).sum(axis=1)) <= radius).sum())
     return int((np.abs(Y - u) <= half_width).all(axis=1).sum())
 
-def _dens_bw(X, rows, centres, stds, norms, method: str) -> float:
+def _dens_bw(X, rows, centres, stds, radius: float, method: str) -> float:
     "Inter-cluster density: mean over cluster pairs of the density at their midpoint over the larger centre density."
     K = len(rows)
     sizes = np.array([r.shape[0] for r in rows])
-    radius = np.sqrt(norms.sum()) / K
     ci = lambda s, m: 1.96 * s / np.sqrt(m)             # Kim & Lee's half-width: a 95% interval of the mean
     dens = np.array([_near(X[r], centres[k], method, radius, ci(stds[k], sizes[k])) for k, r in enumerate(rows)])
     total = 0.0
@@ -829,8 +830,10 @@ def s_dbw(X,                          # (n, d) data of finite numbers, or a `Lab
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="s_dbw")
     nearest = check_flag(nearest, "nearest", who="s_dbw")
     data = check_data(X, labels, noise=noise, measure="s_dbw")
-    rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread)
-    return float(_scat(norms, total, data.sizes, method) + _dens_bw(data.X, rows, centres, stds, norms, method))
+    Xn, scale, rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    # stdev = sqrt(sum of the norms) / K in the caller's units, then in units of scale (norms scale as scale^power)
+    radius = np.sqrt(norms.sum() * scale ** ((2 if spread == "variance" else 1) - 2)) / data.K
+    return float(_scat(norms, total, data.sizes, method) + _dens_bw(Xn, rows, centres, stds, radius, method))
 
 # %% ../nbs/05_cvi.ipynb #4134ea68
 @register("sd", kind="internal", direction="min", lower=0, upper=np.inf,
@@ -857,11 +860,11 @@ def sd(X,                          # (n, d) data of finite numbers, or a `Labele
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="sd")
     nearest = check_flag(nearest, "nearest", who="sd")
     data = check_data(X, labels, noise=noise, measure="sd")
-    _, centres, _, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    _, scale, _, centres, _, norms, total = _sdbw_parts(data, centre, nearest, spread)
     D = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2))
     off = D[~np.eye(data.K, dtype=bool)]
     if off.min() == 0.0: return float("inf")
-    dis = off.max() / off.min() * float(np.sum(1 / D.sum(axis=1)))
+    dis = off.max() / off.min() * float(np.sum(1 / D.sum(axis=1))) / scale     # 1/length: back to the caller's units
     return float(alpha * _scat(norms, total, data.sizes, "halkidi") + dis)
 
 # %% ../nbs/05_cvi.ipynb #cc817024

@@ -249,6 +249,18 @@ def test_s_dbw_default_is_the_paper(name):
         assert not close(s_dbw(X * 1000, y, spread="std"), s_dbw(X, y, spread="std"))
 
 
+def test_s_dbw_and_sd_at_extreme_scales():
+    "Squared variances of data at 1e+-150 would overflow or underflow; the indices are computed in normalised units."
+    X, y = DATA["blobs1"]
+    for a in (2.0 ** 490, 2.0 ** -490):                     # powers of two: the scaled data are exact
+        assert close(s_dbw(X * a, y), s_dbw(X, y), rel=1e-12)
+        assert close(s_dbw(X * a, y, method="kim", nearest=True, spread="std"),
+                     s_dbw(X, y, method="kim", nearest=True, spread="std"), rel=1e-12)   # box: scale-free
+        assert close(sd(X * a, y, alpha=0) * a, sd(X, y, alpha=0), rel=1e-12)          # Dis has units 1/length
+        scat = sd(X, y, alpha=1) - sd(X, y, alpha=0)
+        assert close(sd(X * a, y), scat + sd(X, y, alpha=0) / a, rel=1e-12)              # Scat is unit-free
+
+
 def test_s_dbw_never_builds_a_pairwise_matrix():
     "n = 200,000: every neighbourhood count reads one or two clusters (an n x n matrix would need 320 GB)."
     rng = np.random.default_rng(0)
