@@ -359,3 +359,17 @@ def test_split_statistics_degenerate():
     b2 = beale(X2, y, y_next)                                              # Je(2) = 0 < Je(1)
     assert b2.statistic == np.inf and b2.p_value == 0.0 and b2.more_clusters
     assert hartigan(X2, y, y_next).statistic == np.inf
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rising_knee_measures_find_four_blobs(seed):
+    "det_ratio, log_det_ratio and log_ss_ratio rise with k: predict_k takes their most negative second difference."
+    import pandas as pd
+    from clm_nb.evaluation import predict_k
+    X, _ = make_blobs(n_samples=400, centers=4, n_features=3, center_box=(-15, 15), random_state=seed)
+    Z = linkage(X, method="ward")
+    names = {"det_ratio": det_ratio, "log_det_ratio": log_det_ratio, "log_ss_ratio": log_ss_ratio}
+    curves = pd.DataFrame([dict(k=k, **{m: f(X, fcluster(Z, k, criterion="maxclust")) for m, f in names.items()})
+                           for k in range(2, 9)])
+    assert (curves[list(names)].diff().iloc[1:] > 0).all().all()            # rising: their maximum says nothing
+    assert predict_k(curves).to_dict() == {m: 4.0 for m in names}
