@@ -583,8 +583,8 @@ def det_ratio(X,                          # (n, d) data of finite numbers, or a 
     data = _scatter_data(X, labels, metric, noise, "det_ratio")
     W, B, _ = _scatter_matrices(data)
     lt = _log_det_total(W, B, data, "det_ratio")
-    with np.errstate(over="ignore"):
-        return float(np.exp(lt - _log_det(W, data.n)))
+    with np.errstate(over="ignore"):                          # det T >= det W: 1 at least, rounding aside
+        return float(max(np.exp(lt - _log_det(W, data.n)), 1.0))
 
 # %% ../nbs/05_cvi.ipynb #d4b47f97
 @register("log_det_ratio", kind="internal", direction="max", lower=0, upper=np.inf, optimum="knee",
@@ -603,7 +603,7 @@ def log_det_ratio(X,                          # (n, d) data of finite numbers, o
     data = _scatter_data(X, labels, metric, noise, "log_det_ratio")
     W, B, _ = _scatter_matrices(data)
     lt = _log_det_total(W, B, data, "log_det_ratio")
-    return float(data.n * (lt - _log_det(W, data.n)))
+    return float(max(data.n * (lt - _log_det(W, data.n)), 0.0))   # det T >= det W, rounding aside
 
 # %% ../nbs/05_cvi.ipynb #7a52a48d
 @register("log_ss_ratio", kind="internal", direction="max", lower=-np.inf, upper=np.inf, optimum="knee",
