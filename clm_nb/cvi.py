@@ -743,7 +743,7 @@ def _cluster_rows(data: LabeledData) -> list[np.ndarray]:
     order = np.argsort(data.labels, kind="stable")
     return np.split(order, np.cumsum(data.sizes)[:-1])
 
-def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str):
+def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str, who: str):
     """(Xn, scale, rows, centres, per-cluster std vectors, per-cluster spread norms, the data's spread norm): what
     S_Dbw and SD read, in units of `scale` (a power of two near the data's extent, so that squared variances neither
     overflow nor underflow). `spread` 'variance' takes ||sigma|| of the variance vectors (the papers), 'std' of the
@@ -760,8 +760,8 @@ def _sdbw_parts(data: LabeledData, centre: str, nearest: bool, spread: str):
     norms = np.linalg.norm(stds ** power, axis=1)
     total = float(np.linalg.norm(X.std(axis=0) ** power))
     if total == 0.0:
-        raise ValueError("every point of X is the same, so the data have no spread to compare the clusters' with; "
-                         "S_Dbw and SD are undefined here.")
+        raise ValueError(f"{who}: every point of X is the same, so the data have no spread to compare the clusters' "
+                         "with and the index is undefined; score data with at least two distinct points.")
     return X, scale, rows, centres, stds, norms, total
 
 def _scat(norms: np.ndarray, total: float, sizes: np.ndarray, method: str) -> float:
@@ -830,7 +830,7 @@ def s_dbw(X,                          # (n, d) data of finite numbers, or a `Lab
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="s_dbw")
     nearest = check_flag(nearest, "nearest", who="s_dbw")
     data = check_data(X, labels, noise=noise, measure="s_dbw")
-    Xn, scale, rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    Xn, scale, rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread, "s_dbw")
     # stdev = sqrt(sum of the norms) / K in the caller's units, then in units of scale (norms scale as scale^power)
     radius = np.sqrt(norms.sum() * scale ** ((2 if spread == "variance" else 1) - 2)) / data.K
     return float(_scat(norms, total, data.sizes, method) + _dens_bw(Xn, rows, centres, stds, radius, method))
@@ -860,7 +860,7 @@ def sd(X,                          # (n, d) data of finite numbers, or a `Labele
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="sd")
     nearest = check_flag(nearest, "nearest", who="sd")
     data = check_data(X, labels, noise=noise, measure="sd")
-    _, scale, _, centres, _, norms, total = _sdbw_parts(data, centre, nearest, spread)
+    _, scale, _, centres, _, norms, total = _sdbw_parts(data, centre, nearest, spread, "sd")
     D = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2))
     off = D[~np.eye(data.K, dtype=bool)]
     if off.min() == 0.0: return float("inf")

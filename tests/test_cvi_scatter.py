@@ -286,7 +286,7 @@ def test_s_dbw_bad_options():
             s_dbw(X, y, **kw)
     with pytest.raises(ValueError, match="alpha"):
         sd(X, y, alpha=np.nan)
-    with pytest.raises(ValueError, match="no spread"):
+    with pytest.raises(ValueError, match="s_dbw: every point of X is the same"):
         s_dbw(np.ones((6, 2)), [0, 0, 0, 1, 1, 1])
 
 
