@@ -19,7 +19,8 @@ _SOURCES = {
     "core": ("get_measure", "measures", "register", "score"),
     "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
                  "point_biserial", "silhouette", "xie_beni"),
-    "cvi": ("cvdd", "cvnn", "ratkowsky_lance", "wb"),
+    "cvi": ("banfeld_raftery", "cvdd", "cvnn", "det_ratio", "friedman", "ksq_detw", "log_det_ratio", "log_ss_ratio",
+            "ratkowsky_lance", "ray_turi", "s_dbw", "scott_symons", "sd", "trace_w", "wb"),
     "curves": ("aucc", "auiprc", "auprc", "sauprc"),
     "separability": ("dsi",),
     "density": ("dcsi", "disco"),
@@ -39,8 +40,9 @@ __all__ = [
     "assess", "Assessment", "load_dataset", "list_datasets",
     # internal measures
     "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
-    "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "aucc", "auprc", "auiprc", "sauprc",
-    "dsi", "dcsi", "disco",
+    "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "trace_w", "det_ratio",
+    "log_det_ratio", "log_ss_ratio", "ksq_detw", "scott_symons", "friedman", "banfeld_raftery", "ray_turi", "s_dbw", "sd",
+    "aucc", "auprc", "auiprc", "sauprc", "dsi", "dcsi", "disco",
     # between-dataset measures (comparable across datasets)
     "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
     # external measures

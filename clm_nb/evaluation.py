@@ -570,8 +570,10 @@ def predict_k(curves: pd.DataFrame, *, rule: str = "second_difference") -> pd.Se
         v = C[m].astype(float).dropna()
         if len(v) == 0:
             out[m] = np.nan
-        elif info.optimum == "knee":
-            out[m] = knee_point(v.index.to_numpy(), v.to_numpy(), rule=rule) if len(v) >= 3 else np.nan
+        elif info.optimum == "knee":          # oriented lower-is-better: a rising curve's knee is its most negative
+            w = -info.higher_is_better(v.to_numpy())   # second difference (Desgraupes' "min diff")
+            ok = len(v) >= 3 and np.isfinite(w).all()   # an infinite value (a limit) leaves the knee undefined
+            out[m] = knee_point(v.index.to_numpy(), w, rule=rule) if ok else np.nan
         else:
             o = pd.Series(info.higher_is_better(v.to_numpy()), index=v.index)
             out[m] = o.index[o.to_numpy() == o.max()].min()
