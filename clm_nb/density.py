@@ -265,7 +265,7 @@ def disco_samples(X,                                     # (n, d) data (dense or
                   labels=None,                           # one label per row, any hashable values
                   *,
                   metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
-                  noise="score",                         # 'score' (DISCO's own rule), or a `check_data` policy
+                  noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
                   noise_label=-1,                        # the label that marks noise
                   min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)
                  ) -> np.ndarray:
@@ -297,7 +297,7 @@ def disco(X,                                     # (n, d) data (dense or sparse)
           labels=None,                           # one label per row, any hashable values
           *,
           metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
-          noise="score",                         # 'score' (DISCO's own rule), or a `check_data` policy
+          noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
           noise_label=-1,                        # the label that marks noise
           min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)
           random_state=None,                     # accepted for a common signature; unused (exact, not random)

@@ -112,16 +112,16 @@ def disco_oracle(X, y, min_pts=5, metric="euclidean"):
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_disco_equals_reference(name):
     X, y, s = golden(name)
-    got = disco_samples(X, y)
+    got = disco_samples(X, y, noise="score")
     assert np.abs(got - s["disco_samples"]).max() <= TOL
-    assert abs(disco(X, y) - s["disco_score"]) <= TOL
-    assert type(disco(X, y)) is float
+    assert abs(disco(X, y, noise="score") - s["disco_score"]) <= TOL
+    assert type(disco(X, y, noise="score")) is float
 
 
 def test_disco_limits_equal_reference():
     X = np.random.default_rng(4).normal(size=(20, 2))         # the generator of make_goldens.py
-    assert disco_samples(X, -np.ones(20, int)).tolist() == GOLDENS["all_noise_disco"] == [-1.0] * 20
-    assert disco_samples(X, np.zeros(20, int)).tolist() == GOLDENS["one_cluster_disco"] == [0.0] * 20
+    assert disco_samples(X, -np.ones(20, int), noise="score").tolist() == GOLDENS["all_noise_disco"] == [-1.0] * 20
+    assert disco_samples(X, np.zeros(20, int), noise="score").tolist() == GOLDENS["one_cluster_disco"] == [0.0] * 20
 
 
 # ---------------------------------------------------------------- DISCO against the oracle
@@ -138,24 +138,24 @@ def noisy_blobs(seed=0, n=45):
 @pytest.mark.parametrize("metric", ["euclidean", "cityblock", "chebyshev"])
 def test_disco_equals_oracle(seed, metric):
     X, y = noisy_blobs(seed)
-    assert np.abs(disco_samples(X, y, metric=metric) - disco_oracle(X, y, metric=metric)).max() <= TOL
+    assert np.abs(disco_samples(X, y, metric=metric, noise="score") - disco_oracle(X, y, metric=metric)).max() <= TOL
     for k in (1, 3, 8):
-        assert np.abs(disco_samples(X, y, min_pts=k) - disco_oracle(X, y, min_pts=k)).max() <= TOL
+        assert np.abs(disco_samples(X, y, min_pts=k, noise="score") - disco_oracle(X, y, min_pts=k)).max() <= TOL
 
 
 def test_disco_precomputed_and_ties():
     X, y = noisy_blobs(3)
-    assert np.abs(disco_samples(cdist(X, X), y, metric="precomputed") - disco_samples(X, y)).max() <= TOL
+    assert np.abs(disco_samples(cdist(X, X), y, metric="precomputed", noise="score") - disco_samples(X, y, noise="score")).max() <= TOL
     rng = np.random.default_rng(5)
     G = rng.integers(0, 4, size=(50, 2)).astype(float)        # a lattice: ties and duplicates everywhere
     yg = rng.integers(-1, 3, 50)
-    assert np.abs(disco_samples(G, yg) - disco_oracle(G, yg)).max() <= TOL
+    assert np.abs(disco_samples(G, yg, noise="score") - disco_oracle(G, yg)).max() <= TOL
 
 
 def test_disco_noise_policies():
     X, y = noisy_blobs(1)
     keep = y != -1
-    assert np.abs(disco_samples(X, y, noise="ignore") - disco_samples(X[keep], y[keep])).max() <= TOL
+    assert np.abs(disco_samples(X, y, noise="ignore") - disco_samples(X[keep], y[keep], noise="score")).max() <= TOL
     as_cluster = np.where(y == -1, 7, y)                      # the noise label as an ordinary cluster
     assert np.abs(disco_samples(X, y, noise="cluster") - disco_oracle(X, as_cluster)).max() <= TOL
     assert np.abs(disco_samples(X, y, noise=None) - disco_oracle(X, as_cluster)).max() <= TOL
@@ -163,20 +163,20 @@ def test_disco_noise_policies():
     single[y == -1] = 100 + np.arange((y == -1).sum())       # each noise point a cluster of its own
     assert np.abs(disco_samples(X, y, noise="singletons") - disco_oracle(X, single)).max() <= TOL
     words = np.where(y == -1, "noise", y.astype(str))         # any noise label
-    assert np.abs(disco_samples(X, words, noise_label="noise") - disco_samples(X, y)).max() <= TOL
+    assert np.abs(disco_samples(X, words, noise_label="noise", noise="score") - disco_samples(X, y, noise="score")).max() <= TOL
 
 
 def test_disco_degenerate_cases():
     X, y = noisy_blobs(2)
     one = np.where(y == -1, -1, 0)                            # one cluster and noise: b(x) = dc to the nearest noise
-    assert np.abs(disco_samples(X, one) - disco_oracle(X, one)).max() <= TOL
+    assert np.abs(disco_samples(X, one, noise="score") - disco_oracle(X, one)).max() <= TOL
     solo = np.full(len(y), -1); solo[0] = 4                   # one point clustered, the rest noise
-    got = disco_samples(X, solo)
+    got = disco_samples(X, solo, noise="score")
     assert got[0] == 0.0 and np.abs(got - disco_oracle(X, solo)).max() <= TOL
-    assert disco_samples(X, np.arange(len(y))).tolist() == [0.0] * len(y)   # every point its own cluster
+    assert disco_samples(X, np.arange(len(y)), noise="score").tolist() == [0.0] * len(y)   # every point its own cluster
     D = np.repeat(X[:10], 3, axis=0)                          # duplicates: zero distances, zero core distances
     yd = np.repeat(np.r_[0, 0, 0, 1, 1, 1, -1, -1, 2, 2], 3)
-    assert np.abs(disco_samples(D, yd, min_pts=3) - disco_oracle(D, yd, min_pts=3)).max() <= TOL
+    assert np.abs(disco_samples(D, yd, min_pts=3, noise="score") - disco_oracle(D, yd, min_pts=3)).max() <= TOL
 
 
 # ---------------------------------------------------------------- DCSI against the reference
@@ -288,8 +288,8 @@ def test_bad_input_refused(f):
 def test_disco_needs_min_pts_points():
     X, y, _ = golden("blobs")
     with pytest.raises(ValueError, match="at least 5"):
-        disco(X[:4], y[:4])
-    assert np.isfinite(disco(X[:4], y[:4], min_pts=2))
+        disco(X[:4], y[:4], noise="score")
+    assert np.isfinite(disco(X[:4], y[:4], min_pts=2, noise="score"))
 
 
 def test_registered_with_honest_metadata():
