@@ -68,15 +68,83 @@ def davies_bouldin(X,                          # (n, d) data, or a `LabeledData`
     np.fill_diagonal(R, -np.inf)
     return float(np.mean(R.max(axis=1)))
 
+# %% ../nbs/02_internal.ipynb #9796960e
+@njit(parallel=True, cache=True)
+def _near_block(src, code, labels, starts, s, P, M, mins, other, nd, ns):
+    """For the sorted points s .. s + len(P) - 1: their row of distances in P (itself at +inf), then mins[r, k] (if
+    mins has rows) the smallest distance to cluster k, other[i] the smallest to another cluster, and (M > 0) the
+    distances nd[i] and own-cluster flags ns[i] of the M nearest, ties as in the prose."""
+    n, K = P.shape[1], starts.shape[0] - 1
+    for r in prange(P.shape[0]):
+        i, row = s + r, P[r]
+        row_distances(src, i, 0, n, code, row)
+        page_out(src, code, 1)
+        row[i] = np.inf
+        own, best = labels[i], np.inf
+        for k in range(K):
+            m = np.inf
+            for j in range(starts[k], starts[k + 1]):
+                m = min(m, row[j])
+            if mins.shape[0] > 0:
+                mins[r, k] = m
+            if k != own:
+                best = min(best, m)
+        other[i] = best
+        if M > 0:
+            v = np.partition(row.copy(), M - 1)[M - 1]             # the M-th smallest distance
+            c = 0
+            for j in range(n):                                     # strictly nearer: fewer than M
+                if row[j] < v:
+                    nd[i, c], ns[i, c] = row[j], labels[j] == own
+                    c += 1
+            for j in range(starts[own], starts[own + 1]):          # tied: the own cluster first
+                if c < M and row[j] == v:
+                    nd[i, c], ns[i, c] = v, True
+                    c += 1
+            for j in range(n):                                     # then the other clusters
+                if c < M and row[j] == v and labels[j] != own:
+                    nd[i, c], ns[i, c] = v, False
+                    c += 1
+
+@dataclass(frozen=True, eq=False)
+class _Nearest:
+    "What `_nearest` finds, in units of `scale`, points in the sorted order of `order`."
+    scale: float             # distances below are in units of scale (a power of two; 1 without coordinates)
+    order: np.ndarray        # (n,) sorted point i is point order[i] of the validated data
+    labels: np.ndarray       # (n,) sorted cluster codes
+    other: np.ndarray        # (n,) smallest distance to a point of another cluster
+    hausdorff: np.ndarray    # (K, K) [s, t] = max over x in C_s of min over y in C_t of d(x, y) (empty if not asked)
+    nd: np.ndarray           # (n, M) distances to the M nearest neighbours
+    ns: np.ndarray           # (n, M) whether each of them is in the point's own cluster
+
+def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdorff: bool = False) -> _Nearest:
+    "One pass over the distance rows of validated `data` in blocks within `max_memory` (see the prose)."
+    sd = sort_by_cluster(data, metric)
+    n, K = sd.n, sd.K
+    rows = int(max(1, min(n, max_memory // (8 * (n + (K if hausdorff else 0)) * 2))))
+    P = np.empty((rows, n))
+    mins = np.empty((rows, K)) if hausdorff else np.empty((0, 0))
+    H = np.zeros((K, K) if hausdorff else (0, 0))
+    other, nd, ns = np.empty(n), np.empty((n, M)), np.zeros((n, M), np.bool_)
+    for s in range(0, n, rows):
+        r = min(rows, n - s)
+        _near_block(sd.src, sd.code, sd.labels, sd.starts, s, P[:r], M, mins[:r], other, nd, ns)
+        if hausdorff:
+            np.maximum.at(H, sd.labels[s:s + r], mins[:r])
+    return _Nearest(sd.scale, sd.order, sd.labels, other, H, nd, ns)
+
 # %% ../nbs/02_internal.ipynb #90ba0195
-DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average")
+DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average", "hausdorff")
 DUNN_WITHIN = ("diameter", "average", "centroid")
+_PAIR_BETWEEN, _PAIR_WITHIN = ("single", "complete", "average"), ("diameter", "average")
 
 @register("dunn", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=0, upper=np.inf,
           invariances=SCALE_FREE + ("data-cardinality",),
           pair_summaries=["extremes"],
-          complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine)",
+          complexity="O(n^2 d) time, O(n + K^2) memory (one pass of the pair engine); centroid options only "
+                     "(delta_4 with Delta_3): O(nd + K^2 d), no pairs; delta_5 with Delta_3: O(nKd); delta_6: "
+                     "one streamed pass of nearest distances, O(n^2 d) time",
           reference="Dunn (1974), Well-separated clusters and optimal fuzzy partitions, J. Cybernetics 4(1):95-104; "
                     "generalised: Bezdek & Pal (1998), Some new indexes of cluster validity, "
                     "IEEE Trans. SMC-B 28(3):301-315")
@@ -97,30 +165,34 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
     metric = check_metric(metric, who="dunn")
     max_memory = check_max_memory(max_memory, who="dunn")
     data = check_data(X, labels, noise=noise, measure="dunn", metric=metric)
-    centroidal = between in ("centroid", "centroid_average") or within == "centroid"
-    if centroidal: check_euclidean(metric, f"dunn(between={between!r}, within={within!r})")
-    ext = summarize(data, None, ["extremes"], metric=metric, max_memory=max_memory, measure="dunn")
+    if between in ("centroid", "centroid_average") or within == "centroid":
+        check_euclidean(metric, f"dunn(between={between!r}, within={within!r})")
+        st = data.stats                                     # the centroid ingredients, in units of st.scale
+    if between in _PAIR_BETWEEN or within in _PAIR_WITHIN:  # the pair ingredients, in units of ext.scale
+        ext = summarize(data, None, ["extremes"], metric=metric, max_memory=max_memory, measure="dunn")
     sizes = data.sizes.astype(float)
-    if centroidal:
-        st = data.stats
-        to_c = np.column_stack([np.linalg.norm(data.X - c, axis=1) for c in st.centroids]) / ext.scale  # (n, K)
+    if between == "single": delta, s_unit = ext.min_between, ext.scale
+    elif between == "complete": delta, s_unit = ext.max_between, ext.scale
+    elif between == "average": delta, s_unit = ext.sum_between / np.outer(sizes, sizes), ext.scale
+    elif between == "centroid": delta, s_unit = st.centroid_distances, st.scale
+    elif between == "centroid_average":                     # own[s, t] = sum over x in C_s of d(x, c_t): O(nKd)
         own = np.zeros((data.K, data.K))
-        np.add.at(own, data.labels, to_c)                   # own[s, t] = sum over x in C_s of d(x, c_t)
-    off = ~np.eye(data.K, dtype=bool)
-    if between == "single": delta = ext.min_between
-    elif between == "complete": delta = ext.max_between
-    elif between == "average": delta = ext.sum_between / np.outer(sizes, sizes)
-    elif between == "centroid": delta = st.centroid_distances * st.scale / ext.scale
-    else: delta = (own + own.T) / (sizes[:, None] + sizes[None, :])
-    if within == "diameter": diam = ext.diameter
+        for t, c in enumerate(st.centroids):
+            own[:, t] = np.bincount(data.labels, np.linalg.norm(data.X - c, axis=1) / st.scale, minlength=data.K)
+        delta, s_unit = (own + own.T) / (sizes[:, None] + sizes[None, :]), st.scale
+    else:
+        near = _nearest(data, metric, max_memory, hausdorff=True)
+        delta, s_unit = np.maximum(near.hausdorff, near.hausdorff.T), near.scale
+    if within == "diameter": diam, d_unit = ext.diameter, ext.scale
     elif within == "average":
         diam = np.divide(2 * ext.within_sum, sizes * (sizes - 1), out=np.zeros(data.K), where=sizes > 1)
-    else: diam = 2 * np.diag(own) / sizes
-    separation = float(delta[off].min())
+        d_unit = ext.scale
+    else: diam, d_unit = 2 * st.within_dist / sizes, st.scale
+    separation = float(delta[~np.eye(data.K, dtype=bool)].min())
     diameter = float(diam.max())
     if separation == 0.0: return 0.0
     if diameter == 0.0: return float("inf")
-    return separation / diameter
+    return separation / diameter * (s_unit / d_unit)       # units: powers of two, the ratio is exact
 
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", metrics=PAIR_METRICS, sparse=True,
