@@ -5,21 +5,22 @@
 # %% ../nbs/02_internal.ipynb #02a5103b
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numba
 import numpy as np
 from numba import njit, prange
 
 from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
-                         check_number, normalize_scale, register)
+                         check_labels, check_number, normalize_scale, register)
 from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, page_out,
                           row_distances, silhouette_widths, sort_by_cluster, summarize)
 
 # %% auto #0
 __all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette',
-           'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma', 'DBCVParts', 'dbcv_value',
-           'intrinsic_dimension', 'dbcv']
+           'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma', 'g_plus', 'tau',
+           'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value', 'intrinsic_dimension', 'dbcv', 'dbcv_parts',
+           'sindex', 'widest_gap', 'size_entropy']
 
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
@@ -217,6 +218,30 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     data = check_data(X, labels, noise=noise, measure="silhouette", metric=metric)
     return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # in chunks if K is large
 
+# %% ../nbs/02_internal.ipynb #2d54bb2c
+@register("silhouette_w", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["cluster_sums"],
+          complexity="O(n^2 d) time (each pair twice when the n x K sums pass max_memory), memory within max_memory",
+          reference="Rousseeuw (1987), Silhouettes, J. Comput. Appl. Math. 20:53-65 (cluster average widths); "
+                    "Gagolewski, Bartoszuk & Cena (2021), Are cluster validity measures (in)valid?, "
+                    "Information Sciences 581:620-636 (SilhouetteW)")
+def silhouette_w(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+                 labels=None,                           # one cluster label per row, any hashable values
+                 *,
+                 metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                 noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+                 random_state=None,                     # ignored: deterministic; kept for a uniform signature
+                 max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
+                ) -> float:
+    r"Weighted silhouette: $\frac{1}{K}\sum_k \bar s_k$, the mean of the clusters' mean silhouette widths (higher is better)."
+    metric = check_metric(metric, who="silhouette_w")
+    max_memory = check_max_memory(max_memory, who="silhouette_w")
+    data = check_data(X, labels, noise=noise, measure="silhouette_w", metric=metric)
+    sd = sort_by_cluster(data, metric)
+    widths = silhouette_widths(sd, max_memory)
+    return float(np.mean(np.bincount(sd.labels, widths, minlength=sd.K) / sd.sizes))
+
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
 @register("xie_beni", kind="internal", direction="min", lower=0, upper=np.inf,
           invariances=SCALE_FREE + ("data-cardinality",),
@@ -354,6 +379,158 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="gamma")
     total = s.concordant + s.discordant
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
+
+# %% ../nbs/02_internal.ipynb #0ea05c87
+@register("g_plus", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["ranks"],
+          complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), "
+                     "memory bounded by max_memory",
+          reference="Rohlf (1974), Methods of comparing classifications, Annual Review of Ecology and Systematics "
+                    "5:101-113; Milligan (1981), Psychometrika 46(2):187-199")
+def g_plus(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+           labels=None,                           # one cluster label per row, any hashable values
+           *,
+           metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+           noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+           random_state=None,                     # ignored: deterministic; kept for a uniform signature
+           max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
+          ) -> float:
+    r"G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better)."
+    s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="g_plus")
+    nt = float(s.n_within + s.n_between)
+    return float(2.0 * s.discordant / (nt * (nt - 1.0)))
+
+# %% ../nbs/02_internal.ipynb #be3a49ac
+@register("tau", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
+          pair_summaries=["ranks"],
+          complexity="O(n^2 d) time in 2+ passes of the pair engine (more at very large n), "
+                     "memory bounded by max_memory",
+          reference="Rohlf (1974), Annual Review of Ecology and Systematics 5:101-113; Milligan (1981), Psychometrika "
+                    "46(2):187-199; formula as in Desgraupes, Clustering indices (R package clusterCrit)")
+def tau(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+        labels=None,                           # one cluster label per row, any hashable values
+        *,
+        metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+        noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+        random_state=None,                     # ignored: deterministic; kept for a uniform signature
+        max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
+       ) -> float:
+    r"""Tau: $\frac{s_+ - s_-}{\sqrt{N_w N_b N_t (N_t - 1) / 2}}$, Kendall's tau between pair distance and being a
+    between pair (higher is better)."""
+    s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="tau")
+    nw, nb = float(s.n_within), float(s.n_between)
+    den = np.sqrt(nw * nb) * np.sqrt((nw + nb) * (nw + nb - 1.0) / 2.0)
+    return float((s.concordant - s.discordant) / den) if den > 0 else 0.0
+
+# %% ../nbs/02_internal.ipynb #8cc5d643
+@register("mcclain_rao", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=np.inf, invariances=SCALE_FREE,
+          pair_summaries=["moments"],
+          complexity="O(n^2 d) time in 1 pass of the pair engine, O(n) memory",
+          reference="McClain & Rao (1975), CLUSTISZ: a program to test for the quality of clustering of a set of "
+                    "objects, Journal of Marketing Research 12(4):456-460")
+def mcclain_rao(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+                labels=None,                           # one cluster label per row, any hashable values
+                *,
+                metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+                random_state=None,                     # ignored: deterministic; kept for a uniform signature
+                max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
+               ) -> float:
+    r"McClain-Rao: $\frac{S_w / N_w}{S_b / N_b}$, mean within- over mean between-cluster distance (lower is better)."
+    s = summarize(X, labels, ["moments"], metric=metric, noise=noise, max_memory=max_memory, measure="mcclain_rao")
+    (nw, mw, _), (nb, mb, _) = s.within_moments, s.between_moments
+    if nw == 0: return 0.0
+    if mb == 0.0: return 1.0 if mw == 0.0 else float("inf")
+    return float(mw / mb)
+
+# %% ../nbs/02_internal.ipynb #c145e37a
+_OWA_OPERATORS = ("Min", "Max", "Mean", "Const", "SMin:D", "SMax:D")
+
+def _owa_option(op, name: str, who: str) -> tuple:
+    "(operator, D) of an OWA option: one of `_OWA_OPERATORS`, D a whole number >= 1 for 'SMin:D' and 'SMax:D' (else 0)."
+    head, _, tail = op.partition(":") if isinstance(op, str) else (op, "", "")
+    if head in ("SMin", "SMax") and tail:
+        try:
+            D = int(tail)
+        except ValueError:
+            D = tail
+        return head, int(check_number(D, f"the D of {name}={op!r}", lo=1, integer=True, who=who))
+    return check_choice(op, name, _OWA_OPERATORS[:4], who=who), 0
+
+def _owa(v: np.ndarray, op: str, D: int) -> float:
+    "The OWA `op` (see the table above) of the distances `v`, any order; genieclust's values for an empty `v`."
+    if op == "Const": return 1.0
+    if v.size == 0: return -np.inf if op == "Max" else np.inf
+    v = np.sort(v)
+    if op == "Min": return float(v[0])
+    if op == "Max": return float(v[-1])
+    if op == "Mean": return float(v.mean())
+    top = (v if op == "SMin" else v[::-1])[:3 * D]
+    w = np.exp(-0.5 * (np.arange(top.size) / D) ** 2)
+    return float(np.dot(w, top) / w.sum())
+
+# %% ../nbs/02_internal.ipynb #599ff0d5
+@register("wcnn", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-np.inf, upper=1, invariances=SCALE_FREE,
+          complexity="O(n^2 d) time (one streamed pass of nearest neighbours), O(nM) memory besides blocks of rows",
+          reference="Gagolewski, Bartoszuk & Cena (2021), Are cluster validity measures (in)valid?, "
+                    "Information Sciences 581:620-636 (WCNN; genieclust.cluster_validity.wcnn_index)")
+def wcnn(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+         labels=None,                           # one cluster label per row, any hashable values
+         *,
+         metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+         noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+         random_state=None,                     # ignored: deterministic; kept for a uniform signature
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free memory)
+         M: int = 25,                           # nearest neighbours per point, a whole number >= 1
+        ) -> float:
+    r"""WCNN: the share of the $nM$ (point, $M$ nearest neighbour) couples within one cluster (higher is better);
+    $-\infty$ when a cluster has $M$ points or fewer."""
+    metric = check_metric(metric, who="wcnn")
+    max_memory = check_max_memory(max_memory, who="wcnn")
+    M = int(check_number(M, "M", lo=1, integer=True, who="wcnn"))
+    data = check_data(X, labels, noise=noise, measure="wcnn", metric=metric)
+    if data.sizes.min() <= M: return float("-inf")
+    return float(_nearest(data, metric, max_memory, M=M).ns.mean())
+
+# %% ../nbs/02_internal.ipynb #f79e6cc2
+@register("dunn_owa", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=-np.inf, upper=np.inf, invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(n^2 d + nM log(nM)) time (one streamed pass of nearest neighbours), O(nM) memory besides "
+                     "blocks of rows",
+          reference="Gagolewski, Bartoszuk & Cena (2021), Are cluster validity measures (in)valid?, "
+                    "Information Sciences 581:620-636 (DuNN-OWA; genieclust.cluster_validity.dunnowa_index)")
+def dunn_owa(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+             labels=None,                           # one cluster label per row, any hashable values
+             *,
+             metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+             noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+             random_state=None,                     # ignored: deterministic; kept for a uniform signature
+             max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free)
+             M: int = 25,                           # nearest neighbours per point, a whole number >= 1
+             owa_numerator: str = "SMin:5",         # OWA of the crossing couples' distances (table above)
+             owa_denominator: str = "Const",        # OWA of the within couples' distances (table above)
+            ) -> float:
+    r"""DuNN-OWA: OWA of the distances of the $M$-nearest-neighbour couples that cross clusters over OWA of those within
+    one (higher is better); $-\infty$ when a cluster has $M$ points or fewer."""
+    metric = check_metric(metric, who="dunn_owa")
+    max_memory = check_max_memory(max_memory, who="dunn_owa")
+    M = int(check_number(M, "M", lo=1, integer=True, who="dunn_owa"))
+    num_op = _owa_option(owa_numerator, "owa_numerator", "dunn_owa")
+    den_op = _owa_option(owa_denominator, "owa_denominator", "dunn_owa")
+    data = check_data(X, labels, noise=noise, measure="dunn_owa", metric=metric)
+    if data.sizes.min() <= M: return float("-inf")
+    near = _nearest(data, metric, max_memory, M=M)
+    num, den = _owa(near.nd[~near.ns], *num_op), _owa(near.nd[near.ns], *den_op)
+    if not np.isfinite(num): return float("inf")
+    if not np.isfinite(den): return float("-inf")
+    num *= near.scale if num_op[0] != "Const" else 1.0      # back to the units of X
+    den *= near.scale if den_op[0] != "Const" else 1.0
+    if den == 0.0: return 0.0 if num == 0.0 else float("inf")
+    return float(num / den)
 
 # %% ../nbs/02_internal.ipynb #378528ac
 _NO_SRC = (np.empty((0, 0)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))   # the engine's tuple, unused
@@ -658,16 +835,18 @@ def _separation_parallel(pp, core, inodes, icl, istarts, lanes, sep):
 # %% ../nbs/02_internal.ipynb #195cf6e9
 @dataclass(frozen=True, eq=False)
 class DBCVParts:
-    "The pieces of one DBCV computation, per cluster (code order): for the notebook, the tests and per-cluster reports."
-    value: float                   # DBCV
-    sizes: np.ndarray              # (K,) |C_i|
-    sparseness: np.ndarray         # (K,) DSC(C_i)
-    separation: np.ndarray         # (K,) min_j DSPC(C_i, C_j)
-    validity: np.ndarray           # (K,) V_C(C_i)
-    core: np.ndarray               # (m,) all-points core distances, in the sorted order of the call
-    internal: np.ndarray           # (m,) internal node of its cluster's MST (after the fallback)
-    n_total: int                   # |O|
+    """The pieces of one DBCV computation: the value, and per cluster (in the order of `classes`; code order when
+    `classes` is None) what it is made of. Returned by `dbcv_parts`; `dbcv` returns its `value`."""
+    value: float                   # DBCV = sum_i sizes[i] * validity[i] / n_total
+    sizes: np.ndarray              # (K,) |C_i|, the points of each cluster
+    sparseness: np.ndarray         # (K,) DSC(C_i): the largest internal edge of the cluster's mutual-reachability MST
+    separation: np.ndarray         # (K,) min_j DSPC(C_i, C_j): the smallest mutual reachability to another cluster
+    validity: np.ndarray           # (K,) V_C(C_i) = (separation - sparseness) / max(separation, sparseness)
+    core: np.ndarray = field(repr=False)      # (m,) all-points core distances, in the sorted order of the call
+    internal: np.ndarray = field(repr=False)  # (m,) internal node of its cluster's MST (after the fallback)
+    n_total: int                   # |O|: clustered points plus noise dropped by noise='ignore'
     dim: int = 0                   # d, the exponent of the core distance
+    classes: np.ndarray | None = None   # (K,) the caller's label of each entry (None from `dbcv_value`)
 
 # %% ../nbs/02_internal.ipynb #42bac8ac
 _DBCV_PARALLEL_WORK = 4_000_000      # sum of n_i^2 above which the kernels run on several lanes
@@ -927,6 +1106,20 @@ def _dbcv_of(data: LabeledData, metric: str, dim, squared: bool, max_memory: int
     return _dbcv_parts(pp, starts, dim, n_total, lanes)
 
 # %% ../nbs/02_internal.ipynb #ae85f0c7
+def _dbcv_checked(who: str, X, labels, metric, noise, max_memory, dim, squared) -> DBCVParts:
+    "`dbcv`'s and `dbcv_parts`'s options checked at the door (messages prefixed by `who`), then `_dbcv_of`."
+    metric = check_metric(metric, who=who)
+    max_memory = check_max_memory(max_memory, who=who)
+    squared = check_flag(squared, "squared", who=who)
+    if dim is not None:
+        try:
+            dim = check_number(dim, "dim", lo=1, integer=True, who=who)
+        except ValueError as e:
+            raise ValueError(f"{e} dim is the dimension d of the core distance's density estimate.") from None
+    data = check_data(X, labels, noise=noise, measure=who, metric=metric)
+    return replace(_dbcv_of(data, metric, dim, squared, max_memory), classes=data.classes)
+
+# %% ../nbs/02_internal.ipynb #bc10f1a4
 @register("dbcv", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
           complexity="O(sum_k n_k^2 d) time (core distances, then Prim per cluster with distances on the fly) "
@@ -951,16 +1144,90 @@ def dbcv(X,                                     # (n, d) data (dense or sparse),
     $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the
     size-weighted mean over clusters of density separation minus density sparseness over the larger of the two (higher
     is better)."""
-    metric = check_metric(metric, who="dbcv")
-    max_memory = check_max_memory(max_memory, who="dbcv")
-    squared = check_flag(squared, "squared", who="dbcv")
-    if dim is not None:
-        try:
-            dim = check_number(dim, "dim", lo=1, integer=True, who="dbcv")
-        except ValueError as e:
-            raise ValueError(f"{e} dim is the dimension d of the core distance's density estimate.") from None
-    data = check_data(X, labels, noise=noise, measure="dbcv", metric=metric)
-    return _dbcv_of(data, metric, dim, squared, max_memory).value
+    return _dbcv_checked("dbcv", X, labels, metric, noise, max_memory, dim, squared).value
+
+# %% ../nbs/02_internal.ipynb #769e051d
+def dbcv_parts(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a table
+               labels=None,                           # (n,) cluster labels, any hashable values
+               *,
+               metric: str = "euclidean",             # a metric of the pair engine, 'precomputed' or 'gower' included
+               noise=None,                            # `check_data`'s policy; with 'ignore' noise still counts in |O|
+               random_state=None,                     # ignored (DBCV is deterministic); kept for a uniform signature
+               max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for lane buffers (None: half the free memory)
+               dim: int | None = None,                # the core distance's exponent d (as in `dbcv`)
+               squared: bool = False,                 # square every distance first, as the authors' MATLAB code does
+              ) -> DBCVParts:
+    """DBCV with its per-cluster pieces: a `DBCVParts` whose `classes[k]` is the caller's label of entry k of `sizes`,
+    `sparseness`, `separation` and `validity`; `value` is `dbcv` of the same call."""
+    return _dbcv_checked("dbcv_parts", X, labels, metric, noise, max_memory, dim, squared)
+
+# %% ../nbs/02_internal.ipynb #cc26aeeb
+@register("sindex", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="max", lower=0, upper=np.inf, invariances=("relabel", "permutation", "translation", "rotation"),
+          complexity="O(n^2 d) time (one streamed pass of nearest distances), O(n) memory besides blocks of rows",
+          reference="Hennig, fpc: Flexible Procedures for Clustering, R package, cluster.stats (sindex, sepprob = "
+                    "0.1); Hennig (2015), What are the true clusters?, Pattern Recognition Letters 64:53-62")
+def sindex(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+           labels=None,                           # one cluster label per row, any hashable values
+           *,
+           metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+           noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+           random_state=None,                     # ignored: deterministic; kept for a uniform signature
+           max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free memory)
+           p: float = 0.1,                        # the share of points whose separations are averaged, in (0, 1]
+          ) -> float:
+    r"""Separation index: the mean of the $\lfloor np \rfloor$ smallest distances from a point to the nearest point of
+    another cluster (higher is better)."""
+    metric = check_metric(metric, who="sindex")
+    max_memory = check_max_memory(max_memory, who="sindex")
+    p = check_number(p, "p", lo=0, hi=1, lo_open=True, who="sindex")
+    data = check_data(X, labels, noise=noise, measure="sindex", metric=metric)
+    near = _nearest(data, metric, max_memory)
+    m = max(1, int(np.floor(data.n * p)))
+    return float(np.mean(np.partition(near.other, m - 1)[:m]) * near.scale)
+
+# %% ../nbs/02_internal.ipynb #90310a08
+@register("widest_gap", kind="internal", metrics=PAIR_METRICS, sparse=True,
+          direction="min", lower=0, upper=np.inf,
+          invariances=("relabel", "permutation", "translation", "rotation", "data-cardinality"),
+          complexity="O(sum_k n_k^2 d) time (Prim per cluster, distances on the fly), O(n) memory",
+          reference="Hennig, fpc: Flexible Procedures for Clustering, R package, cluster.stats (widestgap)")
+def widest_gap(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
+               labels=None,                           # one cluster label per row, any hashable values
+               *,
+               metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+               noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
+               random_state=None,                     # ignored: deterministic; kept for a uniform signature
+               max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for lane buffers (None: half the free memory)
+              ) -> float:
+    "Widest within-cluster gap: the largest edge of the clusters' minimum spanning trees (lower is better)."
+    metric = check_metric(metric, who="widest_gap")
+    max_memory = check_max_memory(max_memory, who="widest_gap")
+    data = check_data(X, labels, noise=noise, measure="widest_gap", metric=metric)
+    sd = sort_by_cluster(data, metric)
+    n, K, sizes = sd.n, sd.K, sd.sizes
+    longest = int(sizes.max())
+    lanes = max(1, min(numba.get_num_threads(), K, max_memory // (64 * longest)))
+    if float((sizes.astype(np.float64) ** 2).sum()) <= _DBCV_PARALLEL_WORK: lanes = 1
+    src, bw, deg = np.empty(n, np.int64), np.zeros(n), np.zeros(n, np.int64)
+    internal, dsc, core, order = np.zeros(n, np.bool_), np.zeros(K), np.zeros(n), np.argsort(-sizes, kind="stable")
+    if lanes > 1:
+        _mst_parallel(_engine_points(sd), core, sd.starts, order, lanes, src, bw, deg, internal, dsc, longest)
+    else:
+        _mst_lane(_engine_points(sd), core, sd.starts, order, 0, 1, src, bw, deg, internal, dsc, longest)
+    return float(bw.max() * sd.scale)
+
+# %% ../nbs/02_internal.ipynb #51498645
+def size_entropy(labels,             # one cluster label per point, any hashable values
+                 *,
+                 noise=None,         # None, 'ignore', 'cluster' or 'singletons' (see `check_labels`)
+                 noise_label=-1,     # the label that marks noise
+                ) -> float:
+    r"Entropy of the cluster sizes, $-\sum_k \frac{n_k}{n} \ln \frac{n_k}{n}$ (fpc's `entropy`; natural logarithm)."
+    codes, classes, _, _ = check_labels(labels, noise=noise, noise_label=noise_label, min_clusters=1,
+                                        allow_singletons=True, measure="size_entropy")
+    q = np.bincount(codes, minlength=classes.shape[0]) / codes.shape[0]
+    return float(-np.sum(q * np.log(q)) + 0.0)
 
 # %% ../nbs/02_internal.ipynb #ec93d684
 from .core import document_params
