@@ -18,7 +18,8 @@ import importlib as _importlib
 _SOURCES = {
     "core": ("get_measure", "measures", "register", "score"),
     "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
-                 "point_biserial", "silhouette", "xie_beni"),
+                 "point_biserial", "silhouette", "xie_beni", "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn",
+                 "dunn_owa", "sindex", "widest_gap"),
     "cvi": ("cvdd", "cvnn", "ratkowsky_lance", "wb"),
     "curves": ("aucc", "auiprc", "auprc", "sauprc"),
     "separability": ("dsi",),
@@ -39,7 +40,7 @@ __all__ = [
     # internal measures
     "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
     "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "aucc", "auprc", "auiprc", "sauprc",
-    "dsi",
+    "dsi", "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn", "dunn_owa", "sindex", "widest_gap",
     # between-dataset measures (comparable across datasets)
     "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
     # external measures

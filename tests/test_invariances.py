@@ -80,7 +80,11 @@ def test_every_claim_is_tested():
 # each other; ties themselves are tested exactly against scikit-learn/scipy oracles in test_pairs.py.
 # DBCV belongs here too: it reads the shape of a minimum spanning tree, and tied distances (lattices) make the tree
 # depend on how the tie is broken; its exact permutation and relabel invariance with ties is tested in test_dbcv.py.
-ORDER_SENSITIVE = {"aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi", "dbcv", "dbcv_btwn"}
+# The nearest-neighbour indices (wcnn, dunn_owa) read which points are the M nearest: a rounding transform can split
+# a tie at the M-th neighbour; their row-order invariance with ties is exact (tests/test_internal_more.py). G(+) and
+# Tau read Gamma's rank counts.
+ORDER_SENSITIVE = {"aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi", "dbcv", "dbcv_btwn", "g_plus", "tau", "wcnn",
+                   "dunn_owa"}
 
 
 def _no_near_ties(X):
