@@ -107,6 +107,8 @@ def _near_block(src, code, labels, starts, s, P, M, mins, other, nd, ns):
                     nd[i, c], ns[i, c] = v, False
                     c += 1
 
+_NEAR_BLOCK = 64 << 20      # bytes of distance rows per block at most, whatever max_memory allows
+
 @dataclass(frozen=True, eq=False)
 class _Nearest:
     "What `_nearest` finds, in units of `scale`, points in the sorted order of `order`."
@@ -122,7 +124,8 @@ def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdo
     "One pass over the distance rows of validated `data` in blocks within `max_memory` (see the prose)."
     sd = sort_by_cluster(data, metric)
     n, K = sd.n, sd.K
-    rows = int(max(1, min(n, max_memory // (8 * (n + (K if hausdorff else 0)) * 2))))
+    per_row = 8 * (n + (K if hausdorff else 0))               # a row of distances (and of minima per cluster)
+    rows = int(max(1, min(n, max_memory // (2 * per_row), _NEAR_BLOCK // per_row)))
     P = np.empty((rows, n))
     mins = np.empty((rows, K)) if hausdorff else np.empty((0, 0))
     H = np.zeros((K, K) if hausdorff else (0, 0))
@@ -1211,10 +1214,12 @@ def widest_gap(X,                                     # (n, d) data, or a `Label
     if float((sizes.astype(np.float64) ** 2).sum()) <= _DBCV_PARALLEL_WORK: lanes = 1
     src, bw, deg = np.empty(n, np.int64), np.zeros(n), np.zeros(n, np.int64)
     internal, dsc, core, order = np.zeros(n, np.bool_), np.zeros(K), np.zeros(n), np.argsort(-sizes, kind="stable")
+    fast = data.kind == "coordinates" and metric in ("euclidean", "l2")     # rows read directly, as DBCV's
+    pp = _coordinates(sd.X) if fast else _engine_points(sd)
     if lanes > 1:
-        _mst_parallel(_engine_points(sd), core, sd.starts, order, lanes, src, bw, deg, internal, dsc, longest)
+        _mst_parallel(pp, core, sd.starts, order, lanes, src, bw, deg, internal, dsc, longest)
     else:
-        _mst_lane(_engine_points(sd), core, sd.starts, order, 0, 1, src, bw, deg, internal, dsc, longest)
+        _mst_lane(pp, core, sd.starts, order, 0, 1, src, bw, deg, internal, dsc, longest)
     return float(bw.max() * sd.scale)
 
 # %% ../nbs/02_internal.ipynb #51498645
