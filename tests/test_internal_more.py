@@ -2,8 +2,8 @@
 definitions (fpc is not installed: oracles written from its `cluster.stats`) and plain O(n^2) loops:
 
 - `dunn`: the centroid options without the pair engine, the same values as before; genieclust's
-  `generalised_dunn_index` for every (delta, Delta), with its two departures from Bezdek & Pal (Delta_2 halved, delta_5
-  to the own centroid) shown as `peer == f(ours)`; delta_6 (Hausdorff).
+  `generalised_dunn_index` for every (delta, Delta), with its two departures from our reading of Bezdek & Pal (Delta_2
+  halved, delta_5 to the own centroid; clusterCrit does the same) shown as `peer == f(ours)`; delta_6 (Hausdorff).
 - `dbcv_parts`: the weighted sum of its parts is `dbcv`, in the caller's class order.
 - WCSS (genieclust's `negated_wcss_index`) is `ClusterStats.wss` (clusterCrit's trace_w); genieclust's Ball-Hall is
   -K times ours.
