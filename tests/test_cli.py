@@ -255,7 +255,7 @@ def test_score_tolerance_bad_input(data):
 
 
 def test_score_unknown_measure_suggests(scripted):
-    assert_error(scripted["unknown_measure"], "no measure named 'silhuette'; did you mean silhouette?",
+    assert_error(scripted["unknown_measure"], "no measure named 'silhuette'; did you mean silhouette",
                  "clm-nb measures")
 
 

@@ -82,7 +82,11 @@ def test_every_claim_is_tested():
 # depend on how the tie is broken; its exact permutation and relabel invariance with ties is tested in test_dbcv.py.
 # DCSI too: a point is a core point when its minPts-th neighbour distance is <= eps, itself one of those distances
 # (their median), so a rounding-level change of one distance can move a point in or out of the core set.
-ORDER_SENSITIVE = {"aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi", "dbcv", "dbcv_btwn", "dcsi"}
+# The nearest-neighbour indices (wcnn, dunn_owa) read which points are the M nearest: a rounding transform can split
+# a tie at the M-th neighbour; their row-order invariance with ties is exact (tests/test_internal_more.py). G(+) and
+# Tau read Gamma's rank counts.
+ORDER_SENSITIVE = {"aucc", "auprc", "auiprc", "sauprc", "gamma", "dsi", "dbcv", "dbcv_btwn", "dcsi", "g_plus", "tau",
+                   "wcnn", "dunn_owa"}
 
 
 def _no_near_ties(X):
