@@ -26,7 +26,7 @@ __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SA
            'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES',
            'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
            'pair_sample', 'MonteCarloScore', 'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
-           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn',
+           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn',
            'quadratic_measures', 'sampled_breakdowns', 'profile_plan', 'PairSummary', 'pair_summary', 'range_adjust',
            'between', 'smape', 'check_axioms', 'axiom_table']
 
@@ -523,12 +523,12 @@ def pair_sample(pair: ClassPair,  # the class pair, in canonical order
 # %% ../nbs/03_between.ipynb #b1048fa6
 DBCV_MAX_PAIR_POINTS = 500          # dbcv_btwn scores every class pair on a sample of at most this many points
 
-def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int,
-               block: Callable | None = None) -> PairScore:
-    """dbcv_btwn of one class pair: DBCV of its sampled points under its labels (`dbcv_value`, `dim` the exponent of the
-    core distance), range-adjusted against its mean under `n_permutations` random size-preserving relabellings of the
-    same sample (T4a, best value 1), floored at 0; with the Monte-Carlo error. `block(rows)` gives the dissimilarities
-    of the sampled points when the pair has no coordinates (None: Euclidean distances of `pair.Y`)."""
+def _density_pair(pair: ClassPair, value: Callable, n_permutations: int, seed: int, max_points: int,
+                  block: Callable | None = None) -> PairScore:
+    """A density index `value(Y, labels, D)` of one class pair's sampled points under its labels, range-adjusted against
+    its mean under `n_permutations` random size-preserving relabellings of the same sample (T4a, best value 1), floored
+    at 0; with the Monte-Carlo error. `block(rows)` gives the dissimilarities of the sampled points when the pair has no
+    coordinates (None: Euclidean distances of `pair.Y`). `dbcv_btwn` and `dcsi_btwn` are this with DBCV and DCSI."""
     if pair.n == 2:                                              # two singletons: no density to compare
         return PairScore(0.0)
     pos = pair_sample(pair, max_points, seed)
@@ -542,8 +542,8 @@ def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int,
         np.fill_diagonal(D, 0.0)
         Y = np.empty((pos.size, 0))                              # dbcv_value reads only its number of rows
     k = int(in_a.sum())
-    actual = dbcv_value(Y, np.where(in_a, 0, 1), distances=D, dim=dim)
-    rand = np.array([dbcv_value(Y, g.astype(np.int64), distances=D, dim=dim)
+    actual = value(Y, np.where(in_a, 0, 1), D)
+    rand = np.array([value(Y, g.astype(np.int64), D)
                      for chunk in relabellings([k, pos.size - k], n_permutations, seed) for g in chunk])
     m = float(rand.mean())
     if 1.0 - m <= 1e-12:                                         # every relabelling scores perfectly: no information
@@ -551,12 +551,27 @@ def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int,
     se_m = float(rand.std(ddof=1) / math.sqrt(rand.size))
     return PairScore(max(0.0, (actual - m) / (1.0 - m)), float((1.0 - actual) / (1.0 - m) ** 2 * se_m))
 
+def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int,
+               block: Callable | None = None) -> PairScore:
+    "dbcv_btwn of one class pair: `_density_pair` with DBCV (`dbcv_value`, `dim` the exponent of the core distance)."
+    return _density_pair(pair, lambda Y, g, D: dbcv_value(Y, g, distances=D, dim=dim), n_permutations, seed,
+                         max_points, block)
+
+# %% ../nbs/03_between.ipynb #a137399e
+def _dcsi_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, min_pts: int,
+               block: Callable | None = None) -> PairScore:
+    "dcsi_btwn of one class pair: `_density_pair` with DCSI (`clm_nb.density.dcsi` on the sample's dissimilarities)."
+    from clm_nb.density import dcsi
+    return _density_pair(pair, lambda Y, g, D: dcsi(D, g, metric="precomputed", min_pts=min_pts), n_permutations,
+                         seed, max_points, block)
+
 # %% ../nbs/03_between.ipynb #7d72924a
-_MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a", "dbcv_btwn")
+_MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a", "dbcv_btwn",
+                  "dcsi_btwn")
 
 PAIRWISE = _MEASURE_NAMES                           # the between-dataset measures that are a mean over class pairs
 
-MONTE_CARLO = ("ch_btwn", "ch_t4", "dbcv_btwn")     # estimated from random relabellings: they carry a standard error
+MONTE_CARLO = ("ch_btwn", "ch_t4", "dbcv_btwn", "dcsi_btwn")     # estimated from random relabellings: they carry a standard error
 
 # %% ../nbs/03_between.ipynb #9b436a86
 @dataclass(frozen=True)
@@ -599,11 +614,14 @@ _SCATTER_FORMS = {"ch_a": _ch_a_pair, "db_a": _db_a_pair, "i_a": _i_a_pair, "xb_
 
 def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutations: int, seed: int, shift: float,
                  max_memory: int, max_pair_points: int, metric: str = "euclidean",
-                 dim: int | None = None) -> Callable[[ClassPair], PairScore]:
+                 dim: int | None = None, min_pts: int = 5) -> Callable[[ClassPair], PairScore]:
     "The function scoring one class pair for the between-dataset measure `name` (`dim`: dbcv_btwn's, None: data.d)."
     if name == "dbcv_btwn":
         block = None if _reads_coordinates(data, metric) else (lambda r: _block(data, metric, r, r))
         return lambda p: _dbcv_pair(p, n_permutations, seed, max_pair_points, data.d if dim is None else dim, block)
+    if name == "dcsi_btwn":
+        block = None if _reads_coordinates(data, metric) else (lambda r: _block(data, metric, r, r))
+        return lambda p: _dcsi_pair(p, n_permutations, seed, max_pair_points, min_pts, block)
     if name in CH_VARIANTS:
         form, adjust = CH_VARIANTS[name]
         return lambda p: _ch_pair(p, form, adjust, n_permutations, seed, shift)
@@ -657,13 +675,15 @@ _K_MEASURES = ("ch_a", "db_a", "i_a", "xb_a", "dunn_a")          # the measures 
 
 def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_state=None, n_permutations=20,
               k=None, distance_shift=0.0, max_memory=DEFAULT_MAX_MEMORY, max_pair_points=DBCV_MAX_PAIR_POINTS,
-              dim=None):
+              dim=None, min_pts=5):
     "Validate, then score every class pair: (data, pairs, scores)."
     metric = _check_between_metric(name, metric)
     if name in MONTE_CARLO:
         n_permutations = check_permutations(n_permutations, name)
-    if name == "dbcv_btwn":
+    if name in ("dbcv_btwn", "dcsi_btwn"):
         max_pair_points = check_number(max_pair_points, "max_pair_points", lo=100, integer=True, who=name)
+    if name == "dcsi_btwn":
+        min_pts = check_number(min_pts, "min_pts", lo=1, integer=True, who=name)
         dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who=name)
     if name in _K_MEASURES:
         k = check_number(k, "k", lo=0, lo_open=True, who=name)
@@ -684,7 +704,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
                          "the scale of the distances (e.g. their mean), or 0.")
     scorer = _pair_scorer(name, data, k=k, n_permutations=n_permutations, seed=_seed(random_state),
                           shift=shift / scale, max_memory=max_memory, max_pair_points=max_pair_points, metric=metric,
-                          dim=dim)
+                          dim=dim, min_pts=min_pts)
     pairs, scores = [], []
     for p in class_pairs(data, metric):
         pairs.append((p.a, p.b, p.n_a, p.n_b))
@@ -975,6 +995,33 @@ def dbcv_btwn(X,                                            # (n, d) data (dense
                              n_permutations=n_permutations, max_pair_points=max_pair_points, dim=dim)
     return _mean(scores, n_permutations, return_se)
 
+# %% ../nbs/03_between.ipynb #72c50140
+@register("dcsi_btwn", kind="between", direction="max", lower=0, upper=1,
+          invariances=SCALE_FREE + ("class-cardinality", "range"), metrics=PAIR_METRICS, sparse=True,
+          complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DCSI "
+                      "under T + 1 labellings; O(m^2) memory"),
+          reference=("Gauss, Scheipl & Herrmann, DCSI - an improved measure of cluster separability based on "
+                     "separation and connectedness (arXiv:2310.12806); made between-dataset with the tricks T1, T3 "
+                     "and T4a of ") + _JEON)
+def dcsi_btwn(X,                                            # (n, d) data (dense or sparse), or see metric
+              labels=None,                                  # one label per row; `noise` says what the noise label means
+              *,
+              metric: str = "euclidean",                    # any of core.PAIR_METRICS
+              noise=None,                                   # None, 'ignore', 'cluster' or 'singletons'
+              random_state=None,                            # seeds the per-pair sample and the relabellings
+              n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
+              return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
+              max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
+              min_pts: int = 5,                             # DCSI's minPts (the paper's default)
+             ) -> float | MonteCarloScore:
+    ("Density-separability between-dataset CLM: per class pair, DCSI of the two classes range-adjusted against random "
+     "relabellings\n(~1: core points separated by more than their own connecting edges; ~0: no better than random), "
+     "averaged over pairs.")
+    return_se = check_flag(return_se, "return_se", who="dcsi_btwn")
+    _, _, scores = _pairwise("dcsi_btwn", X, labels, metric=metric, noise=noise, random_state=random_state,
+                             n_permutations=n_permutations, max_pair_points=max_pair_points, min_pts=min_pts)
+    return _mean(scores, n_permutations, return_se)
+
 # %% ../nbs/03_between.ipynb #2c51d6c5
 QUADRATIC_MAX_POINTS = 20_000   # above this many points, the quadratic measures are computed on stratified samples
 QUADRATIC_SAMPLES = 5           # of this many points each, this many independent samples (the se is over them)
@@ -1046,9 +1093,9 @@ def profile_plan(n: int,                                 # points
     quad = quadratic_measures(names)
     sampled = quad if max_points is not None and n > max_points else []
     m, G = (max_points, n_samples) if sampled else (n, 1)
-    seconds = (_COST_LINEAR * max(K - 1, 1) * n * d * len([x for x in names if x not in quad and x != "dbcv_btwn"]) / 4
+    seconds = (_COST_LINEAR * max(K - 1, 1) * n * d * len([x for x in names if x not in quad and x not in ("dbcv_btwn", "dcsi_btwn")]) / 4
                + (_COST_PAIRS * G * m * m * d if quad else 0.0)
-               + (_COST_DBCV * K * (K - 1) / 2 if "dbcv_btwn" in names else 0.0))
+               + _COST_DBCV * K * (K - 1) / 2 * len({"dbcv_btwn", "dcsi_btwn"} & set(names)))
     what = (f"{' and '.join(sampled)} on {G} stratified samples of {m:,} points (above {max_points:,} points), the other "
             "measures on every point" if sampled else "every measure on every point")
     return seconds, f"{n:,} points, {K} classes: {what}"
