@@ -18,11 +18,12 @@ from .core import (MAX_TABLE_PAIRS, check_X, check_choice, check_flag, check_lab
                          check_partitions, register, sum_pairs)
 
 # %% auto #0
-__all__ = ['DENSE_CELLS', 'MAX_MATCHING_CELLS', 'MATCHINGS', 'COVARIANCES', 'SIMILARITIES', 'Contingency', 'contingency',
-           'PairCounts', 'pair_counts', 'ari', 'rand', 'ami', 'nmi', 'v_measure', 'fowlkes_mallows', 'jaccard_pairs',
-           'purity', 'inverse_purity', 'nvd', 'match_clusters', 'criterion_h', 'psi', 'gaussians_from_partition',
-           'bhattacharyya', 'ClusterMaps', 'cluster_maps', 'nearest_cells', 'orphans', 'CentroidIndex',
-           'centroid_index', 'centroid_index_relative', 'csi']
+__all__ = ['DENSE_CELLS', 'RANDOM_MODELS', 'RANDOM_MODEL_WORK', 'MAX_MATCHING_CELLS', 'MATCHINGS', 'COVARIANCES', 'SIMILARITIES',
+           'VI_NORMALIZATIONS', 'Contingency', 'contingency', 'PairCounts', 'pair_counts', 'ari', 'rand', 'ami', 'nmi',
+           'v_measure', 'fowlkes_mallows', 'jaccard_pairs', 'purity', 'inverse_purity', 'nvd', 'match_clusters',
+           'criterion_h', 'psi', 'gaussians_from_partition', 'bhattacharyya', 'ClusterMaps', 'cluster_maps',
+           'nearest_cells', 'orphans', 'CentroidIndex', 'centroid_index', 'centroid_index_relative', 'csi', 'nca',
+           'npa', 'afm', 'mi', 'vi', 'wallace_ab', 'wallace_ba', 'ecs']
 
 # %% ../nbs/04_external.ipynb #37e2d2cd
 DENSE_CELLS = 1 << 22        # a table of up to 4M cells is counted densely (np.bincount), larger ones by hashing
@@ -171,21 +172,142 @@ _AVERAGES = ("arithmetic", "geometric", "min", "max")
 def _check_average(average: str, measure: str) -> str:
     return check_choice(average, "average", _AVERAGES, who=measure)
 
+# %% ../nbs/04_external.ipynb #6eecc4c8
+RANDOM_MODELS = ("perm", "num", "num1", "all", "all1")
+RANDOM_MODEL_WORK = 1 << 28     # most elementary steps a random model's expectation may take before it refuses
+
+def _log_stirling_scaled(n: int,  # points
+                         K: int,  # clusters, >= 2
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    "`(log(S(m, K-1) / (K-1)^m), log(S(m, K) / K^m))` for m = 0..n: Stirling numbers of the 2nd kind, scaled."
+    m = np.arange(n + 1, dtype=np.float64)
+    prev, cur = None, np.where(m >= 1, 0.0, -np.inf)          # k = 1: S(m, 1) = 1 for m >= 1
+    for k in range(2, K + 1):
+        prev = cur
+        terms = prev + m * math.log1p(-1.0 / k) - math.log(k)   # log S(m', k-1) - (m'+1) log k, scaled by (k-1)^m'
+        cur = np.r_[-np.inf, np.logaddexp.accumulate(terms)[:-1]]
+    return prev, cur
+
+# %% ../nbs/04_external.ipynb #f42a3bb4
+def _log_bell(ms) -> np.ndarray:
+    "log of the Bell numbers B(m) for each m of `ms` (Dobinski's series in log space)."
+    from scipy.special import gammaln, logsumexp   # imported on first use: scipy.special is slow to import
+    ms = np.atleast_1d(np.asarray(ms, dtype=np.int64))
+    top = int(ms.max()) if ms.size else 0
+    k = np.arange(1, int(2 * top / math.log(top + 2)) + 202, dtype=np.float64)
+    out = np.empty(ms.size)
+    for s in range(0, ms.size, max(1, 4_000_000 // k.size)):
+        mm = ms[s:s + max(1, 4_000_000 // k.size)].astype(np.float64)[:, None]
+        out[s:s + mm.shape[0]] = logsumexp(mm * np.log(k) - gammaln(k + 1), axis=1) - 1.0
+    return np.where(ms == 0, 0.0, out)
+
+# %% ../nbs/04_external.ipynb #dcfed082
+def _pair_chance(n: int,              # points
+                 sizes: np.ndarray,   # the labeling's cluster sizes
+                 model: str,          # 'fixed', 'num' or 'all'
+                ) -> float:
+    "Probability that two given points share a cluster: of the labeling ('fixed') or of a uniform random one."
+    if model == "fixed":
+        return sum_pairs(sizes, n) / (n * (n - 1) // 2)
+    if model == "all":
+        lb = _log_bell([n - 1, n])
+        return float(np.exp(lb[0] - lb[1]))
+    K = int(len(sizes))
+    if K == 1:
+        return 1.0
+    if K == n:
+        return 0.0
+    if n * K > RANDOM_MODEL_WORK:
+        raise ValueError(f"random_model='num' needs Stirling numbers S(n, K) for n = {n:,} and K = {K:,}: "
+                         f"{n * K:,} steps, more than the {RANDOM_MODEL_WORK:,} allowed; use random_model='perm' or "
+                         "'all'.")
+    _, t = _log_stirling_scaled(n, K)
+    return float(np.exp(t[n - 1] - t[n])) / K               # S(n-1, K) / S(n, K) = T(n-1) / (K T(n))
+
+# %% ../nbs/04_external.ipynb #fb8f0328
+def _size_distribution(n: int, sizes: np.ndarray, model: str) -> tuple[np.ndarray, np.ndarray]:
+    "`(s, c)`: cluster sizes s and the expected number c of clusters of each size, under `model`."
+    from scipy.special import gammaln   # imported on first use: scipy.special is slow to import
+    if model == "fixed":
+        s, c = np.unique(sizes, return_counts=True)
+        return s.astype(np.int64), c.astype(np.float64)
+    K = int(len(sizes))
+    if model == "num" and K == 1:
+        return np.array([n]), np.array([1.0])
+    s = np.arange(1, n - (K - 1 if model == "num" else 0) + 1)
+    log_binom = gammaln(n + 1) - gammaln(s + 1) - gammaln(n - s + 1)
+    if model == "num":
+        if n * K > RANDOM_MODEL_WORK:
+            raise ValueError(f"random_model='num' needs Stirling numbers S(n, K) for n = {n:,} and K = {K:,}: "
+                             f"{n * K:,} steps, more than the {RANDOM_MODEL_WORK:,} allowed; use 'perm' or 'all'.")
+        prev, cur = _log_stirling_scaled(n, K)
+        rest = n - s                                         # S(n-s, K-1) / S(n, K), from the scaled logs
+        logc = log_binom + prev[rest] + rest * math.log(K - 1) - cur[n] - n * math.log(K)
+    else:
+        lb = _log_bell(np.r_[n - s, n])
+        logc = log_binom + lb[:-1] - lb[-1]
+    keep = logc > logc.max() - 50
+    return s[keep], np.exp(logc[keep])
+
+# %% ../nbs/04_external.ipynb #7c4a68d5
+def _expected_mi(n: int, dist_a: tuple, dist_b: tuple) -> float:
+    "E[MI] in nats between random labelings with expected cluster-size counts `dist_a` and `dist_b` (`(s, c)` each)."
+    from scipy.special import gammaln   # imported on first use: scipy.special is slow to import
+    (sa, ca), (sb, cb) = dist_a, dist_b
+    h = lambda s, c: float(-np.sum(c * s / n * np.log(s / n)))
+    S, T = np.meshgrid(sa, sb, indexing="ij"); W = np.outer(ca, cb)
+    S, T, W = S.ravel(), T.ravel(), W.ravel()
+    lo, hi = np.maximum(1, S + T - n), np.minimum(S, T)
+    m = np.maximum(hi - lo + 1, 0)
+    if int(m.sum()) > RANDOM_MODEL_WORK:
+        raise ValueError(f"the expected mutual information under this random model sums {int(m.sum()):,} terms at "
+                         f"n = {n:,}, more than the {RANDOM_MODEL_WORK:,} allowed; use random_model='perm'.")
+    idx = np.repeat(np.arange(S.size), m)
+    x = (lo[idx] + np.arange(idx.size) - np.repeat(np.cumsum(m) - m, m)).astype(np.float64)
+    s, t = S[idx].astype(np.float64), T[idx].astype(np.float64)
+    lg = lambda v: gammaln(v + 1)
+    logp = lg(s) - lg(x) - lg(s - x) + lg(n - s) - lg(t - x) - lg(n - s - t + x) - lg(n) + lg(t) + lg(n - t)
+    h_ab = -float(np.sum(W[idx] * np.exp(logp) * x / n * np.log(x / n)))
+    return h(sa, ca) + h(sb, cb) - h_ab
+
+# %% ../nbs/04_external.ipynb #943ab132
+def _entropies(ct: Contingency) -> tuple[float, float, float]:
+    "`(H(A), H(B), H(A, B))` in nats, from the margins and the non-zero cells (0 ln 0 = 0)."
+    n = ct.n
+    def h(counts):
+        c = np.asarray(counts, dtype=np.float64)
+        c = c[c > 0]
+        return float(max(0.0, math.log(n) - np.sum(c * np.log(c)) / n))
+    return h(ct.sizes_a), h(ct.sizes_b), h(ct.cells[2])
+
 # %% ../nbs/04_external.ipynb #7065a7b4
 @register("ari", direction="max", lower=-0.5, upper=1, invariances=_SYM, complexity="O(n + nnz)",
           reference="Hubert & Arabie, Comparing partitions, J. Classification 2 (1985); bound -1/2: Chacón & Rastrojo, "
-                    "Minimum adjusted Rand index for two clusterings of a given size, ADAC 17 (2023)", **_EXT)
-def ari(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
-        labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+                    "Minimum adjusted Rand index for two clusterings of a given size, ADAC 17 (2023); random models: "
+                    "Gates & Ahn, The impact of random models on clustering similarity, JMLR 18 (2017)", **_EXT)
+def ari(labels_a,                   # labels of A, the reference (any hashable), or a `Contingency`
+        labels_b=None,              # labels of B, one per point; None when `labels_a` is a `Contingency`
         *,
-        noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
-        noise_label=-1,  # the label that marks noise
+        random_model: str = "perm", # what a chance agreement is: 'perm', 'num', 'num1', 'all' or 'all1'
+        noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        noise_label=-1,             # the label that marks noise
        ) -> float:
-    "Adjusted Rand index (scikit-learn's `adjusted_rand_score`): pair agreement corrected for chance; 1 = identical."
-    # imported on first use: sklearn takes ~1 s to import
-    from sklearn import metrics as skm
+    """Adjusted Rand index (scikit-learn's `adjusted_rand_score` under the default `random_model='perm'`): pair
+    agreement corrected for chance, $(R - E[R]) / (1 - E[R])$; 1 = identical."""
+    random_model = check_choice(random_model, "random_model", RANDOM_MODELS, who="ari")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="ari")
-    return float(skm.adjusted_rand_score(ct.codes_a, ct.codes_b))
+    if random_model == "perm":
+        # imported on first use: sklearn takes ~1 s to import
+        from sklearn import metrics as skm
+        return float(skm.adjusted_rand_score(ct.codes_a, ct.codes_b))
+    if ct.nnz == ct.shape[0] == ct.shape[1]:                  # identical partitions
+        return 1.0
+    n, pc = ct.n, pair_counts(ct)
+    rand_value = (pc.together_both + pc.apart_both) / pc.total
+    q_a = _pair_chance(n, ct.sizes_a, "fixed" if random_model.endswith("1") else random_model)
+    q_b = _pair_chance(n, ct.sizes_b, random_model.rstrip("1"))
+    expected = q_a * q_b + (1 - q_a) * (1 - q_b)
+    return float((rand_value - expected) / (1 - expected)) if expected < 1 else 0.0
 
 # %% ../nbs/04_external.ipynb #b50e2ba9
 @register("rand", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
@@ -202,28 +324,49 @@ def rand(labels_a,        # labels of A, the reference (any hashable), or a `Con
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="rand")
     return float(skm.rand_score(ct.codes_a, ct.codes_b))
 
+# %% ../nbs/04_external.ipynb #4919b8d3
+def _ami_random(ct: Contingency, average: str, model: str) -> float:
+    "AMI under a uniform random model (Gates & Ahn 2017): (MI - E[MI]) / (mean of the entropies' maxima - E[MI])."
+    if ct.nnz == ct.shape[0] == ct.shape[1]:                  # identical partitions
+        return 1.0
+    n = ct.n
+    base = model.rstrip("1")
+    dist_a = _size_distribution(n, ct.sizes_a, "fixed" if model.endswith("1") else base)
+    dist_b = _size_distribution(n, ct.sizes_b, base)
+    h_a, h_b, h_ab = _entropies(ct)
+    emi = _expected_mi(n, dist_a, dist_b)
+    e_a, e_b = (math.log(ct.shape[0]), math.log(ct.shape[1])) if base == "num" else (math.log(n), math.log(n))
+    norm = {"arithmetic": (e_a + e_b) / 2, "geometric": math.sqrt(e_a * e_b), "min": min(e_a, e_b),
+            "max": max(e_a, e_b)}[average]
+    return float((h_a + h_b - h_ab - emi) / (norm - emi)) if norm != emi else 0.0
+
 # %% ../nbs/04_external.ipynb #d50ffaac
 @register("ami", direction="max", lower=-np.inf, upper=1, invariances=_SYM, complexity="O(n + K_a K_b max(K_a, K_b))",
-          reference="Vinh, Epps & Bailey, Information theoretic measures for clusterings comparison, JMLR 11 (2010)",
-          **_EXT)
+          reference="Vinh, Epps & Bailey, Information theoretic measures for clusterings comparison, JMLR 11 (2010); "
+                    "random models: Gates & Ahn, JMLR 18 (2017)", **_EXT)
 def ami(labels_a,                     # labels of A, the reference (any hashable), or a `Contingency`
         labels_b=None,                # labels of B, one per point; None when `labels_a` is a `Contingency`
         *,
         average: str = "arithmetic",  # 'arithmetic', 'geometric', 'min' or 'max': the entropies' mean
+        random_model: str = "perm",   # what a chance agreement is: 'perm', 'num', 'num1', 'all' or 'all1'
         noise=None,                   # noise policy: None, 'ignore', 'cluster' or 'singletons'
         noise_label=-1,               # the label that marks noise
        ) -> float:
-    """Adjusted mutual information (scikit-learn's `adjusted_mutual_info_score`); `average` normalises by the mean of
-    the entropies."""
-    # imported on first use: sklearn takes ~1 s to import
-    from sklearn import metrics as skm
+    """Adjusted mutual information (scikit-learn's `adjusted_mutual_info_score` under the default `random_model`);
+    `average` normalises by the mean of the entropies (of their maxima log K, log n under 'num', 'all')."""
+    average = _check_average(average, "ami")
+    random_model = check_choice(random_model, "random_model", RANDOM_MODELS, who="ami")
     ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="ami")
     ka, kb = ct.shape
+    if random_model != "perm":
+        return _ami_random(ct, average, random_model)
+    # imported on first use: sklearn takes ~1 s to import
+    from sklearn import metrics as skm
     if ka * kb > MAX_TABLE_PAIRS:
         raise ValueError(f"ami: its expected value under chance visits every cell of the K_a x K_b table: {ka:,} x "
                          f"{kb:,} clusters = {ka * kb:,} cells, more than the {MAX_TABLE_PAIRS:,} allowed (hours of "
                          "work). Use nmi or ari, which need no such pass, or merge clusters.")
-    return float(skm.adjusted_mutual_info_score(ct.codes_a, ct.codes_b, average_method=_check_average(average, "ami")))
+    return float(skm.adjusted_mutual_info_score(ct.codes_a, ct.codes_b, average_method=average))
 
 # %% ../nbs/04_external.ipynb #37665f8a
 @register("nmi", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
@@ -844,6 +987,169 @@ def csi(labels_a=None,                  # labels of A, a `Contingency`, or None 
     t = maps.table
     dense = similarity != "partition"
     return (_matched_overlap(maps.ab, t, dense) + _matched_overlap(maps.ba, t.T, dense)) / (2 * t.n)
+
+# %% ../nbs/04_external.ipynb #2bf88248
+@register("nca", direction="max", lower=-1, upper=1, invariances=("relabel", "permutation"),
+          complexity="O(n + nnz) + Hungarian on each connected block of the table",
+          reference="Gagolewski, Normalised clustering accuracy: an asymmetric external cluster validity measure, "
+                    "J. Classification 42 (2025); as adjusted asymmetric accuracy (AAA): arXiv:2209.02935 (2022)",
+          **_EXT)
+def nca(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+        labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+        *,
+        noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        noise_label=-1,  # the label that marks noise
+       ) -> float:
+    r"""Normalised clustering accuracy (= adjusted asymmetric accuracy) of B against reference A:
+    $\frac{1}{K_a - 1}(\max_\sigma \sum_i n_{i\sigma(i)}/a_i - 1)$, 1 = every reference cluster recovered."""
+    ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="nca")
+    K = ct.shape[0]
+    if K == 1:                                   # nothing to recover: 1 when B agrees (one cluster), else 0
+        return 1.0 if ct.shape[1] == 1 else 0.0
+    rows, _, counts = ct.cells
+    total, _, _ = match_clusters(ct, counts / ct.sizes_a[rows])
+    return float((total - 1.0) / (K - 1))
+
+# %% ../nbs/04_external.ipynb #ac12001f
+@register("npa", direction="max", lower=0, upper=1, invariances=_SYM,
+          complexity="O(n + nnz) + Hungarian on each connected block of the table",
+          reference="Gagolewski, A framework for benchmarking clustering algorithms, SoftwareX 20 (2022) "
+                    "(genieclust's normalized_pivoted_accuracy)", **_EXT)
+def npa(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+        labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+        *,
+        noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        noise_label=-1,  # the label that marks noise
+       ) -> float:
+    r"""Normalised pivoted accuracy: the best one-to-one matching's accuracy $\max_\sigma \frac1n \sum_i
+    n_{i\sigma(i)}$, rescaled from $1/K$ ($K = \max(K_a, K_b)$) to 1."""
+    ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="npa")
+    K = max(ct.shape)
+    if K == 1:
+        return 1.0
+    total, _, _ = match_clusters(ct, ct.cells[2])
+    return float((round(total) / ct.n - 1.0 / K) / (1.0 - 1.0 / K))
+
+# %% ../nbs/04_external.ipynb #f34824e8
+@register("afm", direction="max", lower=-np.inf, upper=1, invariances=_SYM, complexity="O(n + nnz)",
+          reference="Fowlkes & Mallows, JASA 78 (1983), corrected for chance as in Hubert & Arabie, "
+                    "J. Classification 2 (1985) (genieclust's adjusted_fm_score)", **_EXT)
+def afm(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+        labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+        *,
+        noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        noise_label=-1,  # the label that marks noise
+       ) -> float:
+    r"""Adjusted Fowlkes–Mallows index $\frac{T/\sqrt{PQ} - \sqrt{PQ}/N}{1 - \sqrt{PQ}/N}$ from the exact pair counts;
+    1 = identical."""
+    ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="afm")
+    if ct.nnz == ct.shape[0] == ct.shape[1]:                  # identical partitions
+        return 1.0
+    pc = pair_counts(ct)
+    P, Q = pc.together_both + pc.together_a_only, pc.together_both + pc.together_b_only
+    if P * Q == 0:
+        return 0.0
+    root = math.sqrt(P * Q)                                   # exact integer product, one rounding
+    expected = root / pc.total
+    return float((pc.together_both / root - expected) / (1 - expected))
+
+# %% ../nbs/04_external.ipynb #8ea43a57
+def _check_base(base, who: str) -> float:
+    "A logarithm base > 1 (e.g. math.e for nats, 2 for bits)."
+    base = check_number(base, "base", lo=1, who=who)
+    if base == 1:
+        raise ValueError(f"{who}: base=1 is not a logarithm base; use math.e (nats, the default) or 2 (bits).")
+    return base
+
+@register("mi", direction="max", lower=0, upper=np.inf, invariances=_SYM, complexity="O(n + nnz)",
+          reference="Shannon (1948); as a partition similarity: Meilă, Comparing clusterings — an information based "
+                    "distance, J. Multivariate Anal. 98 (2007) (genieclust's mi_score, in nats)", **_EXT)
+def mi(labels_a,              # labels of A, the reference (any hashable), or a `Contingency`
+       labels_b=None,         # labels of B, one per point; None when `labels_a` is a `Contingency`
+       *,
+       base: float = math.e,  # logarithm base: math.e (nats, as genieclust and scikit-learn) or 2 (bits, as clusim)
+       noise=None,            # noise policy: None, 'ignore', 'cluster' or 'singletons'
+       noise_label=-1,        # the label that marks noise
+      ) -> float:
+    "Mutual information H(A) + H(B) - H(A, B) of the two labelings, unnormalised (nats unless `base` says otherwise)."
+    base = _check_base(base, "mi")
+    h_a, h_b, h_ab = _entropies(contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="mi"))
+    return float(max(0.0, h_a + h_b - h_ab) / math.log(base))
+
+# %% ../nbs/04_external.ipynb #696bb77f
+VI_NORMALIZATIONS = (None, "log_n", "entropy")
+
+@register("vi", direction="min", lower=0, upper=np.inf, invariances=_SYM, complexity="O(n + nnz)",
+          reference="Meilă, Comparing clusterings — an information based distance, J. Multivariate Anal. 98 (2007)",
+          **_EXT)
+def vi(labels_a,               # labels of A, the reference (any hashable), or a `Contingency`
+       labels_b=None,          # labels of B, one per point; None when `labels_a` is a `Contingency`
+       *,
+       base: float = math.e,   # logarithm base: math.e (nats) or 2 (bits, as clusim); ignored when normalised
+       normalize: str | None = None,  # None, 'log_n' (VI / ln n) or 'entropy' (conditional entropies / entropies)
+       noise=None,             # noise policy: None, 'ignore', 'cluster' or 'singletons'
+       noise_label=-1,         # the label that marks noise
+      ) -> float:
+    "Variation of information 2H(A, B) - H(A) - H(B): a metric on partitions, 0 = identical."
+    base = _check_base(base, "vi")
+    normalize = check_choice(normalize, "normalize", VI_NORMALIZATIONS, who="vi")
+    ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="vi")
+    h_a, h_b, h_ab = _entropies(ct)
+    b_given_a, a_given_b = max(0.0, h_ab - h_a), max(0.0, h_ab - h_b)
+    if normalize == "log_n":
+        return float((b_given_a + a_given_b) / math.log(ct.n))
+    if normalize == "entropy":
+        return float(0.5 * ((b_given_a / h_b if b_given_a > 0 else 0.0) + (a_given_b / h_a if a_given_b > 0 else 0.0)))
+    return float((b_given_a + a_given_b) / math.log(base))
+
+# %% ../nbs/04_external.ipynb #755f0ac7
+def _wallace(labels_a, labels_b, noise, noise_label, who: str, swap: bool) -> float:
+    pc = pair_counts(contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure=who))
+    together = pc.together_both + (pc.together_b_only if swap else pc.together_a_only)
+    return 1.0 if together == 0 else pc.together_both / together
+
+_WALLACE_REF = "Wallace, A method for comparing two hierarchical clusterings: comment, JASA 78 (1983)"
+
+@register("wallace_ab", direction="max", lower=0, upper=1, invariances=("relabel", "permutation"),
+          complexity="O(n + nnz)", reference=_WALLACE_REF, **_EXT)
+def wallace_ab(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+               labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+               *,
+               noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+               noise_label=-1,  # the label that marks noise
+              ) -> float:
+    "Wallace W(A→B): the share of the pairs together in A that B keeps together (pair recall, A the reference)."
+    return _wallace(labels_a, labels_b, noise, noise_label, "wallace_ab", swap=False)
+
+# %% ../nbs/04_external.ipynb #5ef02984
+@register("wallace_ba", direction="max", lower=0, upper=1, invariances=("relabel", "permutation"),
+          complexity="O(n + nnz)", reference=_WALLACE_REF, **_EXT)
+def wallace_ba(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+               labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+               *,
+               noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+               noise_label=-1,  # the label that marks noise
+              ) -> float:
+    "Wallace W(B→A): the share of the pairs together in B that A also has together (pair precision)."
+    return _wallace(labels_a, labels_b, noise, noise_label, "wallace_ba", swap=True)
+
+# %% ../nbs/04_external.ipynb #9c4266de
+@register("ecs", direction="max", lower=0, upper=1, invariances=_SYM, complexity="O(n + nnz)",
+          reference="Gates, Wood, Hetrick & Ahn, Element-centric clustering comparison unifies overlaps and "
+                    "hierarchy, Sci. Rep. 9 (2019) (clusim's element_sim, flat partitions)", **_EXT)
+def ecs(labels_a,        # labels of A, the reference (any hashable), or a `Contingency`
+        labels_b=None,   # labels of B, one per point; None when `labels_a` is a `Contingency`
+        *,
+        noise=None,      # noise policy: None, 'ignore', 'cluster' or 'singletons'
+        noise_label=-1,  # the label that marks noise
+       ) -> float:
+    r"""Element-centric similarity of two flat partitions: the mean over points of
+    $1 - \frac12(c|1/a - 1/b| + (a-c)/a + (b-c)/b)$, from the table's non-zero cells."""
+    ct = contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure="ecs")
+    rows, cols, c = ct.cells
+    a, b, c = ct.sizes_a[rows].astype(float), ct.sizes_b[cols].astype(float), c.astype(float)
+    score = 1.0 - 0.5 * (c * np.abs(1 / a - 1 / b) + (a - c) / a + (b - c) / b)
+    return float(min(1.0, np.sum(c * score) / ct.n))
 
 # %% ../nbs/04_external.ipynb #62996b61
 from .core import document_params
