@@ -243,9 +243,14 @@ def _size_distribution(n: int, sizes: np.ndarray, model: str) -> tuple[np.ndarra
         prev, cur = _log_stirling_scaled(n, K)
         rest = n - s                                         # S(n-s, K-1) / S(n, K), from the scaled logs
         logc = log_binom + prev[rest] + rest * math.log(K - 1) - cur[n] - n * math.log(K)
-    else:
-        lb = _log_bell(np.r_[n - s, n])
-        logc = log_binom + lb[:-1] - lb[-1]
+    else:                                                   # sizes concentrate near ln n: grow the range as needed
+        log_bn, parts, top = _log_bell([n])[0], [], -np.inf
+        for lo in range(0, s.size, 64):
+            block = log_binom[lo:lo + 64] + _log_bell(n - s[lo:lo + 64]) - log_bn
+            parts.append(block); top = max(top, block.max())
+            if block[-1] < top - 50 and block[-1] < block[0]:   # past the peak and negligible: the rest is smaller
+                break
+        logc = np.concatenate(parts); s = s[:logc.size]
     keep = logc > logc.max() - 50
     return s[keep], np.exp(logc[keep])
 
