@@ -286,7 +286,8 @@ def _entropies(ct: Contingency) -> tuple[float, float, float]:
     return h(ct.sizes_a), h(ct.sizes_b), h(ct.cells[2])
 
 # %% ../nbs/04_external.ipynb #7065a7b4
-@register("ari", direction="max", lower=-0.5, upper=1, invariances=_SYM, complexity="O(n + nnz)",
+@register("ari", direction="max", lower=-0.5, upper=1, invariances=_SYM,
+          complexity="O(n + nnz); random_model='num'/'num1': + O(n K) for the Stirling numbers",
           reference="Hubert & Arabie, Comparing partitions, J. Classification 2 (1985); bound -1/2: Chacón & Rastrojo, "
                     "Minimum adjusted Rand index for two clusterings of a given size, ADAC 17 (2023); random models: "
                     "Gates & Ahn, The impact of random models on clustering similarity, JMLR 18 (2017)", **_EXT)
@@ -346,7 +347,8 @@ def _ami_random(ct: Contingency, average: str, model: str) -> float:
     return float((h_a + h_b - h_ab - emi) / (norm - emi)) if norm != emi else 0.0
 
 # %% ../nbs/04_external.ipynb #d50ffaac
-@register("ami", direction="max", lower=-np.inf, upper=1, invariances=_SYM, complexity="O(n + K_a K_b max(K_a, K_b))",
+@register("ami", direction="max", lower=-np.inf, upper=1, invariances=_SYM,
+          complexity="O(n + K_a K_b max(K_a, K_b)); uniform random models: O(n K) + the size-pair sum (capped)",
           reference="Vinh, Epps & Bailey, Information theoretic measures for clusterings comparison, JMLR 11 (2010); "
                     "random models: Gates & Ahn, JMLR 18 (2017)", **_EXT)
 def ami(labels_a,                     # labels of A, the reference (any hashable), or a `Contingency`
