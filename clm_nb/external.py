@@ -1060,7 +1060,7 @@ def afm(labels_a,        # labels of A, the reference (any hashable), or a `Cont
     expected = root / pc.total
     return float((pc.together_both / root - expected) / (1 - expected))
 
-# %% ../nbs/04_external.ipynb #8ea43a57
+# %% ../nbs/04_external.ipynb #a7e551e2
 def _check_base(base, who: str) -> float:
     "A logarithm base > 1 (e.g. math.e for nats, 2 for bits)."
     base = check_number(base, "base", lo=1, who=who)
@@ -1068,6 +1068,7 @@ def _check_base(base, who: str) -> float:
         raise ValueError(f"{who}: base=1 is not a logarithm base; use math.e (nats, the default) or 2 (bits).")
     return base
 
+# %% ../nbs/04_external.ipynb #8ea43a57
 @register("mi", direction="max", lower=0, upper=np.inf, invariances=_SYM, complexity="O(n + nnz)",
           reference="Shannon (1948); as a partition similarity: Meilă, Comparing clusterings — an information based "
                     "distance, J. Multivariate Anal. 98 (2007) (genieclust's mi_score, in nats)", **_EXT)
@@ -1109,12 +1110,13 @@ def vi(labels_a,               # labels of A, the reference (any hashable), or a
         return float(0.5 * ((b_given_a / h_b if b_given_a > 0 else 0.0) + (a_given_b / h_a if a_given_b > 0 else 0.0)))
     return float((b_given_a + a_given_b) / math.log(base))
 
-# %% ../nbs/04_external.ipynb #755f0ac7
+# %% ../nbs/04_external.ipynb #f3fa3b1d
 def _wallace(labels_a, labels_b, noise, noise_label, who: str, swap: bool) -> float:
     pc = pair_counts(contingency(labels_a, labels_b, noise=noise, noise_label=noise_label, measure=who))
     together = pc.together_both + (pc.together_b_only if swap else pc.together_a_only)
     return 1.0 if together == 0 else pc.together_both / together
 
+# %% ../nbs/04_external.ipynb #755f0ac7
 _WALLACE_REF = "Wallace, A method for comparing two hierarchical clusterings: comment, JASA 78 (1983)"
 
 @register("wallace_ab", direction="max", lower=0, upper=1, invariances=("relabel", "permutation"),
