@@ -190,6 +190,15 @@ def test_ari_on_the_data_sets_under_random_models():
                                                                     abs=1e-11)
 
 
+def test_two_sided_models_are_symmetric_one_sided_are_not():
+    a, b = _model_pairs()[0]
+    for model in ("num", "all"):
+        assert E.ari(a, b, random_model=model) == pytest.approx(E.ari(b, a, random_model=model), abs=1e-14)
+        assert E.ami(a, b, random_model=model) == pytest.approx(E.ami(b, a, random_model=model), abs=1e-12)
+    for model in ("num1", "all1"):
+        assert abs(E.ari(a, b, random_model=model) - E.ari(b, a, random_model=model)) > 1e-6
+
+
 def test_default_random_model_keeps_todays_values():
     from sklearn import metrics as skm
     for _, a, b in PAIRS:
