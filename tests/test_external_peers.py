@@ -330,6 +330,7 @@ BAD = [
     (lambda: E.ecs([0], [0]), "at least 2"),
     (lambda: E.wallace_ab([0, 1, 1], [0, 1]), "labels_a has 3 entries but labels_b has 2"),
     (lambda: E.npa(E.contingency([0, 1], [0, 1]), [0, 1]), "already a Contingency"),
+    (lambda: E.ari(np.arange(100_000) % 7, np.arange(100_000) % 3000, random_model="num"), "3,000: 300,000,000 steps"),
 ]
 
 
