@@ -26,8 +26,9 @@ _SOURCES = {
     "separability": ("dsi",),
     "density": ("dcsi", "disco"),
     "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
-    "external": ("ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "fowlkes_mallows",
-                 "inverse_purity", "jaccard_pairs", "nmi", "nvd", "psi", "purity", "rand", "v_measure"),
+    "external": ("afm", "ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "ecs",
+                 "fowlkes_mallows", "inverse_purity", "jaccard_pairs", "mi", "nca", "nmi", "npa", "nvd", "psi", "purity",
+                 "rand", "v_measure", "vi", "wallace_ab", "wallace_ba"),
     "consensus": ("aari", "anmi", "discotec"),
     "datasets": ("list_datasets", "load_dataset"),
     "assessment": ("assess", "Assessment"),
@@ -49,7 +50,8 @@ __all__ = [
     "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
     # external measures
     "ari", "rand", "ami", "nmi", "v_measure", "fowlkes_mallows", "jaccard_pairs", "purity", "inverse_purity", "nvd",
-    "criterion_h", "psi", "centroid_index", "centroid_index_relative", "csi",
+    "criterion_h", "psi", "centroid_index", "centroid_index_relative", "csi", "nca", "npa", "afm", "mi", "vi",
+    "wallace_ab", "wallace_ba", "ecs",
     # ensemble measures
     "discotec", "aari", "anmi",
 ]

@@ -47,6 +47,7 @@ OUT_OF_RANGE = {
 SPECIAL = {
     "noise": ([("drop", {}), (["ignore"], {}), (0, {}), (True, {})]),
     "noise_label": ([([-1], {}), (np.nan, {}), ({"a": 1}, {})]),
+    "normalize": ([("max", {}), ("none", {}), (1, {}), (True, {}), (["log_n"], {})]),
     "X": ([("abc", {"similarity": "prototype"}), (np.ones((3, 2)) + 1j, {"similarity": "prototype"})]),
     "prototypes_a": ([("abc", {"similarity": "prototype"}), (np.ones((2, 2)), {})]),
     "prototypes_b": ([("abc", {"similarity": "prototype", "prototypes_a": np.ones((3, 2))}), (np.ones((2, 2)), {})]),
