@@ -25,7 +25,7 @@ _SOURCES = {
     "curves": ("aucc", "auiprc", "auprc", "sauprc"),
     "separability": ("dsi",),
     "density": ("dcsi", "disco"),
-    "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
+    "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dcsi_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
     "external": ("afm", "ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "ecs",
                  "fowlkes_mallows", "inverse_purity", "jaccard_pairs", "mi", "nca", "nmi", "npa", "nvd", "psi", "purity",
                  "rand", "v_measure", "vi", "wallace_ab", "wallace_ba"),
@@ -47,7 +47,7 @@ __all__ = [
     "aucc", "auprc", "auiprc", "sauprc", "dsi", "dcsi", "disco",
     "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn", "dunn_owa", "sindex", "widest_gap",
     # between-dataset measures (comparable across datasets)
-    "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn",
+    "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn", "dcsi_btwn",
     # external measures
     "ari", "rand", "ami", "nmi", "v_measure", "fowlkes_mallows", "jaccard_pairs", "purity", "inverse_purity", "nvd",
     "criterion_h", "psi", "centroid_index", "centroid_index_relative", "csi", "nca", "npa", "afm", "mi", "vi",

@@ -213,3 +213,14 @@ def test_assess_every_labelling_of_a_real_csv(tmp_path):
         assert page.locator("details.clm-labelling").count() == 3
         page.locator("details.clm-labelling summary").first.click()
         assert page.locator("details.clm-labelling").first.locator(".clm-assessment").is_visible()
+
+
+def test_default_score_is_nca_as_clustbench(shared_data_dir):
+    "Without a measure, the score is NCA and equals clustbench.get_score's default (genieclust's NCA) on every dataset."
+    for coll, name in MULTI:
+        ds = load_dataset(name, shared_data_dir, collection=coll)
+        results = {k: KMeans(k, n_init=2, random_state=0).fit_predict(ds.X) + 1 for k in range(2, 8)}
+        refs = [np.where(v == -1, 0, v) for v in ds.labellings().values()]
+        mine = score_references(ds, results)
+        assert mine.measure == "nca"
+        assert mine.best == pytest.approx(clustbench.get_score(refs, results, warn_if_missing=False), abs=1e-12)
