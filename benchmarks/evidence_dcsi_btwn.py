@@ -1,6 +1,11 @@
 """Issue 41 evidence: dcsi_btwn against dbcv_btwn (and ch_btwn) on the datasets of issue 37's paper-scale ground truth
 (hjn_labeled96, standardized features, noise ignored): each measure on the same features the ground truth was computed
-on; one row per dataset appended to scores.csv (resumable).  Run: python benchmarks/evidence_dcsi_btwn.py OUT_DIR GT_CSV DATA_DIR (GT_CSV: best_ground_truth of the ranking study on standardized features)"""
+on; one row per dataset appended to OUT_DIR/scores.csv (resumable).
+
+    python benchmarks/evidence_dcsi_btwn.py OUT_DIR GT_CSV DATA_DIR
+
+GT_CSV: `clm_nb.tasks.best_ground_truth` of the ground-truth tasks on standardized features (collection, dataset,
+ami, ari, ...)."""
 import sys, time
 from pathlib import Path
 import numpy as np, pandas as pd
