@@ -20,8 +20,8 @@ _SOURCES = {
     "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
                  "point_biserial", "silhouette", "xie_beni", "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn",
                  "dunn_owa", "sindex", "widest_gap"),
-    "cvi": ("banfeld_raftery", "cvdd", "cvnn", "det_ratio", "friedman", "ksq_detw", "log_det_ratio", "log_ss_ratio",
-            "ratkowsky_lance", "ray_turi", "s_dbw", "scott_symons", "sd", "trace_w", "wb"),
+    "cvi": ("banfeld_raftery", "cdbw", "cop", "cvdd", "cvnn", "det_ratio", "friedman", "ksq_detw", "log_det_ratio",
+            "log_ss_ratio", "ratkowsky_lance", "ray_turi", "s_dbw", "scott_symons", "sd", "trace_w", "wb"),
     "curves": ("aucc", "auiprc", "auprc", "sauprc"),
     "separability": ("dsi",),
     "density": ("dcsi", "disco"),
@@ -44,6 +44,7 @@ __all__ = [
     "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
     "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "trace_w", "det_ratio",
     "log_det_ratio", "log_ss_ratio", "ksq_detw", "scott_symons", "friedman", "banfeld_raftery", "ray_turi", "s_dbw", "sd",
+    "cop", "cdbw",
     "aucc", "auprc", "auiprc", "sauprc", "dsi", "dcsi", "disco",
     "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn", "dunn_owa", "sindex", "widest_gap",
     # between-dataset measures (comparable across datasets)

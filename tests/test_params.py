@@ -42,6 +42,7 @@ OUT_OF_RANGE = {
     "p": {"*": [0, -2.0]},
     "beta": {"*": [-1.0]},
     "constraint_weight": {"*": [-0.5]},
+    "n_representatives": {"*": [0, -1, 2.5]},                # cdbw: representatives per cluster, >= 1
 }
 # parameters whose default is None: the bad values, and the other keywords that make the parameter read
 SPECIAL = {
@@ -64,6 +65,9 @@ SPECIAL = {
     "dim": ([(v, {}) for v in (0, -1, 1.5, 2.5, np.nan, np.inf, "2", True, 1 + 2j, [2])]),
     # None = exact; a tolerance is a finite number >= 0
     "tolerance": ([(v, {}) for v in (-1, -1e-9, np.nan, np.inf, "1e-6", True, 1 + 2j, [1e-6])]),
+    # cdbw: at least two strictly increasing shrinking factors in (0, 1)
+    "shrink": ([(v, {}) for v in ((0.5,), (0.5, 0.2), (0.1, 0.1), (0.0, 0.5), (0.1, 1.0), (0.1, np.nan), 0.5, "ab",
+                                  None, True, (0.1, 1 + 2j), (0.1, "x"))]),
 }
 
 
