@@ -682,9 +682,10 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
         n_permutations = check_permutations(n_permutations, name)
     if name in ("dbcv_btwn", "dcsi_btwn"):
         max_pair_points = check_number(max_pair_points, "max_pair_points", lo=100, integer=True, who=name)
+    if name == "dbcv_btwn":
+        dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who=name)
     if name == "dcsi_btwn":
         min_pts = check_number(min_pts, "min_pts", lo=1, integer=True, who=name)
-        dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who=name)
     if name in _K_MEASURES:
         k = check_number(k, "k", lo=0, lo_open=True, who=name)
     shift = _check_shift(distance_shift, name)
@@ -997,7 +998,7 @@ def dbcv_btwn(X,                                            # (n, d) data (dense
 
 # %% ../nbs/03_between.ipynb #72c50140
 @register("dcsi_btwn", kind="between", direction="max", lower=0, upper=1,
-          invariances=SCALE_FREE + ("class-cardinality", "range"), metrics=PAIR_METRICS, sparse=True,
+          invariances=SCALE_FREE + ("class-cardinality",), metrics=PAIR_METRICS, sparse=True,
           complexity=("per class pair, m = min(n_a + n_b, max_pair_points): O(m^2 d) distances once, O(T m^2) for DCSI "
                       "under T + 1 labellings; O(m^2) memory"),
           reference=("Gauss, Scheipl & Herrmann, DCSI - an improved measure of cluster separability based on "
