@@ -29,13 +29,14 @@ __all__ = ['NOISE_POLICIES', 'MAX_EXACT_INT', 'SOURCES', 'MEMMAP_RESIDENT', 'DIS
            'MAX_TABLE_PAIRS', 'INVARIANCES', 'KINDS', 'METRIC_NAMES', 'PAIR_METRICS', 'PAIR_SUMMARIES', 'DIRECTIONS',
            'OPTIMA', 'SCALE_FREE', 'MEASURE_MODULES', 'FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'noise_mask',
            'encode_labels', 'check_number', 'check_choice', 'check_flag', 'check_noise', 'check_noise_label',
-           'float_column', 'magnitude_bound', 'check_magnitude', 'check_X', 'check_euclidean', 'read_only_mapping',
-           'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'check_dissimilarity', 'SparseRows',
-           'check_sparse', 'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions',
-           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'MeasureInfo', 'register',
-           'fill_registry', 'measures', 'get_measure', 'score', 'sum_pairs', 'render_math', 'plain_math',
-           'terminal_text', 'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar',
-           'line_comments', 'param_comments', 'param_doc', 'document_params']
+           'float_column', 'magnitude_bound', 'check_finite', 'check_magnitude', 'check_X', 'check_euclidean',
+           'memmap_of', 'read_only_mapping', 'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan',
+           'check_dissimilarity', 'SparseRows', 'check_sparse', 'check_cosine_rows', 'LabeledData', 'check_labels',
+           'check_data', 'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero',
+           'ClusterStats', 'zscore', 'MeasureInfo', 'register', 'fill_registry', 'measures', 'get_measure', 'score',
+           'sum_pairs', 'render_math', 'plain_math', 'terminal_text', 'user_text', 'check_keys', 'spreadsheet_safe',
+           'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments', 'param_comments', 'param_doc',
+           'document_params']
 
 # %% ../nbs/00_core.ipynb #a0d85eca
 class LazyModule:
@@ -254,19 +255,43 @@ def check_noise_label(noise_label, *, who: str = ""):
 # %% ../nbs/00_core.ipynb #15fa531b
 MAX_EXACT_INT = 2 ** 53     # float64 holds every integer of magnitude up to this exactly, not all beyond
 
+def _column_name(column) -> str:
+    "A column for a message: a position as itself, a user's name quoted (`user_text`)."
+    return str(column) if isinstance(column, (int, np.integer)) else user_text(column)
+
+def _check_infinite(x: np.ndarray,  # one float64 column (NaN allowed: missing values are the caller's business)
+                   column,         # the column's name or position, for the message
+                   *,
+                   who: str = "",  # the caller's name, prefixed to the message
+                  ) -> np.ndarray:
+    "`x` itself, or a `ValueError` naming the column, the first row and the count of its ±inf values."
+    inf = np.isinf(x)
+    if inf.any():
+        rows = np.flatnonzero(inf)
+        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds {rows.size:,} infinite value(s), first at row "
+                         f"{int(rows[0])} ({x[rows[0]]:g}); an infinite value is no measurement, and no distance, range "
+                         "or mean is defined with it. Set it to NaN and treat it as missing (drop or impute), or drop "
+                         "those rows.")
+    return x
+
 def float_column(values,         # one column: a numpy array or a pandas Series of numbers
                  column,         # the column's name or position, for the message
                  *,
                  who: str = "",  # the caller's name, prefixed to the message
                 ) -> np.ndarray:
-    "`values` as float64, or a `ValueError` when they are integers beyond 2^53 that float64 would round."
+    """`values` as float64 (NaN kept), or a `ValueError` naming the column when they are complex, hold ±inf, or are
+    integers beyond 2^53 that float64 would round."""
+    if (values.dtype if hasattr(values, "dtype") else np.asarray(values).dtype).kind == "c":
+        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds complex numbers; the measures need real values (casting "
+                         "would silently drop the imaginary parts). Pass its real and imaginary parts as two columns, "
+                         "or its modulus (np.abs).")
     if isinstance(values, pd.Series):
         if not pd.api.types.is_integer_dtype(values.dtype) or values.hasnans:   # NA becomes NaN, refused later
-            return values.to_numpy(dtype=np.float64, na_value=np.nan)
+            return _check_infinite(values.to_numpy(dtype=np.float64, na_value=np.nan), column, who=who)
         values = values.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(values.dtype) else np.int64)
     a = np.asarray(values)
     if a.dtype.kind not in "iu" or a.size == 0:
-        return np.asarray(a, dtype=np.float64)
+        return _check_infinite(np.asarray(a, dtype=np.float64), column, who=who)
     lo, hi = int(a.min()), int(a.max())
     f = a.astype(np.float64)
     if max(-lo, hi) <= MAX_EXACT_INT:
@@ -280,11 +305,9 @@ def float_column(values,         # one column: a numpy array or a pandas Series 
     fix = (f"subtract the column's minimum first, in integers (x - x.min(), before any float conversion): distances "
            f"do not change, and its range, {span:,}, fits" if span <= MAX_EXACT_INT else
            f"its range, {span:,}, is beyond 2^53 too: divide it by a constant (accepting the rounding) or drop it")
-    name = column if isinstance(column, (int, np.integer)) else user_text(column)   # a position, or a user's name
-    raise ValueError(f"{_prefix(who)}X column {name} holds integers up to {max(-lo, hi):,} in magnitude, beyond "
+    raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds integers up to {max(-lo, hi):,} in magnitude, beyond "
                      f"2^53 = {MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its {a.size:,} values "
                      f"exactly (they would round, and distinct points could become one); {fix}.")
-
 
 # %% ../nbs/00_core.ipynb #f7dca087
 def magnitude_bound(n: int,  # points
@@ -294,17 +317,40 @@ def magnitude_bound(n: int,  # points
     return float(np.sqrt(np.finfo(np.float64).max) / (2 * max(n, 1) * np.sqrt(max(d, 1))))
 
 
+# %% ../nbs/00_core.ipynb #da25d602
+def check_finite(arr: np.ndarray,     # (n, d) float data
+                 names=None,          # how the message names each column (None: its position)
+                 *,
+                 who: str = "",       # the caller's name, prefixed to the message
+                ) -> np.ndarray:
+    "`arr` itself, or a `ValueError` saying how many NaN and infinite values it holds and where the first one is."
+    finite = np.isfinite(arr)
+    if finite.all():
+        return arr
+    bad = np.argwhere(~finite)
+    n_nan = int(np.isnan(arr).sum()); n_inf = int(bad.shape[0] - n_nan)
+    r, c = bad[0]
+    col = str(c) if names is None else user_text(names[c])
+    raise ValueError(f"{_prefix(who)}X contains {n_nan} NaN and {n_inf} infinite value(s) in "
+                     f"{np.unique(bad[:, 0]).size} row(s), first at row {r}, column {col}. Impute or drop those rows "
+                     "before scoring (an infinite value is no measurement: set it to NaN first).")
+
 # %% ../nbs/00_core.ipynb #6ab497c0
-def check_magnitude(arr: np.ndarray,     # (n, d) finite float64 data
+def check_magnitude(arr,                 # (n, d) float64 data, or a scipy sparse matrix (its stored values)
                     names=None,          # how the message names each column (None: "column j")
                     *,
                     who: str = "",       # the caller's name, prefixed to the message
-                   ) -> np.ndarray:
-    "`arr` itself, or a `ValueError` naming the columns whose magnitude would overflow squared distances."
-    if arr.size == 0:
+                   ):
+    """`arr` itself, or a `ValueError` naming the columns whose magnitude would overflow squared distances (NaN and
+    ±inf are refused first, by `check_finite`, naming the row and the column)."""
+    if arr.size == 0 or 0 in arr.shape:
         return arr
+    if sparse.issparse(arr):                                   # the bound is the matrix's: n rows, d columns
+        top = np.asarray(abs(arr).max(axis=0).todense()).ravel()
+    else:
+        check_finite(arr, names, who=who)
+        top = np.maximum(arr.max(axis=0), -arr.min(axis=0))     # |x| per column, without a copy of arr
     bound = magnitude_bound(*arr.shape)
-    top = np.maximum(arr.max(axis=0), -arr.min(axis=0))         # |x| per column, without a copy of arr
     big = np.flatnonzero(top > bound)
     if big.size:
         name = lambda j: str(j) if names is None else user_text(names[j])
@@ -317,7 +363,6 @@ def check_magnitude(arr: np.ndarray,     # (n, d) finite float64 data
                          f"Divide X by a constant first, e.g. X / 1e{int(np.floor(np.log10(peak)))} (one constant for "
                          "every column keeps the distances' proportions), or express the column in a sensible unit.")
     return arr
-
 
 # %% ../nbs/00_core.ipynb #0b16c59e
 def check_X(X,                  # the data: (n, d) array-like or DataFrame of finite real numbers
@@ -359,14 +404,7 @@ def check_X(X,                  # the data: (n, d) array-like or DataFrame of fi
         raise ValueError(f"{who}X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
     if arr.shape[1] == 0:
         raise ValueError(f"{who}X has {arr.shape[0]} rows but no features (shape {arr.shape}).")
-    finite = np.isfinite(arr)
-    if not finite.all():
-        bad = np.argwhere(~finite)
-        n_nan = int(np.isnan(arr).sum()); n_inf = int(bad.shape[0] - n_nan)
-        r, c = bad[0]
-        n_rows = np.unique(bad[:, 0]).size
-        raise ValueError(f"{who}X contains {n_nan} NaN and {n_inf} infinite value(s) in {n_rows} row(s), "
-                         f"first at row {r}, column {c}. Impute or drop those rows before scoring.")
+    check_finite(arr, who=measure)
     if arr.shape[0] < min_points:
         raise ValueError(f"{who}X has {arr.shape[0]} point(s); at least {min_points} are needed.")
     return np.ascontiguousarray(check_magnitude(arr, who=measure))
@@ -384,14 +422,19 @@ def check_euclidean(metric,     # the metric the caller asked for
 SOURCES = ("coordinates", "precomputed", "sparse", "gower")   # what the points of a `LabeledData` can be
 
 # %% ../nbs/00_core.ipynb #ca93d92c
+def memmap_of(arr) -> np.memmap | None:
+    "The file-backed `np.memmap` that `arr` is (or is a view of), else None."
+    base = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    return base
+
 def read_only_mapping(arr) -> tuple[Any, int] | None:
     """(the mmap object, its start address) of the read-only file mapping behind `arr` (a memmap opened 'r', or a
     view of one, lying inside it), else None. The address is the mapping's own (read through the buffer protocol),
     never computed from the array's offset: a memmap's slice carries its parent's offset."""
     import mmap
-    base = arr
-    while base is not None and not isinstance(base, np.memmap):
-        base = getattr(base, "base", None)
+    base = memmap_of(arr)
     mm = getattr(base, "_mmap", None)
     if mm is None or getattr(base, "mode", None) != "r" or mm.closed or not hasattr(mmap, "MADV_DONTNEED"):
         return None
@@ -492,7 +535,10 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
                         *,
                         measure: str = "",    # the caller's name, prefixed to the message
                        ) -> Dissimilarities:
-    "`D` as `Dissimilarities` (float64 C-contiguous matrices are not copied), or a `ValueError` naming the problem."
+    """`D` as `Dissimilarities`, or a `ValueError` naming the problem. A float64 matrix in C or Fortran order is read
+    in place (a memmap stays one); any other dtype or layout is copied as float64, with a `UserWarning` for a memmap.
+    The matrix is checked once, here: a memmapped file must not change while the measures read it (changed values
+    give a wrong result without a word; a truncated file ends the process with SIGBUS)."""
     who = _prefix(measure)
     if sparse.issparse(D):
         raise ValueError(f"{who}metric='precomputed' takes a dense dissimilarity matrix; a sparse one leaves the "
@@ -502,6 +548,9 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
     arr = D if isinstance(D, np.ndarray) else np.asarray(D)
     if arr.dtype.kind not in "fiu":
         raise ValueError(f"{who}metric='precomputed': the dissimilarities must be real numbers; got dtype {arr.dtype}.")
+    if arr.size == 0:
+        raise ValueError(f"{who}metric='precomputed': the matrix is empty (shape {arr.shape}); give one dissimilarity "
+                         "per pair of points, as an (n, n) matrix or its condensed upper triangle.")
     if arr.ndim == 2:
         if arr.shape[0] != arr.shape[1]:
             raise ValueError(f"{who}metric='precomputed' needs a square (n, n) matrix or a condensed vector; got shape "
@@ -515,7 +564,15 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
     else:
         raise ValueError(f"{who}metric='precomputed' needs a square (n, n) matrix or a condensed vector; got shape "
                          f"{arr.shape}.")
+    if arr.ndim == 2 and arr.dtype == np.float64 and not arr.flags.c_contiguous and arr.T.flags.c_contiguous:
+        arr = arr.T                    # Fortran order: the transpose, the same matrix once symmetry is checked below
     if arr.dtype != np.float64 or not arr.flags.c_contiguous:
+        if memmap_of(arr) is not None:
+            layout = "" if arr.flags.c_contiguous or arr.flags.f_contiguous else ", a strided view"
+            warnings.warn(f"{who}metric='precomputed': the memmapped matrix is {arr.dtype}{layout}, so it is copied "
+                          f"into memory as float64 ({arr.size * 8 / 2**30:.3g} GiB) before it is read. Save it as "
+                          "float64 (np.save(path, np.ascontiguousarray(D, dtype=np.float64))) to have it read in "
+                          "place.", UserWarning, stacklevel=3)
         arr = np.ascontiguousarray(arr, dtype=np.float64)
     from clm_nb.pairs import scan_dissimilarity                   # numba: imported on first use
     bad, lo, top, skew, diag = scan_dissimilarity(arr)
@@ -533,8 +590,13 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
         raise ValueError(f"{who}metric='precomputed': the matrix is not symmetric (|D - D.T| reaches {skew:.3g}, "
                          f"the largest value is {top:.3g}); the measures need one dissimilarity per pair. Pass "
                          "(D + D.T) / 2, or the condensed upper triangle.")
+    bound = magnitude_bound(m, 1)
+    if top > bound:
+        raise ValueError(f"{who}metric='precomputed': the dissimilarities reach {top:.3g}; with {m:,} points, their "
+                         f"squares summed over the pairs overflow float64 beyond {bound:.3g} (sqrt of float64's max / "
+                         f"(2 n)). Divide the matrix by a constant first, e.g. D / 1e{int(np.floor(np.log10(top)))} "
+                         "(one constant keeps every proportion), or express it in a sensible unit.")
     return Dissimilarities(arr, np.arange(m, dtype=np.int64), top)
-
 
 # %% ../nbs/00_core.ipynb #dc03ddf0
 @dataclass(frozen=True, eq=False)
@@ -560,12 +622,35 @@ def check_sparse(X,                  # a scipy sparse matrix or array of shape (
     M = sparse.csr_matrix(X, dtype=np.float64, copy=True)
     M.sum_duplicates()
     M.sort_indices()
-    if not np.isfinite(M.data).all():
-        raise ValueError(f"{who}X stores NaN or infinite values; impute or drop those rows before scoring.")
-    if M.data.size:
-        check_magnitude(M.data[:, None], who=measure)
+    bad = ~np.isfinite(M.data)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{who}X stores {int(bad.sum()):,} NaN or infinite value(s), first at row "
+                         f"{int(np.searchsorted(M.indptr, k, side='right')) - 1}, column {int(M.indices[k])}; "
+                         "impute or drop those rows before scoring.")
+    check_magnitude(M, who=measure)                              # n rows and d columns, not the stored values
     M.indptr, M.indices = M.indptr.astype(np.int64), M.indices.astype(np.int64)
     return SparseRows(M)
+
+# %% ../nbs/00_core.ipynb #75eb88c1
+def check_cosine_rows(X,                  # (n, d) dense coordinates or a scipy sparse matrix
+                      *,
+                      rows=None,          # the caller's number of each row of X, for the message (None: positions)
+                      who: str = "",      # the caller's name, prefixed to the message
+                     ):
+    "`X` itself, or a `ValueError` naming its all-zero rows, whose cosine dissimilarity is undefined."
+    if sparse.issparse(X):
+        zero = np.asarray(abs(X).sum(axis=1)).ravel() == 0
+    else:
+        zero = ~np.asarray(X != 0).any(axis=1)
+    rows = np.flatnonzero(zero) if rows is None else np.asarray(rows)[zero]
+    if rows.size:
+        shown = ", ".join(map(str, rows[:10])) + (f" and {rows.size - 10:,} more" if rows.size > 10 else "")
+        raise ValueError(f"{_prefix(who)}metric='cosine': {rows.size:,} row(s) of X are all zero (row {shown}); a zero "
+                         "vector has no direction, so its cosine dissimilarity to any point is undefined. Drop those "
+                         "rows (X[keep], y[keep] with keep = the rows that have a non-zero value), or use a metric "
+                         "defined on them (e.g. 'euclidean').")
+    return X
 
 # %% ../nbs/00_core.ipynb #cc68c39b
 @dataclass(frozen=True, eq=False)
@@ -692,6 +777,8 @@ def check_data(X,                               # the data: (n, d) array-like of
     if not keep.all():
         arr = np.ascontiguousarray(arr[keep])
         source = None if source is None else source.take(keep)
+    if isinstance(metric, str) and metric == "cosine":               # all-zero rows: no direction (see above)
+        check_cosine_rows(arr if source is None else source.matrix, rows=np.flatnonzero(keep), who=measure)
     if arr.shape[0] < min_points:
         extra = " after dropping noise points" if not keep.all() else ""
         raise ValueError(f"{measure + ': ' if measure else ''}X has {arr.shape[0]} point(s){extra}; "
@@ -1263,6 +1350,27 @@ def user_text(value,           # a label, a column or a dataset name: anything a
     s = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
     cut = f"…({len(s):,} characters)" if len(s) > limit else ""
     return (repr(s[:limit]) + cut).replace("$", "\\$")
+
+# %% ../nbs/00_core.ipynb #202fc9dd
+def check_keys(keys,           # the names the caller gave (a dict's keys)
+               known,          # the names that exist (a table's columns)
+               name: str,      # the option's name, for the message
+               *,
+               who: str = "",  # the caller's name, prefixed to the message
+              ) -> None:
+    "A `ValueError` naming the keys that are not among `known`, each with the closest known name when there is one."
+    known = list(known)
+    unknown = [k for k in keys if not any(isinstance(k, str) == isinstance(c, str) and k == c for c in known)]
+    if not unknown:
+        return
+    texts = {str(c): c for c in known}
+    def said(k):
+        close = difflib.get_close_matches(str(k), list(texts), n=1)
+        return user_text(k) + (f" (did you mean {user_text(texts[close[0]])}?)" if close else "")
+    listed = ", ".join(map(user_text, known[:10])) + (f" and {len(known) - 10:,} more" if len(known) > 10 else "")
+    raise ValueError(f"{_prefix(who)}{name} names {', '.join(said(k) for k in unknown[:5])}"
+                     f"{f' and {len(unknown) - 5} more' if len(unknown) > 5 else ''}, not a column of X; the columns "
+                     f"are {listed}.")
 
 # %% ../nbs/00_core.ipynb #5337823e
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -5,15 +5,18 @@
 # %% ../nbs/08b_gower.ipynb #31893b96
 from __future__ import annotations
 
+import numbers
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .core import check_choice, check_number, user_text
+from .core import check_choice, check_keys, check_number, float_column, user_text
 
 # %% auto #0
-__all__ = ['GOWER_KINDS', 'GowerData', 'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
+__all__ = ['GOWER_KINDS', 'NUMERIC_TEXT_SHARE', 'GowerData', 'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
 
 # %% ../nbs/08b_gower.ipynb #9e2f58b7
 GOWER_KINDS = ("numeric", "ordinal", "nominal", "symmetric", "asymmetric")
@@ -22,7 +25,7 @@ GOWER_KINDS = ("numeric", "ordinal", "nominal", "symmetric", "asymmetric")
 @dataclass(frozen=True)
 class GowerData:
     "A mixed table encoded for Gower's dissimilarity (see `gower_data`); `block` gives any rectangle of it."
-    numeric: np.ndarray      # (n, p) numeric and ordinal columns divided by their ranges; NaN: missing
+    numeric: np.ndarray      # (n, p) numeric and ordinal columns, (x - min) / range in [0, 1]; NaN: missing
     codes: np.ndarray        # (n, q) nominal and symmetric binary columns as codes; -1: missing
     binary: np.ndarray       # (n, r) asymmetric binary columns: 1 yes, 0 no, -1 missing
     weights: tuple           # (w_numeric (p,), w_codes (q,), w_binary (r,)) column weights
@@ -93,34 +96,120 @@ def _gower_rows(g: GowerData, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 # %% ../nbs/08b_gower.ipynb #3bf8403b
+NUMERIC_TEXT_SHARE = 0.9   # a column whose cells are at least this share numbers (or numbers as text) is numeric
+
+def _is_time(s: pd.Series) -> bool:
+    "Dates, times or durations: datetime64/timedelta64 columns, or Python dates and times in an object column."
+    if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
+        return True
+    return s.dtype == object and pd.api.types.infer_dtype(s, skipna=True) in ("datetime", "date", "timedelta",
+                                                                             "datetime64", "timedelta64")
+
+def _cells(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(value, what) of each cell of a text or object column: the number it is or writes (NaN if none) and 0 missing,
+    1 a number, 2 a number written as text, 3 anything else, 4 a complex number."""
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    val, what = np.full(len(uniq) + 1, np.nan), np.zeros(len(uniq) + 1, np.int8)    # the last: missing (code -1)
+    for k, v in enumerate(uniq):
+        if isinstance(v, (bool, np.bool_)):
+            what[k] = 3
+        elif isinstance(v, numbers.Real):
+            val[k], what[k] = float(v), 1
+        elif isinstance(v, numbers.Complex):
+            what[k] = 4
+        elif isinstance(v, str):
+            try:
+                val[k], what[k] = float(v.strip()), 2
+            except ValueError:
+                what[k] = 3
+            if np.isnan(val[k]):                        # the text 'nan': not a number
+                what[k] = 3
+        else:
+            what[k] = 3
+    return val[codes], what[codes]
+
 def _column_kind(s: pd.Series, kinds: dict, ordinal: dict) -> str:
-    "A column's Gower kind: the caller's, else daisy's default for its type."
+    """A column's Gower kind: the caller's, else daisy's default for its type; dates and times, and text columns of
+    numbers (see the prose), are numeric."""
     if s.name in kinds:
         return check_choice(kinds[s.name], f"kinds[{user_text(s.name)}]", GOWER_KINDS, who="gower_data")
     if s.name in ordinal or (isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered):
         return "ordinal"
     if pd.api.types.is_bool_dtype(s):
         return "asymmetric"
-    if pd.api.types.is_numeric_dtype(s):
+    if pd.api.types.is_numeric_dtype(s) or _is_time(s):
+        return "numeric"
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return "nominal"
+    _, what = _cells(s)
+    cells = int((what > 0).sum())
+    if (what == 4).any() or (cells and np.isin(what, (1, 2)).sum() >= NUMERIC_TEXT_SHARE * cells):
+        text = np.flatnonzero(what == 2)
+        if text.size and not np.isin(what, (3, 4)).any():
+            warnings.warn(f"gower_data: column {user_text(s.name)} holds {text.size:,} number(s) written as text (first "
+                          f"at row {int(text[0])}: {user_text(str(s.iloc[text[0]]))}); they are read as numbers and the "
+                          f"column as numeric. If its values are codes, not quantities, pass "
+                          f"kinds={{{user_text(s.name)}: 'nominal'}}.", UserWarning, stacklevel=4)
         return "numeric"
     return "nominal"
 
 # %% ../nbs/08b_gower.ipynb #d56b1f2a
+def _numbers(s: pd.Series) -> np.ndarray:
+    """A numeric column as float64, NaN where missing: times in seconds, numbers written as text parsed; a cell that is
+    no number, a complex number or ±inf is a `ValueError` naming the column and the row."""
+    name = user_text(s.name)
+    if _is_time(s):
+        try:
+            if pd.api.types.is_timedelta64_dtype(s) or pd.api.types.infer_dtype(s, skipna=True).startswith("timedelta"):
+                return pd.to_timedelta(s).dt.total_seconds().to_numpy(dtype=float, na_value=np.nan)
+            t = pd.to_datetime(s)
+            return (t - t.min()).dt.total_seconds().to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"gower_data: column {name} holds dates or times that cannot be put on one time line "
+                             f"({e}); convert it to numbers yourself (e.g. days since an event).") from None
+    if s.dtype == object or pd.api.types.is_string_dtype(s):
+        x, what = _cells(s)
+        bad = np.flatnonzero(np.isin(what, (3, 4)))
+        if bad.size:
+            r = int(bad[0])
+            what_ = "a complex number" if what[r] == 4 else "not a number"
+            raise ValueError(f"gower_data: column {name} is numeric, but row {r} holds {user_text(str(s.iloc[r]))}, "
+                             f"{what_} ({bad.size:,} such cell(s)). Mend the cell (NaN if it is missing), or read the "
+                             f"column as categories with kinds={{{name}: 'nominal'}}.")
+        return float_column(x, s.name, who="gower_data")                    # ±inf refused, naming the row
+    return float_column(s, s.name, who="gower_data")
+
+def _range_scaled(x: np.ndarray) -> np.ndarray:
+    """(x - min) / range over the present values, in [0, 1] (NaN kept; a constant column: 0), computed on x divided by
+    a power of two at or above its largest |x| (exact), so that a range beyond float64's (±1e308) cannot overflow."""
+    if np.isnan(x).all():
+        return x
+    lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
+    if not hi > lo:
+        return np.where(np.isnan(x), np.nan, 0.0)
+    e = int(np.frexp(max(abs(lo), abs(hi)))[1])
+    return (np.ldexp(x, -e) - np.ldexp(lo, -e)) / (np.ldexp(hi, -e) - np.ldexp(lo, -e))
+
 def _encode(s: pd.Series, kind: str, ordinal: dict) -> np.ndarray:
     "One column's Gower encoding: range-scaled floats (numeric, ordinal), codes (nominal, symmetric) or 1/0/-1."
     present = s.notna().to_numpy()
     if kind == "ordinal":
-        levels = list(ordinal[s.name]) if s.name in ordinal else list(s.dtype.categories)
+        if s.name in ordinal or isinstance(s.dtype, pd.CategoricalDtype):
+            levels = list(ordinal[s.name]) if s.name in ordinal else list(s.dtype.categories)
+        elif pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_complex_dtype(s):
+            levels = sorted(set(s[present].tolist()))                   # numbers: their own order
+        else:
+            raise ValueError(f"gower_data: column {user_text(s.name)} is ordinal but its levels are not known; give "
+                             f"them lowest first, ordinal={{{user_text(s.name)}: [...]}}, or make it an ordered "
+                             "pd.Categorical.")
         rank = {v: i for i, v in enumerate(levels)}
         unknown = sorted({str(v) for v in s[present] if v not in rank})
         if unknown:
             raise ValueError(f"gower_data: column {user_text(s.name)} has values {unknown[:5]} that are not among its "
                              f"levels {levels[:10]}; give every level in ordinal={{...}}, lowest first.")
-        s = pd.Series([rank[v] if p else np.nan for v, p in zip(s, present)], dtype=float)
-    if kind in ("numeric", "ordinal"):
-        x = pd.to_numeric(s, errors="raise").to_numpy(dtype=float)
-        r = np.nanmax(x) - np.nanmin(x) if present.any() else 0.0
-        return x / r if r > 0 else np.where(np.isnan(x), np.nan, 0.0)       # a constant column contributes 0
+        return _range_scaled(np.array([rank[v] if p else np.nan for v, p in zip(s, present)], dtype=float))
+    if kind == "numeric":
+        return _range_scaled(_numbers(s))
     if kind == "asymmetric":
         vals = set(s[present].tolist())
         if not vals <= {True, False, 0, 1}:
@@ -133,6 +222,22 @@ def _encode(s: pd.Series, kind: str, ordinal: dict) -> np.ndarray:
     return codes.astype(np.int64)
 
 # %% ../nbs/08b_gower.ipynb #06660197
+def _weights(weights, columns: pd.Index) -> pd.Series:
+    "One float weight per column from `gower_data`'s `weights` (None, a number, one per column, or {column: weight})."
+    if isinstance(weights, Mapping):
+        check_keys(weights, columns, "weights", who="gower_data")
+        weights = [weights.get(c, 1.0) for c in columns]
+    try:
+        w = np.asarray(1.0 if weights is None else weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"gower_data: weights={weights!r:.80} must be numbers: one per column, or {{column: weight}}."
+                         ) from None
+    if w.ndim > 1 or (w.ndim == 1 and w.size != len(columns)):
+        raise ValueError(f"gower_data: weights has {w.size} value(s) for {len(columns)} column(s) "
+                         f"({', '.join(map(user_text, list(columns)[:10]))}); give one per column, in their order, or "
+                         "{column: weight} for some of them (the others weigh 1).")
+    return pd.Series(np.broadcast_to(w, len(columns)), index=columns)
+
 def gower_data(X,                      # (n, p) table: a DataFrame (any column types) or a numeric array
                *,
                kinds: dict | None = None,     # column -> 'numeric', 'ordinal', 'nominal', 'symmetric' or 'asymmetric'
@@ -141,15 +246,16 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
               ) -> GowerData:
     "Encode a mixed table once for Gower's dissimilarity (see the prose); `GowerData.block` computes it."
     df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    dup = list(dict.fromkeys(c for c in df.columns[df.columns.duplicated()]))
+    if dup:
+        raise ValueError(f"gower_data: the column name(s) {', '.join(map(user_text, dup[:5]))} occur more than once; "
+                         "rename them, so that each column (its kind, levels and weight) has one name.")
     kinds, ordinal = dict(kinds or {}), dict(ordinal or {})
-    unknown = [c for c in [*kinds, *ordinal] if c not in df.columns]
-    if unknown:
-        raise ValueError(f"gower_data: {[user_text(c) for c in unknown]} are not columns of X; the columns are "
-                         f"{[user_text(c) for c in df.columns[:10]]}.")
+    check_keys(kinds, df.columns, "kinds", who="gower_data")
+    check_keys(ordinal, df.columns, "ordinal", who="gower_data")
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise ValueError(f"gower_data: X has shape {df.shape}; it needs at least one row and one column.")
-    w = (pd.Series(weights, dtype=float).reindex(df.columns).fillna(1.0) if isinstance(weights, dict)
-         else pd.Series(1.0 if weights is None else np.asarray(weights, dtype=float), index=df.columns))
+    w = _weights(weights, df.columns)
     if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
         raise ValueError(f"gower_data: weights={list(w)} must be finite, non-negative and not all 0 (one per column).")
     kind = {c: _column_kind(df[c], kinds, ordinal) for c in df.columns}

@@ -1084,7 +1084,7 @@ _SCAN_TILE = 64
 
 def _scan_band(m: int) -> int:
     "Rows of the squares `scan_dissimilarity` reads an m x m matrix in: with its mirror, core's `MEMMAP_RESIDENT`."
-    return max(_SCAN_TILE, core.MEMMAP_RESIDENT // (16 * m) // _SCAN_TILE * _SCAN_TILE)
+    return max(_SCAN_TILE, core.MEMMAP_RESIDENT // (16 * max(m, 1)) // _SCAN_TILE * _SCAN_TILE)   # m = 0: no division
 
 @njit(parallel=True, cache=True, nogil=True)
 def _scan_square(F, b0, b1, e0, e1):

@@ -64,7 +64,7 @@ def test_bad_input_is_refused_with_the_fix():
     X = pd.DataFrame({"a": [1.0, 2.0], "b": ["y", "n"]})
     with pytest.raises(ValueError, match="yes/no values"):
         gower(X, kinds={"b": "asymmetric"})
-    with pytest.raises(ValueError, match="not columns of X"):
+    with pytest.raises(ValueError, match="not a column of X"):
         gower(X, kinds={"z": "nominal"})
     with pytest.raises(ValueError, match="non-negative"):
         gower(X, weights=[1, -1])
