@@ -246,3 +246,98 @@ def test_integer_columns_are_exact_or_refused(values):
         assert any(int(float(v)) != v for v in values)                 # refused only when a value would round
     else:
         assert [int(v) for v in f] == values                           # accepted: every value exactly
+
+
+# --- issue 49: hostile numbers at the data layer ------------------------------------------------------------------
+
+def _with_inf(X, row=5, col=2, value=np.inf):
+    X = X.copy()
+    X[row, col] = value
+    return X
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_infinite_feature_refused_by_assess_naming_column_and_row(as_frame, value):
+    """Issue 49: ±inf made `assess` crash with `OverflowError: cannot convert float infinity to integer` (the
+    magnitude check formatted log10(inf) before any finiteness check); it is a ValueError naming column and row."""
+    X, y = blobs()
+    Xi = _with_inf(X, value=value)
+    data = pd.DataFrame(Xi, columns=["a", "b", "c"]) if as_frame else Xi
+    col = "'c'" if as_frame else "'x2'"
+    with pytest.raises(ValueError, match=rf"X column {col} holds 1 infinite value\(s\), first at row 5"):
+        clm_nb.assess(data, y)
+
+
+def test_magnitude_check_refuses_inf_before_formatting_it():
+    "Issue 49: `check_magnitude` on data holding inf names the place instead of overflowing in its own message."
+    from clm_nb.core import check_magnitude
+    X, _ = blobs()
+    with pytest.raises(ValueError, match="1 infinite value.*first at row 5, column 'c'"):
+        check_magnitude(_with_inf(X), ["a", "b", "c"], who="prepare")
+
+
+def test_complex_column_refused_by_assess():
+    "Issue 49 (the class of Gower's complex cells): a complex column was cast to real behind a ComplexWarning."
+    X, y = blobs()
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(z=X[:, 0] + 1j)
+    with pytest.raises(ValueError, match="X column 'z' holds complex numbers"):
+        clm_nb.assess(df, y)
+
+
+def _dissimilarities(n_per=20):
+    from scipy.spatial.distance import pdist, squareform
+    X, y = blobs(n_per=n_per)
+    return squareform(pdist(X)), y
+
+
+@pytest.mark.parametrize("measure", ["sc_a", "dbcv_btwn", "point_biserial", "silhouette"])
+def test_precomputed_magnitude_refused_with_the_constant(measure):
+    """Issue 49: from 1e154 `sc_a` and `dbcv_btwn` raised OverflowError and `point_biserial` returned NaN; the door
+    refuses dissimilarities whose squares would overflow, naming the constant to divide by."""
+    D, y = _dissimilarities()
+    with pytest.raises(ValueError, match=rf"{measure}: metric='precomputed': the dissimilarities reach .*e\+155.*D / 1e155"):
+        score(measure, D * 1e154, y, metric="precomputed")
+
+
+def test_precomputed_just_inside_the_bound_is_finite():
+    "Issue 49: the bound is not too strict: just below it every measure that overflowed gives a finite value."
+    from clm_nb.core import magnitude_bound
+    D, y = _dissimilarities()
+    s = 0.99 * magnitude_bound(len(D), 1) / D.max()
+    for measure in ("sc_a", "point_biserial", "silhouette"):
+        assert np.isfinite(score(measure, D * s, y, metric="precomputed")), measure
+
+
+@pytest.mark.parametrize("D", [np.empty((0, 0)), np.empty(0)])
+def test_empty_precomputed_matrix_refused(D):
+    "Issue 49: an empty matrix raised ZeroDivisionError in the scan of the matrix."
+    with pytest.raises(ValueError, match="the matrix is empty"):
+        score("silhouette", D, [], metric="precomputed")
+    with pytest.raises(ValueError, match="the matrix is empty"):
+        clm_nb.assess(D, [], metric="precomputed")
+
+
+def test_sparse_magnitude_message_gives_the_matrix_shape():
+    """Issue 49: a sparse 150 x 4 matrix times 1e200 was refused 'with 600 points in 1 feature(s)' (its stored values
+    as one column); the message gives the matrix's own shape and bound."""
+    from scipy import sparse
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=r"with 150 points in 4 feature\(s\)"):
+        score("silhouette", sparse.csr_matrix(X * 1e200), y, metric="euclidean")
+
+
+@pytest.mark.parametrize("sparse_x", [False, True])
+def test_cosine_all_zero_rows_refused_naming_them(sparse_x):
+    """Issue 49: under cosine, all-zero rows (no direction: the cosine is undefined) were scored silently at
+    dissimilarity 1; `score` and `assess` refuse them, naming the rows."""
+    from scipy import sparse
+    X, y = blobs()
+    X[[3, 7]] = 0
+    data = sparse.csr_matrix(X) if sparse_x else X
+    with pytest.raises(ValueError, match=r"silhouette: metric='cosine': 2 row\(s\) of X are all zero \(row 3, 7\)"):
+        score("silhouette", data, y, metric="cosine")
+    if not sparse_x:
+        with pytest.raises(ValueError, match=r"all zero \(row 3, 7\)"):
+            clm_nb.assess(data, y, metric="cosine")

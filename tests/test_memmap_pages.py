@@ -84,3 +84,34 @@ def test_resident_memory_stays_bounded(matrix, name, monkeypatch):
     assert released == unreleased
     assert grew < size / 3, f"{name}: resident set grew by {grew / MiB:.0f} MiB of a {size / MiB:.0f} MiB matrix"
     assert grew_unreleased > size * 0.6, f"{name}: the unreleased run grew by only {grew_unreleased / MiB:.0f} MiB"
+
+
+# --- issue 49: layouts and dtypes that would be copied ------------------------------------------------------------
+
+def _small_memmap(tmp_path, order="C", dtype=np.float64):
+    X, y = make_blobs(60, n_features=3, centers=3, random_state=0)
+    D = np.asarray(cdist(X, X), dtype=dtype, order=order)
+    np.save(tmp_path / "D.npy", D)
+    return np.load(tmp_path / "D.npy", mmap_mode="r"), y
+
+
+def test_fortran_order_memmap_is_read_in_place(tmp_path, recwarn):
+    """Issue 49: a float64 matrix saved in Fortran order was copied to RAM silently (the changelog says a memmap is
+    never copied); symmetric, its transpose is the same matrix in C order, read in place with its pages released."""
+    D, y = _small_memmap(tmp_path, order="F")
+    assert D.flags.f_contiguous and not D.flags.c_contiguous
+    checked = core.check_dissimilarity(D)
+    assert np.shares_memory(checked.values, D) and core.page_plan(checked.values, 2).size == 4
+    assert not [w for w in recwarn if "copied" in str(w.message)]
+    C = np.ascontiguousarray(D)                                        # the same matrix in C order, in memory
+    assert clm_nb.silhouette(D, y, metric="precomputed") == pytest.approx(clm_nb.silhouette(C, y, metric="precomputed"))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_a_memmap_that_must_be_copied_says_so(tmp_path, dtype):
+    """Issue 49: an int32 (or float32) memmap was copied to RAM as float64 without a word; the copy is said, with its
+    size and the fix."""
+    D, y = _small_memmap(tmp_path, dtype=dtype)
+    with pytest.warns(UserWarning, match=rf"memmapped matrix is {np.dtype(dtype)}, so it is copied into memory as "
+                                         r"float64 .*Save it as float64"):
+        clm_nb.silhouette(D, y, metric="precomputed")
