@@ -268,10 +268,10 @@ def _check_infinite(x: np.ndarray,  # one float64 column (NaN allowed: missing v
     inf = np.isinf(x)
     if inf.any():
         rows = np.flatnonzero(inf)
-        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds {rows.size:,} infinite value(s), first at row "
-                         f"{int(rows[0])} ({x[rows[0]]:g}); an infinite value is no measurement, and no distance, range "
-                         "or mean is defined with it. Set it to NaN and treat it as missing (drop or impute), or drop "
-                         "those rows.")
+        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds {rows.size:,} infinite value(s), "
+                         f"first at row {int(rows[0])} ({x[rows[0]]:g}); an infinite value is no measurement, and no "
+                         "distance, range or mean is defined with it. Set it to NaN and treat it as missing (drop or "
+                         "impute), or drop those rows.")
     return x
 
 def float_column(values,         # one column: a numpy array or a pandas Series of numbers
@@ -282,9 +282,9 @@ def float_column(values,         # one column: a numpy array or a pandas Series 
     """`values` as float64 (NaN kept), or a `ValueError` naming the column when they are complex, hold ±inf, or are
     integers beyond 2^53 that float64 would round."""
     if (values.dtype if hasattr(values, "dtype") else np.asarray(values).dtype).kind == "c":
-        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds complex numbers; the measures need real values (casting "
-                         "would silently drop the imaginary parts). Pass its real and imaginary parts as two columns, "
-                         "or its modulus (np.abs).")
+        raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds complex numbers; the measures need "
+                         "real values (casting would silently drop the imaginary parts). Pass its real and imaginary "
+                         "parts as two columns, or its modulus (np.abs).")
     if isinstance(values, pd.Series):
         if not pd.api.types.is_integer_dtype(values.dtype) or values.hasnans:   # NA becomes NaN, refused later
             return _check_infinite(values.to_numpy(dtype=np.float64, na_value=np.nan), column, who=who)
@@ -305,9 +305,9 @@ def float_column(values,         # one column: a numpy array or a pandas Series 
     fix = (f"subtract the column's minimum first, in integers (x - x.min(), before any float conversion): distances "
            f"do not change, and its range, {span:,}, fits" if span <= MAX_EXACT_INT else
            f"its range, {span:,}, is beyond 2^53 too: divide it by a constant (accepting the rounding) or drop it")
-    raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds integers up to {max(-lo, hi):,} in magnitude, beyond "
-                     f"2^53 = {MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its {a.size:,} values "
-                     f"exactly (they would round, and distinct points could become one); {fix}.")
+    raise ValueError(f"{_prefix(who)}X column {_column_name(column)} holds integers up to {max(-lo, hi):,} in "
+                     f"magnitude, beyond 2^53 = {MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its "
+                     f"{a.size:,} values exactly (they would round, and distinct points could become one); {fix}.")
 
 # %% ../nbs/00_core.ipynb #f7dca087
 def magnitude_bound(n: int,  # points

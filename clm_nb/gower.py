@@ -146,9 +146,9 @@ def _column_kind(s: pd.Series, kinds: dict, ordinal: dict) -> str:
     if (what == 4).any() or (cells and np.isin(what, (1, 2)).sum() >= NUMERIC_TEXT_SHARE * cells):
         text = np.flatnonzero(what == 2)
         if text.size and not np.isin(what, (3, 4)).any():
-            warnings.warn(f"gower_data: column {user_text(s.name)} holds {text.size:,} number(s) written as text (first "
-                          f"at row {int(text[0])}: {user_text(str(s.iloc[text[0]]))}); they are read as numbers and the "
-                          f"column as numeric. If its values are codes, not quantities, pass "
+            warnings.warn(f"gower_data: column {user_text(s.name)} holds {text.size:,} number(s) written as text "
+                          f"(first at row {int(text[0])}: {user_text(str(s.iloc[text[0]]))}); they are read as numbers "
+                          f"and the column as numeric. If its values are codes, not quantities, pass "
                           f"kinds={{{user_text(s.name)}: 'nominal'}}.", UserWarning, stacklevel=4)
         return "numeric"
     return "nominal"

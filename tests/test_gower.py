@@ -103,7 +103,7 @@ def test_infinite_value_refused_naming_column_and_row(value):
 
 def test_a_range_beyond_float64_is_scaled_safely():
     """Issue 49: values of ±1e308 have a range float64 cannot hold (it overflowed to inf and zeroed the column);
-    Gower is scale-free per column, so a column stretched to ±1.5e308 gives the dissimilarities of the column itself."""
+    Gower is scale-free per column: a column stretched to ±1.5e308 gives the dissimilarities of the column itself."""
     X, _ = _blobs_table()
     unit = (X.x - X.x.min()) / (X.x.max() - X.x.min()) * 2 - 1            # the column mapped onto [-1, 1]
     huge = X.assign(x=unit * 1.5e308)                                     # range 3e308 > float64's largest, 1.8e308

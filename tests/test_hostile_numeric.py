@@ -296,7 +296,8 @@ def test_precomputed_magnitude_refused_with_the_constant(measure):
     """Issue 49: from 1e154 `sc_a` and `dbcv_btwn` raised OverflowError and `point_biserial` returned NaN; the door
     refuses dissimilarities whose squares would overflow, naming the constant to divide by."""
     D, y = _dissimilarities()
-    with pytest.raises(ValueError, match=rf"{measure}: metric='precomputed': the dissimilarities reach .*e\+155.*D / 1e155"):
+    pattern = rf"{measure}: metric='precomputed': the dissimilarities reach .*e\+155.*D / 1e155"
+    with pytest.raises(ValueError, match=pattern):
         score(measure, D * 1e154, y, metric="precomputed")
 
 
