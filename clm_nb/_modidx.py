@@ -28,6 +28,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.assessment._dominant_pair_hint': ('assessment.html#_dominant_pair_hint', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._hints': ('assessment.html#_hints', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._interval_text': ('assessment.html#_interval_text', 'clm_nb/assessment.py'),
+                                   'clm_nb.assessment._leak_clause': ('assessment.html#_leak_clause', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._prepared': ('assessment.html#_prepared', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._profile_verdict': ('assessment.html#_profile_verdict', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment._render': ('assessment.html#_render', 'clm_nb/assessment.py'),
