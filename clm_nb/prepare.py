@@ -457,7 +457,7 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
     return [_leak_step(c, why, "kept" if c in keep else "out", c) for c, why in _leak_reasons(X, y).items()]
 
 # %% ../nbs/08a_prepare.ipynb #11c93295
-INDEX_MIN_ROWS = 10             # from this many rows a permutation of 1..n (or 0..n-1) is a saved index whatever its name
+INDEX_MIN_ROWS = LEAK_MIN_POINTS   # from this many rows (20) a permutation of 1..n (or 0..n-1) is a saved index whatever its name
 
 def saved_index_columns(df: pd.DataFrame) -> list[str]:
     "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index (see above)."
