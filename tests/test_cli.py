@@ -404,3 +404,19 @@ def test_score_external_never_reads_the_features(data):
     df.to_csv(data / "ext.csv", index=False)
     r = invoke("score", "ari", data / "ext.csv", "-l", "species", "--pred-col", "km")
     assert r.exit_code == 0 and r.stdout.startswith("ari = 1"), r.output
+
+
+def test_missing_labels_are_dropped_with_missing_drop(data):
+    "Issue 49 (item 4): `--missing drop` (and gower) drops the rows whose label is missing and says which."
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"Sex": np.repeat(["Female", "Male"], 20).astype(object), "w": rng.normal(size=40),
+                       "k": rng.choice(["a", "b", "c"], 40)})
+    df.loc[5, "Sex"] = None
+    df.to_csv(data / "survey_like.csv", index=False)
+    assert_error(invoke("assess", data / "survey_like.csv", "-l", "Sex"), "label(s) are missing", "--missing drop")
+    for extra in ([], ["--metric", "gower"]):
+        r = invoke("assess", data / "survey_like.csv", "-l", "Sex", "--missing", "drop", "--ci", "none",
+                   "--no-variants", "--json", *extra)
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        assert out["n"] == 39 and any("label is missing" in w and "row(s) 5." in w for w in out["warnings"])
