@@ -18,13 +18,14 @@ from .core import (METRIC_NAMES, LabeledData, check_dissimilarity, check_labels,
                          sparse)
 from .intervals import check_ci, resample_scores, stratified_sample, take_points
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
-from .prepare import MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, handle_missing, rare_classes
+from .prepare import (MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, drop_saved_index, handle_missing,
+                            rare_classes)
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
                             VerdictRule, check_board_measures, clm_profile, permutation_cap, primary_score,
                             profile_row)
 
 # %% auto #0
-__all__ = ['CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
+__all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
            'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/17_assessment.ipynb #922ffaf3
@@ -75,6 +76,15 @@ def _interval_text(a: Assessment) -> str:
         return ""
     return f" ({100 * a.ci:g} % interval {sc.at[a.primary, 'low']:.3f}–{sc.at[a.primary, 'high']:.3f})"
 
+# %% ../nbs/17_assessment.ipynb #3e3ea3e5
+LEAK_STABILITY = "depends on a column that may leak the labels"   # `Assessment.stability` when the verdict reads one
+
+def _leak_clause(a: Assessment) -> str:
+    "'; left out 'bwt' (may leak the labels)' or '; reads 'id', which may leak the labels' for the headline ('' if neither)."
+    names = lambda cols: ", ".join(map(user_text, cols))
+    return ((f"; left out {names(a.left_out)} (may leak the labels)" if a.left_out else "")
+            + (f"; reads {names(a.leaky)}, which may leak the labels" if a.leaky else ""))
+
 # %% ../nbs/17_assessment.ipynb #14d2cade
 def _assessment_text(a: Assessment, interface: str) -> str:
     "The text of an `Assessment` (`Assessment.text`): verdict, warnings, uncertainty, preparation, scores, pairs, hints."
@@ -83,8 +93,8 @@ def _assessment_text(a: Assessment, interface: str) -> str:
     scaled = "" if a.scaling == "none" else f", scaling {a.scaling}"
     feats = "dissimilarities" if a.metric == "precomputed" else f"{a.d} features"
     lines = [f"CLM assessment: {a.verdict.upper()}  ({a.n} points, {feats}, {a.K} classes"
-             + noise + scaled + f", metric {a.metric}; {a.stability})"]
-    lines += [f"  {s.text(interface)}" for s in a.warnings]
+             + noise + scaled + f", metric {a.metric}; {a.stability}{_leak_clause(a)})"]
+    lines += [f"  {s.text(interface)}" for s in a.preparation if s.warning]
     lines += [f"  {a.reason}",
               f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "") + _interval_text(a)]
     lines += [f"  views: {a.views_note}"] if a.views_note else []
@@ -120,7 +130,7 @@ class Assessment:
     n_noise: int = 0              # points carrying the noise label -1
     noise: str | None = None            # the noise policy used
     scaling: str = "none"               # the feature scaling of the verdict (`clm_nb.prepare.SCALINGS`)
-    stability: str = "not checked"      # 'stable', 'depends on preprocessing' or 'not checked' (variants=False)
+    stability: str = "not checked"      # 'stable', 'depends on preprocessing', LEAK_STABILITY or 'not checked' (variants=False)
     variants: pd.DataFrame | None = None  # one row per preparation variant: verdict, primary score, the views' scores
     preparation: list = field(default_factory=list)  # the `clm_nb.prepare.PrepStep`s that made the data
     features: list = field(default_factory=list)     # the names of the features scored
@@ -135,11 +145,14 @@ class Assessment:
     views: list = field(default_factory=lambda: list(VIEWS))  # the (view, measure) pairs the verdict read
     views_note: str = ""                # which views were used, and why one is missing (see `metric_views`)
     views_missing: dict = field(default_factory=dict)  # missing view -> why
+    left_out: list = field(default_factory=list)  # features that may leak the labels, left out of the verdict
+    leaky: list = field(default_factory=list)     # features that may leak the labels, read by the verdict (keep_cols)
+    keep_cols: list = field(default_factory=list)  # the input columns kept on purpose although flagged
 
     @property
-    def warnings(self) -> list:
-        "The preparation's warnings (leaking columns, identifiers, rows dropped, many duplicates)."
-        return [s for s in self.preparation if s.warning]
+    def warnings(self) -> list[str]:
+        "The preparation's warnings as text, as in the JSON (leaking columns, identifiers, rows dropped, duplicates)."
+        return [s.text() for s in self.preparation if s.warning]
 
     def to_dict(self, interface: str = "python") -> dict:
         "Everything as plain Python values (for JSON); advice in the words of `interface` ('python' or 'cli')."
@@ -151,7 +164,8 @@ class Assessment:
                 "standardize": self.scaling == "standardize", "n_input": self.n_input, "features": list(self.features),
                 "preparation": [{"kind": s.kind, "columns": list(s.columns), "detail": say(s.detail, interface),
                                  "warning": s.warning} for s in self.preparation],
-                "warnings": [s.text(interface) for s in self.warnings],
+                "warnings": [s.text(interface) for s in self.preparation if s.warning],
+                "left_out": list(self.left_out), "leaky": list(self.leaky), "keep_cols": list(self.keep_cols),
                 "variants": [] if self.variants is None else clean(self.variants),
                 "scores": clean(self.scores), "worst_pairs": clean(self.worst_pairs),
                 "hints": [say(h, interface) for h in self.hints],
@@ -333,12 +347,15 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
                    rare: str,            # classes below min_class_size: 'keep' or 'set_aside'
                    min_class_size: int,  # classes with fewer points are rare
                    noise,                # the noise policy
+                   keep_cols=None,       # gower: columns kept on purpose although a saved row index
                   ) -> Prepared:
     "The points that are not dense coordinates prepared by rows, validated once (see the prose)."
     from clm_nb.gower import gower_data
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="assess")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="assess")
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="assess")
+    if keep_cols is not None and kind != "gower":
+        raise ValueError(f"assess: keep_cols={keep_cols!r} names columns of a table; {_KIND_WORDS[kind]} has none.")
     if ordinal is not None and (kind != "gower" or not isinstance(ordinal, dict)):
         raise ValueError(f"assess: ordinal={ordinal!r} applies to a table's columns: a dict {{column: [levels]}} "
                          "with metric='gower' (or with coordinates).")
@@ -359,7 +376,10 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
         aside = {}
     features = []
     if kind == "gower":
-        table = as_table(X).iloc[rows].reset_index(drop=True)
+        keep = [] if keep_cols is None else [keep_cols] if isinstance(keep_cols, str) else [str(c) for c in keep_cols]
+        table, index = drop_saved_index(as_table(X), keep)         # a saved row index is no feature, whatever the metric
+        steps = index + steps
+        table = table.iloc[rows].reset_index(drop=True)
         for c, levels in (ordinal or {}).items():
             bad = sorted({str(v) for v in table[c].dropna() if v not in levels}) if c in table else []
             if bad:
@@ -464,6 +484,11 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
         if s != scaling and (s != "log" or skew):
             _, sc, v, val, _ = verdict_of(scale_features(X, s, skew), y)
             rows[s] = _variant_row(sc, v, val, rule, primary) | {"points": X.shape[0]}
+    if p.left_out:                                        # the verdict the flagged columns would have given
+        full = np.hstack([p.X, p.left_out_X])
+        Xl = full[keep] if p.X.shape[0] > QUADRATIC_MAX_POINTS else full
+        _, sc, v, val, _ = verdict_of(scale_features(Xl, scaling, skew), y)
+        rows[f"{scaling}, with {', '.join(p.left_out)}"] = _variant_row(sc, v, val, rule, primary) | {"points": Xl.shape[0]}
     flagged = p.columns_warned
     if flagged and len(flagged) < len(p.features):
         cols = [j for j, f in enumerate(p.features) if f not in flagged]
@@ -565,6 +590,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
            metric: str = "euclidean",                # what X is and how points differ (see *Any distance*)
            dim: int | None = None,                   # dbcv_btwn's core-distance exponent where X gives none (see below)
+           keep_cols=None,                           # columns kept on purpose although flagged (an index, a leak)
           ) -> Assessment:
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
@@ -589,7 +615,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     if need:
         raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
     p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
-                        min_class_size=min_class_size, noise=noise)
+                        min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
     variants = variants and kind == "coordinates"                    # no scaling variants of other points
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
@@ -611,12 +637,16 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     labels = np.asarray(p.y, dtype=object)
     n_minus_one = int(noise_mask(labels).sum()) if noise is None else data.n_noise
     stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
+    leaky = p.columns_warned if kind == "coordinates" else []
+    without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
+    stability = (LEAK_STABILITY if leaky and without != verdict.verdict else "not checked" if stable is None
+                 else "stable" if stable else "depends on preprocessing")
     hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)
     return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
                       score_se=float(se) if pd.notna(se) else 0.0, scores=scores,
                       worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K,
                       n_noise=data.n_noise, noise=noise, scaling=scaling,
-                      stability="not checked" if stable is None else "stable" if stable else "depends on preprocessing",
+                      stability=stability, left_out=list(p.left_out), leaky=list(leaky), keep_cols=list(p.keep_cols),
                       variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
                       borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,

@@ -170,8 +170,10 @@ def _prep_options(f):
     from clm_nb.prepare import MIN_CLASS_SIZE, MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS
     for opt in reversed([
             click.option("--missing", type=click.Choice(MISSING_POLICIES), default="refuse", show_default=True,
+                         callback=_read_option("missing"),       # the reader keeps missing labels for drop/impute
                          help="Missing feature values: refuse (the error names the columns), drop the rows, or impute "
-                              "(median; most frequent level)."),
+                              "(median; most frequent level). A row with a missing label is dropped under drop and "
+                              "impute (a label is never imputed), and listed."),
             click.option("--ordinal", "ordinal", metavar="COL=A,B,C", multiple=True,
                          help="An ordered category's levels, lowest first (repeat for several columns); other text "
                               "columns are one-hot encoded."),

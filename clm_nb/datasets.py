@@ -1264,7 +1264,7 @@ def _numbers(text: list[str], who: str) -> np.ndarray:
                     "read them as text (the default) to keep them apart")
     return out
 
-def _label_array(y, who: str, numeric: bool = False) -> np.ndarray:
+def _label_array(y, who: str, numeric: bool = False, keep_missing: bool = False) -> np.ndarray:
     """Labels as int64 (all integers), float64 (other numbers) or text (an object array of `str`); text becomes numbers
     only when `numeric`. A `ValueError` for a missing label (null or empty) or one longer than `MAX_LABEL_CHARS`."""
     s = pd.Series(np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else y, copy=False)
@@ -1275,10 +1275,15 @@ def _label_array(y, who: str, numeric: bool = False) -> np.ndarray:
         codes, uniques = pd.factorize(s.to_numpy(dtype=object), use_na_sentinel=True)
         empty = [i for i, u in enumerate(uniques) if isinstance(u, (str, bytes)) and len(u) == 0]
         missing = (codes < 0) | np.isin(codes, empty)
+    if missing.any() and keep_missing:          # None where missing: `prepare` drops those rows and lists them
+        out = np.full(len(s), None, dtype=object)
+        if not missing.all():
+            out[~missing] = list(_label_array(s[~missing].reset_index(drop=True), who, numeric))
+        return out
     if missing.any():
         raise ValueError(f"{who}: {int(missing.sum())} label(s) are missing (an empty cell or a null; first at row "
-                         f"{int(missing.argmax())}); drop those rows or give them a label. Text such as NA or None "
-                         "is a class name, not a missing label.")
+                         f"{int(missing.argmax())}); drop those rows (missing='drop', clm-nb --missing drop) or give them "
+                         "a label. Text such as NA or None is a class name, not a missing label.")
     if s.dtype.kind in "biu":
         return s.to_numpy().astype(np.int64)
     if s.dtype.kind == "f":
@@ -1301,7 +1306,8 @@ def _label_array(y, who: str, numeric: bool = False) -> np.ndarray:
     return classes[codes]
 
 # %% ../nbs/09_datasets.ipynb #64f3f05a
-def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str, numeric: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
+def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str, numeric: bool = False,
+                 keep_missing: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
     "(features as a table, labels) of a table: `label_col` is the labels (numbers only if `numeric`), `drop_cols` are left out."
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1)
@@ -1318,10 +1324,10 @@ def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str, numeric: bool
         if c.startswith("Unnamed: ") and v.dtype.kind in "iu" and len(v) > 1 and np.all(np.diff(v) == 1):
             raise ValueError(f"{who}: column {c!r} has no header and holds the row numbers {v[0]}..{v[-1]}: a saved row "
                              f"index, not a feature. Leave it out (drop_cols=[{c!r}], clm-nb --drop-col '{c}') or save "
-                             "the file without it (pandas: to_csv(..., index=False)).")
+                             "the file without it (pandas: to_csv(..., index=False); R: write.csv(..., row.names = FALSE)).")
     if feats.shape[1] == 0:
         raise ValueError(f"{who}: no feature column is left besides the labels {label_col!r}.")
-    return feats.reset_index(drop=True), _label_array(df[label_col], who, numeric)
+    return feats.reset_index(drop=True), _label_array(df[label_col], who, numeric, keep_missing)
 
 # %% ../nbs/09_datasets.ipynb #e407645e
 def _numeric_table(feats: pd.DataFrame, who: str) -> tuple[np.ndarray, list[str]]:
@@ -1517,6 +1523,7 @@ def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .p
                        encoding: str = "utf-8",  # CSV/TSV text encoding, e.g. 'latin-1'
                        numeric_labels: bool = False,  # read text labels as numbers ('01' and '1' become one, with a warning)
                        max_bytes: int = MAX_READ_BYTES,  # the most bytes read from the file, after decompression
+                       missing: str = "refuse",  # missing labels: refused, or (drop/impute) None, for `prepare` to drop
                       ) -> tuple[pd.DataFrame, np.ndarray]:
     "Read a labeled dataset from a file: `(features as a table of any column types, labels (n,))`, labels as given."
     path = Path(path).expanduser()
@@ -1525,6 +1532,7 @@ def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .p
     decimal = check_choice(decimal, "decimal", (".", ","), who="read_labeled_file")
     numeric_labels = check_flag(numeric_labels, "numeric_labels", who="read_labeled_file")
     max_bytes = check_number(max_bytes, "max_bytes", lo=1, integer=True, who="read_labeled_file")
+    keep_missing = check_choice(missing, "missing", ("refuse", "drop", "impute"), who="read_labeled_file") != "refuse"
     _check_reading(path, kind, sep, decimal, thousands, encoding, drop_cols)
     if labels is not None and kind != "npy":
         raise ValueError(f"{path}: a separate labels file is for .npy data only; the labels of a {kind} file are "
@@ -1538,11 +1546,11 @@ def read_labeled_table(path,                 # a .csv/.tsv (also compressed), .p
             raise ValueError(f"{path}: {X.shape[0]} rows of data but labels of shape {y.shape}; give one label per "
                              "row.")
         feats = pd.DataFrame(X.astype(np.float64), columns=[f"x{j}" for j in range(X.shape[1])])
-        y = _label_array(y, str(path), numeric_labels)
+        y = _label_array(y, str(path), numeric_labels, keep_missing)
     else:
         table = _read_table(path, kind, sep, decimal, label_col=label_col, thousands=thousands, encoding=encoding,
                             max_bytes=max_bytes)
-        feats, y = _split_frame(table, label_col, drop_cols, str(path), numeric_labels)
+        feats, y = _split_frame(table, label_col, drop_cols, str(path), numeric_labels, keep_missing)
     if noise_label is not None:
         y, _ = _to_project_noise(y, _marker_mask(y, str(noise_label)))
     return feats, y

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
 
 import numpy as np
 
@@ -16,10 +18,11 @@ from .core import (check_choice, check_class_pairs, check_flag, check_labels, ch
 
 # %% auto #0
 __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
-           'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'say',
-           'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing', 'encode_columns', 'constant_columns',
-           'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs', 'tie_mixing', 'leakage_findings',
-           'robust_scale', 'scale_features', 'prepare']
+           'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'INDEX_MIN_ROWS', 'RARE_DEFAULT',
+           'MIN_CLASS_SIZE', 'marker', 'say', 'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing',
+           'encode_columns', 'constant_columns', 'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs',
+           'tie_mixing', 'leakage_findings', 'saved_index_columns', 'drop_saved_index', 'robust_scale',
+           'scale_features', 'prepare']
 
 # %% ../nbs/08a_prepare.ipynb #41e97fb2
 pd = LazyModule("pandas")     # imported on first use: the command line reads this module's options for its help
@@ -32,31 +35,43 @@ RARE_POLICIES = ("keep", "set_aside")                # classes below min_class_s
 # %% ../nbs/08a_prepare.ipynb #7ae46fa6
 INTERFACES = ("python", "cli")
 _OPTION = re.compile(r"\[\[(\w+)=([^\]]*)\]\]")
-_CLI_NAMES = {"drop_cols": "--drop-col", "n_permutations": "--permutations", "random_state": "--seed"}
+_CLI_NAMES = {"drop_cols": "--drop-col", "keep_cols": "--keep-col", "n_permutations": "--permutations",
+              "random_state": "--seed"}
+_LIST_OPTIONS = ("drop_cols", "keep_cols")           # options that take a list of column names: one CLI option each
 
-def say(text: str,                  # text with option markers [[name=value]]
+def marker(name: str,   # the option's keyword name, e.g. 'drop_cols'
+           value,       # its value: text, or a list of column names
+          ) -> str:
+    "The option marker `[[name=value]]` that `say` renders, each value percent-encoded (commas and brackets survive)."
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    return f"[[{name}={','.join(quote(str(v), safe='') for v in values)}]]"
+
+def say(text: str,                  # text with option markers [[name=value]] (see `marker`)
         interface: str = "python",  # 'python' (keyword arguments) or 'cli' (clm-nb options)
        ) -> str:
     "`text` with each option marker in the words of `interface`."
     interface = check_choice(interface, "interface", INTERFACES, who="say")
     def one(m):
-        name, value = m.group(1), m.group(2)
+        name, raw = m.group(1), m.group(2)
+        values = [unquote(v) for v in raw.split(",")] if name in _LIST_OPTIONS else [unquote(raw)]
+        value = values[0]
         if interface == "cli":
             opt = _CLI_NAMES.get(name, "--" + name.replace("_", "-"))
             if value in ("True", "False"):                          # a click flag: --name / --no-name
                 return opt if value == "True" else "--no-" + opt[2:]
-            return " ".join(f"{opt} {v}" for v in value.split(",")) if name == "drop_cols" else f"{opt} {value}"
-        if name == "drop_cols":
-            return f"drop_cols={value.split(',')!r}"
+            return " ".join(f"{opt} {shlex.quote(v)}" for v in values)
+        if name in _LIST_OPTIONS:
+            return f"{name}={values!r}"
         return f"{name}={value}" if value in ("True", "False", "None") or re.fullmatch(r"-?[\d.]+", value) \
             else f"{name}={value!r}"
     return _OPTION.sub(one, text)
+
 
 # %% ../nbs/08a_prepare.ipynb #e867be81
 @dataclass(frozen=True)
 class PrepStep:
     "One thing `prepare` did or found: its kind, the columns concerned, a sentence, and whether it is a warning."
-    kind: str                 # 'missing', 'encode', 'identifier', 'constant', 'rare', 'duplicates', 'skew', 'leakage', 'scaling'
+    kind: str                 # 'index', 'missing', 'encode', 'identifier', 'constant', 'rare', 'duplicates', 'skew', 'leakage', 'scaling'
     columns: tuple = ()       # the columns concerned (empty when none)
     detail: str = ""          # what was done or found, in one sentence
     warning: bool = False     # True: look at it before trusting a verdict
@@ -81,6 +96,9 @@ class Prepared:
     skewed: tuple = ()               # the features found heavily skewed (see `skewed_features`)
     set_aside: dict = field(default_factory=dict)   # class -> points, of the classes set aside
     n_input: int = 0                 # rows of the input
+    left_out: tuple = ()             # features flagged as possibly leaking the labels, left out of X (see `prepare`)
+    left_out_X: np.ndarray | None = None   # their values, rows as X, before scaling (None: none left out)
+    keep_cols: tuple = ()            # the input columns kept on purpose although flagged (`prepare`'s keep_cols)
 
     @property
     def warnings(self) -> list:
@@ -89,7 +107,7 @@ class Prepared:
 
     @property
     def columns_warned(self) -> list:
-        "The features named by a leakage or identifier warning (still in X), in order of appearance."
+        "The features named by a leakage or identifier warning that are still in X (kept), in order of appearance."
         out = []
         for s in self.steps:
             if s.warning and s.kind in ("leakage", "identifier"):
@@ -162,11 +180,24 @@ def handle_missing(df: pd.DataFrame,     # the features as a table
                         f"{_missing_sentence(counts, df)}")
         if bad_y.any():
             what.append(f"{int(bad_y.sum())} missing label(s) (first at row {int(bad_y.argmax())})")
+        if not len(counts):                                 # labels only: nothing to impute
+            raise ValueError(f"prepare: {what[0]}. A label cannot be imputed: drop those rows (missing='drop', "
+                             "clm-nb --missing drop) or give them a label.")
         raise ValueError(f"prepare: {'; '.join(what)}. Choose what to do: drop those rows (missing='drop', clm-nb "
                          "--missing drop) or impute the medians and most frequent levels (missing='impute', "
-                         "--missing impute).")
+                         "--missing impute)" + ("; a missing label's row is dropped under either." if bad_y.any()
+                                                 else "."))
+    empty = [c for c in counts.index if counts[c] == len(df)]
+    if empty:
+        raise ValueError(f"prepare: column(s) {', '.join(map(user_text, empty))} have no value in any row: "
+                         + ("nothing to impute them from" if policy == "impute" else "dropping their rows drops every row")
+                         + f". Leave the column out ({say(marker('drop_cols', empty))}, clm-nb "
+                         f"{say(marker('drop_cols', empty), 'cli')}).")
     if bad_y.any():
-        steps.append(PrepStep("missing", (), f"dropped {int(bad_y.sum())} row(s) whose label is missing.", True))
+        where = np.flatnonzero(bad_y)
+        listed = ", ".join(map(str, where[:10])) + (" ..." if where.size > 10 else "")
+        steps.append(PrepStep("missing", (), f"dropped {where.size} row(s) whose label is missing (a label is never "
+                              f"imputed): row(s) {listed}.", True))
     if policy == "drop":
         rows = df.isna().any(axis=1).to_numpy() | bad_y
         n_feat = int((df.isna().any(axis=1).to_numpy() & ~bad_y).sum())
@@ -186,7 +217,8 @@ def handle_missing(df: pd.DataFrame,     # the features as a table
             df[c] = s.fillna(value)
             filled.append(f"{user_text(c)} ({int(counts[c])} with the {how} {user_text(value)})" if how != "median"
                           else f"{user_text(c)} ({int(counts[c])} with the median {value:g})")
-        steps.append(PrepStep("missing", tuple(counts.index), "imputed " + ", ".join(filled) + ".", False))
+        if filled:                                       # only labels were missing: nothing imputed
+            steps.append(PrepStep("missing", tuple(counts.index), "imputed " + ", ".join(filled) + ".", False))
     keep = np.flatnonzero(~rows)
     if not len(keep):
         raise ValueError("prepare: every row has a missing value or label; nothing is left to score. Impute instead "
@@ -198,7 +230,8 @@ MAX_LEVELS = 50                 # a nominal column with more levels is refused r
 ID_UNIQUE_SHARE = 0.9           # text with at least this share of distinct values is an identifier
 
 # %% ../nbs/08a_prepare.ipynb #d35faaa6
-_TRUE, _FALSE = {"true", "t", "yes"}, {"false", "f", "no"}
+_BOOLEAN_WORDS = (("true", "false"), ("t", "f"), ("yes", "no"))   # the boolean vocabularies: one per column
+_TRUE, _FALSE = {t for t, _ in _BOOLEAN_WORDS}, {f for _, f in _BOOLEAN_WORDS}
 
 def _column_kind(s: pd.Series, ordinal: dict) -> str:
     "'numeric', 'boolean', 'ordinal', 'binary', 'nominal', 'identifier', 'datetime', 'comma' or 'many' (too many levels)."
@@ -214,7 +247,7 @@ def _column_kind(s: pd.Series, ordinal: dict) -> str:
     levels = values.astype(str).unique()
     if len(levels) and pd.Series(levels).str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all():
         return "comma"                                     # numbers written with a decimal comma: not categories
-    if len(levels) and {v.lower() for v in levels} <= _TRUE | _FALSE and len({v.lower() for v in levels} & _TRUE) <= 1:
+    if len(levels) and any({v.lower() for v in levels} <= set(pair) for pair in _BOOLEAN_WORDS):
         return "boolean"
     if len(levels) <= 2:
         return "binary"
@@ -380,14 +413,12 @@ def _class_sorted(codes: np.ndarray) -> bool:
     return codes.size > 0 and 1 + np.count_nonzero(codes[1:] != codes[:-1]) == np.unique(codes).size
 
 # %% ../nbs/08a_prepare.ipynb #c150ee88
-def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), rows in the file's order
-                     y,                  # one label per row
-                    ) -> list[PrepStep]:
-    "Warnings for the columns that leak the labels (the three rules above), one `PrepStep` per column."
+def _leak_reasons(X: pd.DataFrame, y) -> dict:
+    "{column: [the rules it meets, as phrases]} of the encoded features `X` that may leak the labels `y`."
     codes = pd.factorize(pd.Series(np.asarray(y, dtype=object)).astype(str))[0]
     n, K = codes.size, int(codes.max()) + 1 if codes.size else 0
     sorted_file = _class_sorted(codes)
-    out = []
+    out = {}
     for c in X.columns:
         v = X[c].to_numpy(dtype=np.float64)
         distinct = np.unique(v).size
@@ -404,10 +435,61 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
                 why.append(f"alone it separates the {K} classes almost perfectly ({runs} label runs along it, "
                            f"{K} at the least)")
         if why:
-            out.append(PrepStep("leakage", (c,), f"column {user_text(c)} may leak the labels: {'; '.join(why)}. If it encodes "
-                                f"the label (an id, a sort key, a derived code), drop it ([[drop_cols={c}]]); "
-                                "if it is a real measurement, the classes are trivially separable along it.", True))
+            out[c] = why
     return out
+
+def _leak_step(c: str, why: list, how: str, source: str) -> PrepStep:
+    "The warning on column `c` (input column `source`): its reasons and what was done ('out', 'kept' or 'only')."
+    advice = {"out": "It is left out of the verdict. If it encodes the label (an id, a sort key, a derived code), that is "
+                     f"right; if it is a real measurement, keep it ({marker('keep_cols', [source])}), knowing that the "
+                     "classes are then trivially separable along it.",
+              "kept": f"It is kept on purpose ({marker('keep_cols', [source])}): the verdict reads it, and the classes are "
+                      f"trivially separable along it; if it encodes the label, drop it ({marker('drop_cols', [source])}).",
+              "only": "Every feature is flagged, so it is kept (nothing else would be left) and the verdict reads it; if it "
+                      f"encodes the label (an id, a sort key, a derived code), drop it ({marker('drop_cols', [source])})."}
+    return PrepStep("leakage", (c,), f"column {user_text(c)} may leak the labels: {'; '.join(why)}. {advice[how]}", True)
+
+def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), rows in the file's order
+                     y,                  # one label per row
+                     keep=(),            # the flagged columns the verdict reads anyway (kept on purpose)
+                    ) -> list[PrepStep]:
+    "Warnings for the columns that leak the labels (the three rules above), one `PrepStep` per column, left out unless in `keep`."
+    return [_leak_step(c, why, "kept" if c in keep else "out", c) for c, why in _leak_reasons(X, y).items()]
+
+# %% ../nbs/08a_prepare.ipynb #11c93295
+INDEX_MIN_ROWS = LEAK_MIN_POINTS   # from this many rows (20) a permutation of 1..n (or 0..n-1) is a saved index whatever its name
+
+def saved_index_columns(df: pd.DataFrame) -> list[str]:
+    "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index (see above)."
+    n, out = len(df), []
+    for c in df.columns:
+        s = df[c]
+        if n < 2 or s.dtype.kind not in "iuf" or isinstance(s.dtype, pd.CategoricalDtype) or s.isna().any():
+            continue
+        if n < INDEX_MIN_ROWS and not ID_NAME.match(str(c)):
+            continue
+        v = np.sort(s.to_numpy(dtype=np.float64))
+        if v[0] in (0.0, 1.0) and np.array_equal(v, np.arange(n, dtype=np.float64) + v[0]):
+            out.append(c)
+    return out
+
+# %% ../nbs/08a_prepare.ipynb #9103e7e6
+def drop_saved_index(df: pd.DataFrame,   # the input table
+                     keep_cols=(),       # columns kept on purpose (never dropped here)
+                    ) -> tuple[pd.DataFrame, list[PrepStep]]:
+    "(the table without its saved row index columns, the note saying which went); a `ValueError` when nothing is left."
+    index = [c for c in saved_index_columns(df) if c not in keep_cols]
+    if not index:
+        return df, []
+    if len(index) == df.shape[1]:
+        raise ValueError(f"prepare: the only feature column(s) {', '.join(map(user_text, index))} hold the row numbers "
+                         f"1..{len(df)} (or 0..{len(df) - 1}) in some order: a saved row index, not a measurement. Give "
+                         "the feature columns, or keep the column on purpose (keep_cols, clm-nb --keep-col).")
+    span = lambda c: f"{user_text(c)} ({int(df[c].min())}..{int(df[c].max())})"
+    step = PrepStep("index", tuple(index), f"dropped {', '.join(map(span, index))}: the row numbers in some order, a "
+                    "saved row index (R's row names, a pandas index), not a measurement; a real feature comes back "
+                    f"with {marker('keep_cols', index)}.")
+    return df.drop(columns=index), [step]
 
 # %% ../nbs/08a_prepare.ipynb #0c3f7ae4
 def robust_scale(X) -> np.ndarray:
@@ -443,6 +525,22 @@ def scale_features(X,                    # (n, d) numeric features
 RARE_DEFAULT = "set_aside"      # the default rare-class policy, from the evidence (see the prose above)
 MIN_CLASS_SIZE = 5              # classes with fewer points are rare
 
+# %% ../nbs/08a_prepare.ipynb #a6c73521
+def _check_keep_cols(keep_cols, df: pd.DataFrame) -> list:
+    "`keep_cols` as a list of input column names; a `ValueError` for a name that is not a column."
+    keep = [] if keep_cols is None else [keep_cols] if isinstance(keep_cols, str) else list(keep_cols)
+    absent = [c for c in keep if str(c) not in df.columns]
+    if absent:
+        raise ValueError(f"prepare: keep_cols names {', '.join(map(user_text, absent))}, not a column; the columns are "
+                         f"{', '.join(map(user_text, list(df.columns)[:20]))}.")
+    return [str(c) for c in keep]
+
+def _source_column(name: str, columns: list) -> str:
+    "The input column an encoded feature comes from: itself, or `c` for a one-hot column `c=level`."
+    if name in columns:
+        return name
+    return max((c for c in columns if name.startswith(f"{c}=")), key=len, default=name)
+
 # %% ../nbs/08a_prepare.ipynb #fbaac3f0
 def prepare(X,                                  # (n, d) features: a DataFrame (any column types) or an array
             y,                                  # one label per row, any hashable values
@@ -454,6 +552,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             rare: str = RARE_DEFAULT,           # classes below min_class_size: 'keep' or 'set_aside'
             min_class_size: int = MIN_CLASS_SIZE,  # classes with fewer points are rare
             noise=None,                         # the measures' noise policy; with one, the label -1 is not a class
+            keep_cols=None,                     # input columns kept on purpose although flagged (an index, a leak)
            ) -> Prepared:
     "The features and labels made ready for the measures, and the record of every step (see the prose)."
     df = as_table(X)
@@ -467,8 +566,11 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="prepare")
     if ordinal is not None and not isinstance(ordinal, dict):
         raise ValueError(f"prepare: ordinal={ordinal!r} must be a dict {{column: [levels, lowest first]}}.")
+    keep_cols = _check_keep_cols(keep_cols, df)
     n_input = len(df)
-    df, y, rows, steps = handle_missing(df, y, missing)
+    df, steps = drop_saved_index(df, keep_cols)
+    df, y, rows, more = handle_missing(df, y, missing)
+    steps += more
     enc, more = encode_columns(df, ordinal)
     steps += more
     if drop_constant:
@@ -500,8 +602,17 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
                                   f"({', '.join(f'{user_text(k)} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
                                   "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
     check_class_pairs(pd.Series(y[~noise_mask(y)] if noise is not None else y, dtype=object).nunique(), who="prepare")
-    features = list(enc.columns)
-    A = check_magnitude(enc.to_numpy(dtype=np.float64), features, who="prepare")   # squared distances must not overflow
+    A = check_magnitude(enc.to_numpy(dtype=np.float64), list(enc.columns), who="prepare")  # squared distances must not overflow
+    reasons = _leak_reasons(enc, y)
+    source = {c: _source_column(c, list(df.columns)) for c in reasons}
+    how = {c: "kept" if source[c] in keep_cols else "out" for c in reasons}
+    out = [c for c in reasons if how[c] == "out"]
+    if out and len(out) == enc.shape[1]:               # every feature flagged: nothing would be left, all are kept
+        how, out = {c: "only" for c in reasons}, []
+    leaks = [_leak_step(c, reasons[c], how[c], source[c]) for c in reasons]
+    cut = np.isin(np.asarray(enc.columns, dtype=object), out)
+    left_X = A[:, cut] if out else None
+    A, features = A[:, ~cut], [c for c in enc.columns if c not in out]
     n_dup, n_conflict = duplicate_rows(A, y)
     if n_dup:
         share = n_dup / max(len(A), 1)
@@ -513,7 +624,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
         steps.append(PrepStep("skew", tuple(skewed), f"{len(skewed)} feature(s) heavily skewed (non-negative, "
                               f"skewness >= {SKEW_THRESHOLD:g}): {', '.join(map(user_text, skewed[:10]))}"
                               f"{' ...' if len(skewed) > 10 else ''}; [[scaling=log]] applies log(1 + x) to them."))
-    steps += leakage_findings(enc, y)
+    steps += leaks
     if scaling != "none":
         pos = [features.index(c) for c in skewed]
         A = scale_features(A, scaling, skewed=pos)
@@ -522,7 +633,8 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
                  "every feature"}
         steps.append(PrepStep("scaling", tuple(skewed) if scaling == "log" else (), words[scaling] + "."))
     return Prepared(X=np.ascontiguousarray(A), y=y, features=features, rows=rows, steps=steps, scaling=scaling,
-                    skewed=tuple(skewed), set_aside=set_aside, n_input=n_input)
+                    skewed=tuple(skewed), set_aside=set_aside, n_input=n_input, left_out=tuple(out),
+                    left_out_X=left_X, keep_cols=tuple(keep_cols))
 
 # %% ../nbs/08a_prepare.ipynb #cace6eb5
 from .core import document_params

@@ -374,7 +374,7 @@ def test_assess_prepares_a_users_table(data):
     "Issue 37's acceptance: a missing value, a category, an id sorted with the classes and a constant column."
     rng = np.random.default_rng(0)
     n = 90
-    df = pd.DataFrame({"id": np.arange(1, n + 1), "site": rng.choice(["north", "south", "east"], n), "year": 2024,
+    df = pd.DataFrame({"id": np.arange(1, n + 1) + 1000, "site": rng.choice(["north", "south", "east"], n), "year": 2024,
                        "a": rng.normal(size=n), "b": rng.normal(size=n), "kind": np.repeat(["x", "y", "z"], n // 3)})
     df["a"] += np.repeat([0.0, 0.6, 1.2], n // 3)
     df.loc[7, "b"] = np.nan
@@ -386,12 +386,12 @@ def test_assess_prepares_a_users_table(data):
     kinds = [s["kind"] for s in out["preparation"]]
     assert kinds[:3] == ["missing", "encode", "constant"] and "leakage" in kinds, kinds
     assert out["n"] == n - 1 and out["n_input"] == n
-    assert any("'id'" in w and "--drop-col id" in w for w in out["warnings"]), out["warnings"]
+    assert any("'id'" in w and "--keep-col id" in w for w in out["warnings"]), out["warnings"]   # left out (issue 49)
     assert "year" not in out["features"] and {"site=east", "site=north", "site=south"} <= set(out["features"])
-    assert any(v["preparation"].endswith("without id") for v in out["variants"])
+    assert any(v["preparation"].endswith("with id") for v in out["variants"]) and "id" not in out["features"]
     text = invoke("assess", data / "users.csv", "-l", "kind", "--missing", "drop", "--no-variants").stdout
     assert any(l.startswith("  WARNING: column 'id' may leak") for l in text.splitlines()[:5]), text
-    assert "drop_cols" not in text and "--drop-col id" in text                                   # the CLI's words
+    assert "keep_cols" not in text and "--keep-col id" in text                                   # the CLI's words
     clean = json.loads(invoke("assess", data / "users.csv", "-l", "kind", "--missing", "impute", "--drop-col", "id",
                               "--json").stdout)
     assert not clean["warnings"] and clean["n"] == n and "imputed 'b'" in clean["preparation"][0]["detail"]
@@ -404,3 +404,19 @@ def test_score_external_never_reads_the_features(data):
     df.to_csv(data / "ext.csv", index=False)
     r = invoke("score", "ari", data / "ext.csv", "-l", "species", "--pred-col", "km")
     assert r.exit_code == 0 and r.stdout.startswith("ari = 1"), r.output
+
+
+def test_missing_labels_are_dropped_with_missing_drop(data):
+    "Issue 49 (item 4): `--missing drop` (and gower) drops the rows whose label is missing and says which."
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"Sex": np.repeat(["Female", "Male"], 20).astype(object), "w": rng.normal(size=40),
+                       "k": rng.choice(["a", "b", "c"], 40)})
+    df.loc[5, "Sex"] = None
+    df.to_csv(data / "survey_like.csv", index=False)
+    assert_error(invoke("assess", data / "survey_like.csv", "-l", "Sex"), "label(s) are missing", "--missing drop")
+    for extra in ([], ["--metric", "gower"]):
+        r = invoke("assess", data / "survey_like.csv", "-l", "Sex", "--missing", "drop", "--ci", "none",
+                   "--no-variants", "--json", *extra)
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        assert out["n"] == 39 and any("label is missing" in w and "row(s) 5." in w for w in out["warnings"])

