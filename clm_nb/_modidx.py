@@ -5,6 +5,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.assessment.Assessment.__repr__': ('assessment.html#assessment.__repr__', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment.Assessment._repr_html_': ( 'assessment.html#assessment._repr_html_',
                                                                                  'clm_nb/assessment.py'),
+                                   'clm_nb.assessment.Assessment.judgeable': ( 'assessment.html#assessment.judgeable',
+                                                                               'clm_nb/assessment.py'),
                                    'clm_nb.assessment.Assessment.text': ('assessment.html#assessment.text', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment.Assessment.to_dict': ('assessment.html#assessment.to_dict', 'clm_nb/assessment.py'),
                                    'clm_nb.assessment.Assessment.warnings': ('assessment.html#assessment.warnings', 'clm_nb/assessment.py'),

@@ -388,13 +388,14 @@ VERDICTS = ("trustworthy", "doubtful", "unreliable", "too few points", "cannot j
 JUDGED = VERDICTS[:3]          # the verdicts the views gave; the others say why the views could not give one
 
 # %% ../nbs/14_verdict.ipynb #a49e0c02
-def judge_facts(data,                  # validated `clm_nb.core.LabeledData` (the points as scored)
-                max_points: int = 500,  # the distance CV from a stratified sample of at most this many points
-                seed: int = 0,          # the sample's seed
+def judge_facts(data,                    # validated `clm_nb.core.LabeledData` (the points as scored)
+                metric: str = "euclidean",  # how they are compared: the distance CV only under 'euclidean'
+                max_points: int = 500,    # the distance CV from a stratified sample of at most this many points
+                seed: int = 0,            # the sample's seed
                ) -> dict:
     "{'n', 'K', 'd', 'distance_cv'}: what the rule's *too few points* and *cannot judge* read (see the prose)."
     facts = {"n": int(data.n), "K": int(data.K), "d": int(data.d), "distance_cv": None}
-    if data.kind != "coordinates" or data.n < 3:
+    if data.kind != "coordinates" or metric != "euclidean" or data.n < 3:
         return facts
     from scipy.spatial.distance import pdist
     from clm_nb.intervals import stratified_sample
@@ -420,21 +421,21 @@ def _estimate(value: float, se: float = 0.0) -> str:
 
 # %% ../nbs/14_verdict.ipynb #a49e0c04
 def _unjudged(rule: VerdictRule, r: dict) -> tuple[str, str] | None:
-    "('too few points' or 'cannot judge', why with the figures) when the views cannot judge the row, else None."
+    "('cannot judge' or 'too few points', why with the figures) when the views cannot judge the row, else None."
     fact = lambda k: None if r.get(k) is None or pd.isna(r.get(k)) else float(r[k])
     n, K, d, cv = fact("n"), fact("K"), fact("d"), fact("distance_cv")
     if n is None or not K or K < 2:
         return None
     per = n / K
-    if per < rule.min_per_class:
-        return "too few points", (f"too few points to judge: {n:,.0f} points in {K:.0f} classes, {per:.1f} per class "
-                                  f"(below {rule.min_per_class:g} per class the views' sampling spread covers half "
-                                  "the middle band)")
     if d is not None and cv is not None and cv < rule.min_spread and d >= 2 * per:
         return "cannot judge", (f"cannot judge: more dimensions ({d:,.0f}) than points per class pair ({2 * per:.0f}) "
                                 f"and the distances concentrate (their coefficient of variation {cv:.3f} < "
                                 f"{rule.min_spread:g}): both views then read near 0 even for classes that k-means "
                                 "recovers")
+    if per < rule.min_per_class:
+        return "too few points", (f"too few points to judge: {n:,.0f} points in {K:.0f} classes, {per:.1f} per class "
+                                  f"(below {rule.min_per_class:g} per class the views' sampling spread covers half "
+                                  "the middle band)")
     return None
 
 
