@@ -28,8 +28,8 @@ __all__ = ['CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 
            'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/17_assessment.ipynb #922ffaf3
-_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "not scored": "#888888",
-           "no labels": "#888888", "too few points": "#6b7b8c", "cannot judge": "#6b7b8c"}
+_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "too few points": "#6b7b8c",
+           "cannot judge": "#6b7b8c", "not scored": "#888888", "no labels": "#888888"}
 
 # %% ../nbs/17_assessment.ipynb #f10ef896
 def _cell_text(v) -> str:
