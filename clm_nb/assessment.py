@@ -20,17 +20,17 @@ from .intervals import check_ci, resample_scores, stratified_sample, take_points
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .prepare import (MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, drop_saved_index, handle_missing,
                             rare_classes)
-from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
+from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, JUDGED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
                             VerdictRule, check_board_measures, clm_profile, permutation_cap, primary_score,
-                            profile_row)
+                            judge_facts, profile_row)
 
 # %% auto #0
 __all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
            'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/17_assessment.ipynb #922ffaf3
-_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "not scored": "#888888",
-           "no labels": "#888888"}
+_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "too few points": "#6b7b8c",
+           "cannot judge": "#6b7b8c", "not scored": "#888888", "no labels": "#888888"}
 
 # %% ../nbs/17_assessment.ipynb #f10ef896
 def _cell_text(v) -> str:
@@ -116,7 +116,7 @@ def _assessment_text(a: Assessment, interface: str) -> str:
 @dataclass
 class Assessment:
     "The CLM assessment of one labelled dataset (see `assess`): preparation, scores, verdict and its stability, hints."
-    verdict: str                        # 'trustworthy', 'doubtful' or 'unreliable'
+    verdict: str                        # 'trustworthy', 'doubtful', 'unreliable'; or 'too few points', 'cannot judge'
     reason: str                         # the view and the values that carried the verdict
     primary: str                  # the leaderboard's ranking score
     score: float                  # its value on these data
@@ -150,6 +150,11 @@ class Assessment:
     keep_cols: list = field(default_factory=list)  # the input columns kept on purpose although flagged
 
     @property
+    def judgeable(self) -> bool:
+        "Whether the views could judge the data (the verdict is one of `clm_nb.verdict.JUDGED`)."
+        return self.verdict in JUDGED
+
+    @property
     def warnings(self) -> list[str]:
         "The preparation's warnings as text, as in the JSON (leaking columns, identifiers, rows dropped, duplicates)."
         return [s.text() for s in self.preparation if s.warning]
@@ -158,7 +163,7 @@ class Assessment:
         "Everything as plain Python values (for JSON); advice in the words of `interface` ('python' or 'cli')."
         clean = lambda df: [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
                             for r in df.reset_index().to_dict("records")]
-        return {"verdict": self.verdict, "reason": self.reason, "stability": self.stability, "primary": self.primary,
+        return {"verdict": self.verdict, "judgeable": self.judgeable, "reason": self.reason, "stability": self.stability, "primary": self.primary,
                 "score": self.score, "score_se": self.score_se, "n": self.n, "d": self.d, "K": self.K,
                 "n_noise": self.n_noise, "noise": self.noise, "scaling": self.scaling,
                 "standardize": self.scaling == "standardize", "n_input": self.n_input, "features": list(self.features),
@@ -451,12 +456,14 @@ def _profile_verdict(X: np.ndarray,          # prepared and scaled features
                      rule: VerdictRule,      # the verdict rule
                      **profile,              # noise, n_permutations, random_state, max_permutations: to `clm_profile`
                     ) -> tuple:
-    "(profile, score table, verdict row, primary value, primary se) of one preparation of the data."
+    "(profile, score table, verdict row with the facts of `judge_facts`, primary value, primary se) of one preparation."
     prof = clm_profile(X, y, measures=names, primary=names[0], threshold=rule.low, rule=rule, **profile)
     scores = _score_table(prof, rule)
-    table = pd.DataFrame([profile_row(prof)])
+    data = X if y is None else check_data(X, y, noise=profile.get("noise"), measure="assess")
+    facts = judge_facts(data, profile.get("metric", "euclidean"))          # what too few points / cannot judge read
+    table = pd.DataFrame([profile_row(prof) | facts])
     value, se = primary_score(table, primary)
-    return prof, scores, rule.apply(table).iloc[0], float(value.iloc[0]), se.iloc[0]
+    return prof, scores, pd.concat([rule.apply(table).iloc[0], pd.Series(facts)]), float(value.iloc[0]), se.iloc[0]
 
 # %% ../nbs/17_assessment.ipynb #3906b03d
 def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule, primary: str) -> dict:
@@ -497,15 +504,21 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
 
 # %% ../nbs/17_assessment.ipynb #745cb0f1
-def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool) -> None:
+def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_resamples: int = 0) -> None:
     "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
     import sys
     preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
                  + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
-    seconds, text = profile_plan(data.n, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)
-    total = preps * seconds
+    full, text = profile_plan(data.n, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)
+    pool = min(data.n, QUADRATIC_MAX_POINTS)          # the variants' sample and the half-samples' pool
+    variant = profile_plan(pool, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)[0]
+    half = profile_plan(pool // 2, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)[0]
+    total = full + (preps - 1) * variant + n_resamples * half
     about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
-    print(f"assess: {text}; {preps} preparation(s) of the data; about {about}.", file=sys.stderr, flush=True)
+    said = f"; {n_resamples} half-samples of {pool // 2:,} points for the intervals" if n_resamples else ""
+    print(f"assess: {text}; {preps} preparation(s) of the data{said}; about {about} on 2 cores.", file=sys.stderr,
+          flush=True)
+
 
 # %% ../nbs/17_assessment.ipynb #93307203
 def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tuple:
@@ -520,9 +533,10 @@ def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tup
 def _verdict_support(draws: pd.DataFrame,   # `Resamples.draws`: per half-sample, each measure and its summaries
                      scores: pd.DataFrame,  # the assessment's score table (the full data's se and relabellings)
                      rule: VerdictRule,     # the verdict rule
+                     facts: dict | None = None,  # the full data's `judge_facts` (n, K, d, distance_cv), as judged
                     ) -> dict:
     "Verdict -> share of the half-samples whose scores give it (see the prose)."
-    rows = pd.DataFrame({"labeled": True}, index=draws.index)
+    rows = pd.DataFrame({"labeled": True} | dict(facts or {}), index=draws.index)
     for m in scores.index:
         if m in draws:
             rows[m], rows[f"{m}_se"] = draws[m], scores.at[m, "se"]
@@ -539,6 +553,7 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
               y,                     # their labels
               scores: pd.DataFrame,  # the assessment's score table
               rule: VerdictRule,     # the verdict rule
+              facts: dict | None = None,  # the full data's `judge_facts`: the half-samples are judged as the data
               **options,             # noise, n_permutations, random_state, ci, n_resamples: to `resample_scores`
              ) -> tuple[pd.DataFrame, dict, str]:
     "(scores with low/high, verdict support, what the intervals cover) from stratified half-samples (ci=None: none)."
@@ -551,10 +566,16 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
                                                                  for m in scores.index}
     res = resample_scores(X, y, measures=list(scores.index), random_state=int(seed), values=values, **options)
     out = scores.assign(low=res.table.low.reindex(scores.index), high=res.table.high.reindex(scores.index))
-    return out, _verdict_support(res.draws, out, rule), res.method
+    return out, _verdict_support(res.draws, out, rule, facts), res.method
 
 # %% ../nbs/17_assessment.ipynb #4d0ef657
-def _uncertainty_lines(rule: VerdictRule, cap: int, ci: float | None, method: str) -> list[str]:
+def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
+                       cap: int,                 # the cap of the adaptive relabellings
+                       ci: float | None,         # the level of low–high (None: not computed)
+                       method: str,              # how low–high were made (`Resamples.method`)
+                       scores: pd.DataFrame | None = None,  # the score table with low/high (for the views' widths)
+                       judged: bool = True,      # whether the views could judge (else their widths are said)
+                      ) -> list[str]:
     "What ± and low–high mean in an assessment, and how they were made (see the prose)."
     lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is high when value − "
              f"{rule.z:g}·SE ≥ {rule.high:g}, low when value + {rule.z:g}·SE < {rule.low:g}, middle otherwise, so a "
@@ -564,6 +585,12 @@ def _uncertainty_lines(rule: VerdictRule, cap: int, ci: float | None, method: st
     if ci is not None:
         lines.append(f"low–high: {method}. They say how the scores would vary with another sample of the same "
                      "population; the ± is the relabellings' noise on these points alone, a separate thing.")
+    views = [m for _, m in rule.views if scores is not None and m in scores.index and "low" in scores
+             and pd.notna(scores.at[m, "low"])]
+    if not judged and ci is not None and views:
+        lines.append(f"the views' {100 * ci:g} % intervals on these points: " + "; ".join(
+            f"{m} {scores.at[m, 'low']:.2f}–{scores.at[m, 'high']:.2f} (width {scores.at[m, 'high'] - scores.at[m, 'low']:.2f})"
+            for m in views) + f", against a middle band {rule.low:g}–{rule.high:g} of width {rule.high - rule.low:.2f}.")
     return lines
 
 # %% ../nbs/17_assessment.ipynb #3547bcc9
@@ -619,14 +646,15 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     variants = variants and kind == "coordinates"                    # no scaling variants of other points
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
-        _say_plan(data, names, p, scaling, skew, variants)
+        _say_plan(data, names, p, scaling, skew, variants, n_resamples if ci is not None else 0)
     run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
     verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap,
                                                  max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
     scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
     prof, scores, verdict, value, se = verdict_of(scaled, labels)
-    scores, support, method = _sampling(scaled, labels, scores, rule, ci=ci, n_resamples=n_resamples, progress=bars,
-                                        **run)
+    facts = {k: verdict[k] for k in ("n", "K", "d", "distance_cv")}
+    scores, support, method = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
+                                        progress=bars, **run)
     table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
                              primary, random_state if isinstance(random_state, (int, np.integer)) else 0)
              if variants else None)
@@ -650,7 +678,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
                       borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
-                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method), metric=metric,
+                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED), metric=metric,
                       views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing)
 
 # %% ../nbs/17_assessment.ipynb #c4bf6103

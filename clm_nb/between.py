@@ -1079,7 +1079,7 @@ def sampled_breakdowns(measures,                                # quadratic meas
     return out
 
 # %% ../nbs/03_between.ipynb #95038918
-_COST_LINEAR, _COST_PAIRS, _COST_DBCV = 3.5e-7, 1.7e-10, 0.11     # seconds; measured (see the prose)
+_COST_LINEAR, _COST_PAIRS, _COST_DBCV = 3.5e-7, 1.7e-10, 0.025     # seconds; measured (see the prose)
 
 def profile_plan(n: int,                                 # points
                  d: int,                                 # features

@@ -396,8 +396,8 @@ def distribution_chart(table: pd.DataFrame,  # the leaderboard table
     return (box + dot).properties(width=380, height=26 * len(measures))
 
 # %% ../nbs/15_charts.ipynb #44133553
-_VERDICT_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#f0ad00", "unreliable": "#d62728", "not scored": "#999999",
-                   "no labels": "#cccccc"}
+_VERDICT_COLORS = {"trustworthy": "#2ca02c", "doubtful": "#f0ad00", "unreliable": "#d62728", "too few points": "#6b7b8c",
+                   "cannot judge": "#6b7b8c", "not scored": "#999999", "no labels": "#cccccc"}
 
 # %% ../nbs/15_charts.ipynb #c1046c27
 def collection_chart(table: pd.DataFrame, primary: str) -> alt.LayerChart:

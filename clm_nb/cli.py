@@ -247,7 +247,7 @@ def _assess_json(a, source: str, features=()) -> dict:
     scores = a.scores.reset_index()
     d = a.to_dict("cli")
     return {"schema": ASSESS_SCHEMA, "source": source, "features": list(features), "verdict": a.verdict,
-            "reason": a.reason, "stability": a.stability,
+            "judgeable": a.judgeable, "reason": a.reason, "stability": a.stability,
             "primary": a.primary, "score": a.score, "score_se": a.score_se, "n": a.n, "d": a.d, "n_classes": a.K,
             "n_noise": a.n_noise, "n_input": a.n_input, "noise": a.noise, "scaling": a.scaling,
             "standardize": a.scaling == "standardize", "warnings": d["warnings"], "preparation": d["preparation"],
@@ -258,7 +258,7 @@ def _assess_json(a, source: str, features=()) -> dict:
             "metric": d["metric"], "views": d["views"], "views_missing": d["views_missing"], "views_note": d["views_note"]}
 
 # %% ../nbs/18_cli.ipynb #6c4e8d88
-FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "not scored")
+FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "too few points", "cannot judge", "not scored")  # not judged: worse
 
 def _fails(verdict: str, fail_on: str | None) -> bool:
     "Whether `verdict` is `fail_on` or worse (never when fail_on is None)."

@@ -28,10 +28,10 @@ from .core import progress_bar
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'VIEWS', 'SUMMARIES', 'PROFILE_COLUMNS',
-           'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'VERDICTS', 'check_board_measures',
-           'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks', 'labelling_tasks',
-           'VerdictRule', 'profile_row', 'agreement', 'Leaderboard', 'rank_intervals', 'outrank_probability',
-           'outrank_table', 'leaderboard', 'read_ranking_results']
+           'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'VERDICTS', 'JUDGED',
+           'check_board_measures', 'primary_score', 'permutation_cap', 'clm_profile', 'profile_task', 'profile_tasks',
+           'labelling_tasks', 'judge_facts', 'VerdictRule', 'profile_row', 'agreement', 'Leaderboard', 'rank_intervals',
+           'outrank_probability', 'outrank_table', 'leaderboard', 'read_ranking_results']
 
 # %% ../nbs/14_verdict.ipynb #49f8df54
 LEADERBOARD_MEASURES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
@@ -384,7 +384,28 @@ def labelling_tasks(catalog: pd.DataFrame,   # a `list_datasets` table (its `lab
     return {f"labels{v}": profile_tasks(catalog, labels=f"labels{v}", **options) for v in range(1, most)}
 
 # %% ../nbs/14_verdict.ipynb #94d3cc98
-VERDICTS = ("trustworthy", "doubtful", "unreliable", "not scored", "no labels")
+VERDICTS = ("trustworthy", "doubtful", "unreliable", "too few points", "cannot judge", "not scored", "no labels")
+JUDGED = VERDICTS[:3]          # the verdicts the views gave; the others say why the views could not give one
+
+# %% ../nbs/14_verdict.ipynb #a49e0c02
+def judge_facts(data,                    # validated `clm_nb.core.LabeledData` (the points as scored)
+                metric: str = "euclidean",  # how they are compared: the distance CV only under 'euclidean'
+                max_points: int = 500,    # the distance CV from a stratified sample of at most this many points
+                seed: int = 0,            # the sample's seed
+               ) -> dict:
+    "{'n', 'K', 'd', 'distance_cv'}: what the rule's *too few points* and *cannot judge* read (see the prose)."
+    facts = {"n": int(data.n), "K": int(data.K), "d": int(data.d), "distance_cv": None}
+    if data.kind != "coordinates" or metric != "euclidean" or data.n < 3:
+        return facts
+    from scipy.spatial.distance import pdist
+    from clm_nb.intervals import stratified_sample
+    rows = np.arange(data.n) if data.n <= max_points else stratified_sample(data.labels, max_points,
+                                                                             np.random.default_rng(seed))
+    dist = pdist(data.X[rows])
+    mean = float(dist.mean())
+    facts["distance_cv"] = float(dist.std() / mean) if mean > 0 else None
+    return facts
+
 
 # %% ../nbs/14_verdict.ipynb #d67634b1
 _VIEW_HINTS = {("density", "centroid"): "nested or elongated classes",     # (high view, low view): what it means
@@ -398,14 +419,29 @@ def _estimate(value: float, se: float = 0.0) -> str:
     places = max(2, -int(np.floor(np.log10(se))))
     return f"{value:.{places}f} ± {se:.2g}"
 
+# %% ../nbs/14_verdict.ipynb #a49e0c04
+def _unjudged(rule: VerdictRule, r: dict) -> tuple[str, str] | None:
+    "('cannot judge' or 'too few points', why with the figures) when the views cannot judge the row, else None."
+    fact = lambda k: None if r.get(k) is None or pd.isna(r.get(k)) else float(r[k])
+    n, K, d, cv = fact("n"), fact("K"), fact("d"), fact("distance_cv")
+    if n is None or not K or K < 2:
+        return None
+    per = n / K
+    if d is not None and cv is not None and cv < rule.min_spread and d >= 2 * per:
+        return "cannot judge", (f"cannot judge: more dimensions ({d:,.0f}) than points per class pair ({2 * per:.0f}) "
+                                f"and the distances concentrate (their coefficient of variation {cv:.3f} < "
+                                f"{rule.min_spread:g}): both views then read near 0 even for classes that k-means "
+                                "recovers")
+    if per < rule.min_per_class:
+        return "too few points", (f"too few points to judge: {n:,.0f} points in {K:.0f} classes, {per:.1f} per class "
+                                  f"(below {rule.min_per_class:g} per class the views' sampling spread covers half "
+                                  "the middle band)")
+    return None
+
+
 # %% ../nbs/14_verdict.ipynb #33149970
-def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
-    "(verdict, reason) of one table row under `rule` (see the prose)."
-    if not r.get("labeled", True):
-        return "no labels", "the dataset has no class labels"
-    refused = [m for _, m in rule.views if pd.isna(r[m])]
-    if refused:
-        return "not scored", f"{', '.join(refused)} could not be computed: {r.get('problem') or 'no result'}"
+def _views_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
+    "(verdict, reason) of a scored row from the views' bands, the ground truth and the weighted means (see the prose)."
     views = [dict(name=name, m=m, value=float(r[m]), se=0.0 if pd.isna(r[f"{m}_se"]) else float(r[f"{m}_se"]),
                   weighted=r[f"{m}_weighted"], share=r.get(f"{m}_share_below", np.nan)) for name, m in rule.views]
     for v in views:
@@ -460,6 +496,19 @@ def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
     if gt_band == "low":
         return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
     return "trustworthy", "; ".join([why] + gt_text)
+
+# %% ../nbs/14_verdict.ipynb #a49e0c05
+def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
+    "(verdict, reason) of one table row under `rule` (see the prose)."
+    if not r.get("labeled", True):
+        return "no labels", "the dataset has no class labels"
+    refused = [m for _, m in rule.views if pd.isna(r[m])]
+    if refused:
+        return "not scored", f"{', '.join(refused)} could not be computed: {r.get('problem') or 'no result'}"
+    unjudged = _unjudged(rule, r)
+    verdict, why = _views_verdict(rule, r)
+    return (verdict, why) if unjudged is None else (unjudged[0], f"{unjudged[1]}; the views alone would say {verdict}: {why}")
+
 
 # %% ../nbs/14_verdict.ipynb #e2fce4c4
 def _interval_sides(rule,          # the `VerdictRule`
@@ -523,6 +572,12 @@ def _rule_sentences(rule: VerdictRule) -> list[str]:
             f"density-separated){not_high}.",
             "Doubtful: everything else (no view clearly high, a dominant class pair broken in every view"
             + (", or a ground truth that contradicts the views)." if gt else ")."),
+            f"Too few points: fewer than {rule.min_per_class:g} points per class on average; below that the views' "
+            "sampling spread covers half the middle band (evidence: subsamples of the bundle), so the reason gives the "
+            "figures and what the views alone would say, not a verdict.",
+            f"Cannot judge: the distances concentrate (coefficient of variation below {rule.min_spread:g}) and there are "
+            "at least as many dimensions as points in an average class pair: both views then read near 0 even for "
+            "classes k-means recovers, so they do not say unreliable.",
             "Not scored: a view's measure refused the data (the reason is on the dataset's page). "
             "No labels: nothing to match.",
             f"Borderline: when a view's interval (measure ± {rule.z:g}·SE) still straddles a cut-off after the "
@@ -541,14 +596,19 @@ class VerdictRule:
     gt_low: float = 0.15                 # the ground truth is low below this
     gt_measure: str | None = "ami"       # None: the ground truth is shown but does not enter the verdict
     views: tuple = VIEWS                 # (name, measure) pairs over pairwise between-dataset measures
+    min_per_class: float = 20            # fewer points per class on average (n / K): too few points to judge
+    min_spread: float = 0.15             # a distance CV below it with d >= 2n/K: the views cannot judge
 
     def __post_init__(self):
-        for f in ("high", "low", "z", "gt_high", "gt_low"):
+        for f in ("high", "low", "z", "gt_high", "gt_low", "min_per_class", "min_spread"):
             object.__setattr__(self, f, check_number(getattr(self, f), f, who="VerdictRule"))
         if not self.low <= self.high: raise ValueError(f"VerdictRule: low={self.low} must not exceed high={self.high}.")
         if not self.gt_low <= self.gt_high:
             raise ValueError(f"VerdictRule: gt_low={self.gt_low} must not exceed gt_high={self.gt_high}.")
         if self.z < 0: raise ValueError(f"VerdictRule: z={self.z} must be >= 0.")
+        if self.min_per_class < 0 or self.min_spread < 0:
+            raise ValueError(f"VerdictRule: min_per_class={self.min_per_class} and min_spread={self.min_spread} must be "
+                             ">= 0 (0: the check is off).")
         if self.gt_measure is not None and (not isinstance(self.gt_measure, str) or not self.gt_measure):
             raise ValueError(f"VerdictRule: gt_measure={self.gt_measure!r} must name a ground-truth column, e.g. 'ami' "
                              "(None: the verdict ignores the ground truth).")
@@ -588,8 +648,8 @@ class VerdictRule:
 
     def apply(self, table: pd.DataFrame) -> pd.DataFrame:
         """Columns `verdict`, `reason` and `borderline` ('' or 'a/b': the verdicts at the ends of a straddling interval)
-        for a leaderboard table (needs `columns`; reads gt_<gt_measure>, labeled, problem, <m>_share_below and
-        <m>_n_permutations if present)."""
+        for a leaderboard table (needs `columns`; reads gt_<gt_measure>, labeled, problem, <m>_share_below,
+        <m>_n_permutations and the facts n, K, d, distance_cv of `judge_facts` if present)."""
         missing = [c for c in self.columns if c not in table]
         if missing:
             raise ValueError(f"VerdictRule.apply: the table lacks the view columns {missing}; build it with "

@@ -111,13 +111,15 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
                         "n_classes", "n_noise", "noise", "standardize", "scores", "measures", "worst_pairs", "hints",
                         "stability", "scaling", "n_input", "warnings", "preparation", "variants",
                         "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty",  # issue 39
-                        "metric", "views", "views_missing", "views_note"}  # issue 40
+                        "metric", "views", "views_missing", "views_note",  # issue 40
+                        "judgeable"}  # issue 49
     assert out["metric"] == "euclidean" and all(set(v) == {"view", "measure"} for v in out["views"])
     assert out["stability"] in {"stable", "depends on preprocessing", "not checked"} and out["n_input"] >= n
     assert all(set(s) == {"kind", "columns", "detail", "warning"} for s in out["preparation"])
     assert all({"preparation", "verdict", "ch_btwn", "dbcv_btwn"} <= set(v) for v in out["variants"])
     assert len(out["features"]) == d and all(isinstance(f, str) for f in out["features"])
-    assert out["verdict"] in {"trustworthy", "doubtful", "unreliable", "not scored"}
+    assert out["verdict"] in {"trustworthy", "doubtful", "unreliable", "too few points", "cannot judge", "not scored"}
+    assert out["judgeable"] is (out["verdict"] in {"trustworthy", "doubtful", "unreliable"})
     assert isinstance(out["reason"], str) and isinstance(out["hints"], list)
     assert (out["n"], out["d"], out["n_classes"], out["n_noise"]) == (n, d, k, 0)
     assert isinstance(out["score"], float) and isinstance(out["standardize"], bool)

@@ -199,3 +199,70 @@ def test_the_ranking_score_is_printed_with_its_interval():
     low, high = a.scores.at[a.primary, "low"], a.scores.at[a.primary, "high"]
     assert f"{a.primary} = {a.score:.3f} (95 % interval {low:.3f}–{high:.3f})" in a.text()
     assert "interval" not in clm_nb.assess(X, y, variants=False, ci=None, progress=False).text().split("\n")[2]
+
+
+def test_too_few_points_to_judge_is_said_with_the_figures():
+    """Issue 49 (item 5): a handful of points got a verdict in the same voice as 3,000 (msleep on 15 points:
+    'UNRELIABLE'). Below 20 points per class the verdict is 'too few points', with the figures, and says so everywhere."""
+    X, y = make_blobs(n_samples=[5, 5, 5], centers=[[0, 0], [0.3, 0], [0, 0.3]], random_state=0)
+    a = clm_nb.assess(X, y, n_resamples=10, variants=False)
+    assert a.verdict == "too few points" and not a.judgeable and a.borderline is None
+    assert a.reason.startswith("too few points to judge: 15 points in 3 classes, 5.0 per class (below 20 per class")
+    assert "the views alone would say " in a.reason
+    assert a.text().startswith("CLM assessment: TOO FEW POINTS  (15 points")
+    assert any(s.startswith("the views' 95 % intervals on these points: ch_btwn ") for s in a.uncertainty)
+    d = a.to_dict()
+    assert d["verdict"] == "too few points" and d["judgeable"] is False
+    assert "too few points" in a._repr_html_()
+    big = clm_nb.assess(*make_blobs(n_samples=[20, 20, 20], centers=[[0, 0], [9, 0], [0, 9]], random_state=0),
+                        ci=None, variants=False)
+    assert big.judgeable and big.verdict == "trustworthy"                  # 20 per class: judged
+
+
+def test_too_few_points_through_the_command_line(tmp_path):
+    "Issue 49 (item 5): the JSON says it (verdict and `judgeable`), and --fail-on treats it as worse than unreliable."
+    X, y = make_blobs(n_samples=[5, 5, 5], centers=[[0, 0], [9, 0], [0, 9]], random_state=0)
+    f = tmp_path / "few.csv"
+    pd.DataFrame(X, columns=["a", "b"]).assign(label=y).to_csv(f, index=False)
+    r = CliRunner().invoke(cli, ["assess", str(f), "-l", "label", "--json", "--ci", "none", "--no-variants",
+                                 "--fail-on", "unreliable"])
+    out = json.loads(r.output)
+    assert (out["verdict"], out["judgeable"], r.exit_code) == ("too few points", False, 3)
+
+
+def test_p_much_greater_than_n_cannot_judge():
+    """Issue 49 (item 6): with far more dimensions than points per class pair the distances concentrate and both views
+    read near 0 although k-means recovers the classes; the verdict says the views cannot judge, not 'unreliable'."""
+    rng = np.random.default_rng(0)
+    K, per, d = 4, 25, 2000
+    y = np.repeat(np.arange(K), per)
+    mu = np.zeros((K, d))
+    mu[:, :K] = np.sqrt(d / 8) * np.eye(K)                      # the separation grows with d: k-means stays perfect
+    X = mu[y] + rng.normal(size=(K * per, d))
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_mutual_info_score
+    assert adjusted_mutual_info_score(y, KMeans(K, n_init=5, random_state=0).fit_predict(X)) > 0.95
+    a = clm_nb.assess(X, y, ci=None, variants=False)
+    assert a.verdict == "cannot judge" and not a.judgeable
+    assert a.reason.startswith("cannot judge: more dimensions (2,000) than points per class pair (50) and the "
+                               "distances concentrate")
+    assert "the views alone would say unreliable" in a.reason          # what the rule used to answer
+
+
+def test_announced_time_counts_the_half_samples_and_the_variants():
+    """Issue 49 (item 9): 'about 26 s' was announced for shuttle (58,000 points) that took 66 s of CPU: only the data's
+    own profile was counted. The estimate adds the variants' and the 50 half-samples' profiles; measured on a
+    shuttle-shaped dataset (58,000 points, 9 features, 7 classes, 3 preparations) the whole assess took 57 s of CPU."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+    from clm_nb.assessment import _say_plan
+    from clm_nb.verdict import LEADERBOARD_MEASURES
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        _say_plan(SimpleNamespace(n=58_000, d=9, K=7), list(LEADERBOARD_MEASURES),
+                  SimpleNamespace(columns_warned=[], features=["a"]), "none", [], True, 50)
+    said = err.getvalue()
+    seconds = float(said.split("about ")[1].split(" s")[0])
+    assert 57 / 1.5 <= seconds <= 57 * 1.5, said
+    assert "50 half-samples of 10,000 points" in said
