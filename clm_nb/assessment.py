@@ -16,7 +16,7 @@ from .core import (check_choice, check_data, check_flag, check_number, encode_la
                          user_text)
 from .core import (METRIC_NAMES, LabeledData, check_dissimilarity, check_labels, check_sparse, get_measure,
                          sparse)
-from .intervals import check_ci, resample_scores, stratified_sample, take_points
+from .intervals import MAX_RESAMPLES, check_ci, resample_scores, stratified_sample, take_points
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .prepare import MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, handle_missing, rare_classes
 from .verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VERDICTS, VIEWS,
@@ -488,7 +488,7 @@ def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tup
     n_permutations = check_permutations(n_permutations, "assess")
     cap = permutation_cap(n_permutations, max_permutations, "assess")
     ci = None if ci is None else check_ci(ci, "assess")
-    return n_permutations, cap, ci, check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True,
+    return n_permutations, cap, ci, check_number(n_resamples, "n_resamples", lo=10, hi=MAX_RESAMPLES, integer=True,
                                                  who="assess")
 
 # %% ../nbs/17_assessment.ipynb #75a3be82
