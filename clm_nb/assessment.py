@@ -659,8 +659,14 @@ def assess_labellings(X,              # (n, d) data, as `assess` takes it
                      ) -> LabellingAssessments:
     "The CLM assessment of each reference labelling of the same data `X`: one `assess` per labelling, side by side."
     from clm_nb.clustbench import reference_labellings
-    if isinstance(labellings, pd.DataFrame):
-        labellings = {str(c): labellings[c].to_numpy() for c in labellings.columns}
+    from clm_nb.datasets import Dataset
+    if isinstance(labellings, Dataset) and "noise" not in options:
+        options = options | {"noise": "ignore"}       # a bundle's noise, as the leaderboard treats it
+    if isinstance(labellings, pd.DataFrame):         # columns 1 and '1': refused by reference_labellings, not merged
+        if labellings.columns.duplicated().any():
+            raise ValueError(f"assess_labellings: two columns are named {labellings.columns[labellings.columns.duplicated()][0]!r}; "
+                             "give each labelling a distinct name.")
+        labellings = {c: labellings[c].to_numpy() for c in labellings.columns}
     refs = reference_labellings(labellings)
     if "y" in options:
         raise ValueError("assess_labellings: the labels come in `labellings`; leave y out.")

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,8 @@ __all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'MAX_RESULT_BYTES', 'reference_label
 def reference_labellings(references) -> dict[str, np.ndarray]:
     """The reference labellings as `{name: 1-D array}`, all of one length: from a `Dataset` (its `labellings()`), a dict,
     a list or 2-D array of label vectors (named labels0, labels1, ...), or one label vector."""
+    if isinstance(references, Iterator):          # a generator: read once, as the list it stands for
+        references = list(references)
     if isinstance(references, Dataset):
         refs = references.labellings()
     elif isinstance(references, dict):
@@ -37,12 +40,18 @@ def reference_labellings(references) -> dict[str, np.ndarray]:
         refs = {f"labels{i}": r for i, r in enumerate(references)}
     elif isinstance(references, (list, tuple)) and len(references) and all(np.ndim(r) == 1 for r in references):
         refs = {f"labels{i}": r for i, r in enumerate(references)}
-    else:
+    elif isinstance(references, (list, tuple, np.ndarray, pd.Series, pd.Index)):
         refs = {"labels0": references}
+    else:
+        raise ValueError(f"references is a {type(references).__name__}; pass a Dataset, a dict {{name: labels}}, a list "
+                         "of label vectors or one label vector.")
     if not refs:
         raise ValueError("no reference labelling given: pass a Dataset, a dict {name: labels} or a list of label vectors.")
     out = {}
     for name, r in refs.items():
+        if str(name) in out:
+            raise ValueError(f"two references are named {str(name)!r} (keys {[k for k in refs if str(k) == str(name)]!r}); "
+                             "a name is text, so give each labelling a distinct one.")
         a = np.asarray(r)
         if a.ndim != 1 or a.shape[0] == 0:
             raise ValueError(f"reference {name!r} has shape {a.shape}; a labelling is a non-empty 1-D vector, one label "
