@@ -16,7 +16,7 @@ from .core import (check_choice, check_data, check_flag, check_number, encode_la
                          user_text)
 from .core import (METRIC_NAMES, LabeledData, check_dissimilarity, check_labels, check_sparse, get_measure,
                          sparse)
-from .intervals import check_ci, resample_scores, stratified_sample, take_points
+from .intervals import MAX_RESAMPLES, check_ci, resample_scores, stratified_sample, take_points
 from .prepare import MIN_CLASS_SIZE, RARE_DEFAULT, SCALINGS, PrepStep, prepare, say, scale_features
 from .prepare import (MISSING_POLICIES, RARE_POLICIES, Prepared, as_table, drop_saved_index, handle_missing,
                             rare_classes)
@@ -526,7 +526,7 @@ def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tup
     n_permutations = check_permutations(n_permutations, "assess")
     cap = permutation_cap(n_permutations, max_permutations, "assess")
     ci = None if ci is None else check_ci(ci, "assess")
-    return n_permutations, cap, ci, check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True,
+    return n_permutations, cap, ci, check_number(n_resamples, "n_resamples", lo=10, hi=MAX_RESAMPLES, integer=True,
                                                  who="assess")
 
 # %% ../nbs/17_assessment.ipynb #75a3be82
@@ -717,8 +717,14 @@ def assess_labellings(X,              # (n, d) data, as `assess` takes it
                      ) -> LabellingAssessments:
     "The CLM assessment of each reference labelling of the same data `X`: one `assess` per labelling, side by side."
     from clm_nb.clustbench import reference_labellings
-    if isinstance(labellings, pd.DataFrame):
-        labellings = {str(c): labellings[c].to_numpy() for c in labellings.columns}
+    from clm_nb.datasets import Dataset
+    if isinstance(labellings, Dataset) and "noise" not in options:
+        options = options | {"noise": "ignore"}       # a bundle's noise, as the leaderboard treats it
+    if isinstance(labellings, pd.DataFrame):         # columns 1 and '1': refused by reference_labellings, not merged
+        if labellings.columns.duplicated().any():
+            raise ValueError(f"assess_labellings: two columns are named {labellings.columns[labellings.columns.duplicated()][0]!r}; "
+                             "give each labelling a distinct name.")
+        labellings = {c: labellings[c].to_numpy() for c in labellings.columns}
     refs = reference_labellings(labellings)
     if "y" in options:
         raise ValueError("assess_labellings: the labels come in `labellings`; leave y out.")

@@ -211,6 +211,32 @@ def _prep_kwargs(o: dict, noise) -> dict:
           "noise": noise}
     return kw | ({"scaling": o["scaling"]} if o["scaling"] else {})
 
+# %% ../nbs/18_cli.ipynb #2210327f
+_STANDARDIZE = "clm_nb.standardize"          # the click context's meta key of the deprecated --standardize
+
+def _deprecated_standardize(f):
+    "The removed --standardize/--no-standardize, hidden and kept for a release (`_scaling_given` reads it)."
+    def keep(ctx, param, value):
+        if value is not None:
+            ctx.meta[_STANDARDIZE] = value
+        return value
+    return click.option("--standardize/--no-standardize", default=None, hidden=True, expose_value=False,
+                        callback=keep, help="Deprecated: --scaling standardize / --scaling none.")(f)
+
+def _scaling_given(scaling: str | None) -> str | None:
+    "--scaling, or what the deprecated --standardize/--no-standardize stands for (with a FutureWarning)."
+    import warnings
+    ctx = click.get_current_context(silent=True)
+    old = ctx.meta.get(_STANDARDIZE) if ctx is not None else None
+    if old is None:
+        return scaling
+    flag, new = ("--standardize", "standardize") if old else ("--no-standardize", "none")
+    if scaling is not None and scaling != new:
+        raise ValueError(f"{flag} (deprecated) and --scaling {scaling} disagree; give --scaling only.")
+    warnings.warn(f"{flag} is deprecated and will be removed in the next release; use --scaling {new}, which it was "
+                  "taken as.", FutureWarning, stacklevel=2)
+    return new
+
 # %% ../nbs/18_cli.ipynb #32f51321
 NOISE_CHOICES = ("ignore", "cluster", "singletons", "none")
 
@@ -269,6 +295,7 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.argument("data", type=click.Path(dir_okay=False))
 @_data_options
 @_prep_options
+@_deprecated_standardize
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="What noise points are: left out (ignore), one class "
               "(cluster), singletons. Default: ignore with --noise-label, else none.")
 @click.option("--variants/--no-variants", default=True, show_default=True,
@@ -280,7 +307,7 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--max-permutations", type=int, default=None, help="Cap of the relabellings when a deciding score "
               "straddles a cut-off (default: 100 x --permutations, at most 10,000).")
 @click.option("--ci", default="0.95", show_default=True, help="Level of the scores' sampling intervals, or 'none'.")
-@click.option("--resamples", default=50, show_default=True, help="Half-samples behind the intervals (at least 10).")
+@click.option("--resamples", default=50, show_default=True, help="Half-samples behind the intervals (10 to 1,000).")
 @click.option("--worst", default=5, show_default=True, help="Class pairs listed per view.")
 @click.option("--fail-on", type=click.Choice(FAIL_ORDER[1:3]), help="Exit with 3 when the verdict is this or worse.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema clm-nb.assess/1) instead of the table.")
@@ -297,7 +324,7 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     import clm_nb
     from clm_nb.between import check_permutations
     from clm_nb.core import check_number
-    from clm_nb.intervals import check_ci
+    from clm_nb.intervals import MAX_RESAMPLES, check_ci
     from clm_nb.verdict import DEFAULT_SEED, permutation_cap
     check_permutations(permutations, "--permutations")             # every option before the file is read
     seed = DEFAULT_SEED if seed is None else check_number(seed, "--seed", lo=0, integer=True)
@@ -307,8 +334,9 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     except ValueError:
         raise ValueError(f"--ci {ci!r} is not a level; give one such as 0.95, or none for no intervals.") from None
     level = None if level is None else check_ci(level, "--ci")
-    check_number(resamples, "--resamples", lo=10, hi=100_000, integer=True)
+    check_number(resamples, "--resamples", lo=10, hi=MAX_RESAMPLES, integer=True)
     check_number(worst, "--worst", lo=0, integer=True)
+    prep["scaling"] = _scaling_given(prep["scaling"])
     dim = None if dim is None else check_number(dim, "--dim", lo=1, integer=True)
     kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     if metric in ("precomputed", "gower"):
@@ -398,6 +426,7 @@ SCORE_SCHEMA = "clm-nb.score/1"
 @click.argument("data", type=click.Path(dir_okay=False))
 @_data_options
 @_prep_options
+@_deprecated_standardize
 @click.option("--pred-col", metavar="COL", help="External measures: the column of the labeling compared to the labels.")
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess.")
 @click.option("--seed", default=0, show_default=True, help="Seed of randomised measures.")
@@ -415,6 +444,7 @@ def _score(measure, data, label_col, labels_file, drop_cols, noise_label, sep, d
     info = _measure(measure)                          # the name and every option before the file is read
     _check_score(info, pred_col is not None, tolerance)
     check_number(seed, "--seed", lo=0, integer=True)
+    prep["scaling"] = _scaling_given(prep["scaling"])
     kw = _prep_kwargs(prep, _noise_policy(noise, noise_label))
     feats, y, _ = _read_data(data, label_col, labels_file, [*drop_cols, *([pred_col] if pred_col else [])],
                              noise_label, sep, decimal)
@@ -571,6 +601,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
               help="What the bundle's noise points are.")
 @click.option("--scaling", type=click.Choice(("none", "standardize", "robust", "log")), default=None,
               help="Feature scaling (default: the leaderboard's; see clm-nb assess --help).")
+@_deprecated_standardize
 @click.option("--missing", type=click.Choice(("refuse", "drop", "impute")), default="refuse", show_default=True,
               help="Datasets with missing values: not scored (refuse), rows dropped, or values imputed.")
 @click.option("--rare", type=click.Choice(("keep", "set_aside")), default=None,
@@ -582,7 +613,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
 @click.option("--resamples", default=20, show_default=True, help="Half-samples of each dataset's primary score, "
-              "for the rank intervals and P(out-rank) on the pages (0: none; else at least 10).")
+              "for the rank intervals and P(out-rank) on the pages (0: none; else 10 to 1,000).")
 @click.option("--seed", type=int, default=None, help="Seed of every profile's relabellings (default: 0, "
               "clm_nb.verdict.DEFAULT_SEED, as assess); the runner's other tasks derive theirs from it.")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
@@ -601,13 +632,14 @@ def _leaderboard(data_dir, out, **o):
     from clm_nb.core import check_number
     from clm_nb.prepare import RARE_DEFAULT
     from clm_nb.report import build_report
+    from clm_nb.intervals import MAX_RESAMPLES
     from clm_nb.runner import check_writable
     from clm_nb.verdict import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VerdictRule,
                                 check_board_measures)
     check_permutations(o["permutations"], "--permutations")      # every option before any work (see the prose)
     o["seed"] = DEFAULT_SEED if o["seed"] is None else check_number(o["seed"], "--seed", lo=0, integer=True)
     check_number(o["n_jobs"], "--n-jobs", lo=1, integer=True)
-    check_number(o["resamples"], "--resamples", lo=0, hi=100_000, integer=True)
+    check_number(o["resamples"], "--resamples", lo=0, hi=MAX_RESAMPLES, integer=True)
     if 0 < o["resamples"] < 10:
         raise ValueError(f"--resamples {o['resamples']}: give 0 (no rank intervals) or at least 10.")
     check_number(o["view_points"], "--view-points", lo=10, integer=True)   # build_report's bound
@@ -622,7 +654,7 @@ def _leaderboard(data_dir, out, **o):
     need = [m for _, m in VerdictRule().views if m not in o["measures"]]
     if need:
         raise ValueError(f"--measure {' '.join(o['measures'])} lacks the verdict's view measure(s) {need}; add them.")
-    o["scaling"] = o["scaling"] or DEFAULT_SCALING
+    o["scaling"] = _scaling_given(o["scaling"]) or DEFAULT_SCALING
     o["rare"] = o["rare"] or RARE_DEFAULT
     o["noise"] = _noise_policy(o["noise"], None)
     check_writable(out, "leaderboard: the site folder (-o)")     # full, read-only, a file: one line now
@@ -656,8 +688,11 @@ def _site_board(folder) -> SimpleNamespace:
               help="A site clm-nb leaderboard wrote for the same bundle: also rank the methods CLM-aware.")
 @click.option("--trusted", is_flag=True, help="With --leaderboard: score only against the reference labellings it "
               "judged trustworthy.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the per-dataset scores here (CSV).")
-def _results(results_dir, data_dir, collection, measure, method_group, battery, site, trusted, out):
+@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Write the per-dataset scores here (CSV; its folder "
+              "is created and checked writable before any work).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=1 << 28, show_default=True, metavar="N",
+              help="The most bytes one results file may decompress to (256 MiB); a larger one is refused.")
+def _results(results_dir, data_dir, collection, measure, method_group, battery, site, trusted, out, max_bytes):
     """Score a clustbench results folder against the bundle's reference labellings.
 
     RESULTS_DIR holds method_group/battery/dataset.resultK.gz; DATA_DIR is the bundle (without it: $CLM_NB_DATA).
@@ -665,11 +700,16 @@ def _results(results_dir, data_dir, collection, measure, method_group, battery, 
     labelling counts); stdout gets the methods ranked by mean score."""
     from clm_nb.clustbench import check_external, rank_methods, read_results, score_results, trusted_labellings
     from clm_nb.core import write_csv
+    from clm_nb.datasets import resolve_data_dir
+    from clm_nb.runner import check_writable
     check_external(measure)                                    # every option before the folder is read
     if trusted and not site:
         raise ValueError("--trusted reads the verdicts of a leaderboard; give --leaderboard SITE too.")
+    resolve_data_dir(data_dir)                                 # no bundle there: one line now, not NaN scores
+    if out:
+        check_writable(Path(out).expanduser().parent, "results: the folder of -o")   # not after all the scoring
     board = _site_board(site) if site else None
-    results = read_results(results_dir, method_group=method_group, battery=battery)
+    results = read_results(results_dir, method_group=method_group, battery=battery, max_bytes=max_bytes)
     if results.empty:
         raise ValueError(f"{results_dir}: no results file matches {method_group}/{battery}/*.resultK.gz.")
     scores = score_results(results, data_dir, collection=collection, measure=measure,
@@ -849,6 +889,10 @@ def check_study_params(name: str, pairs) -> dict:
             raise ValueError(f"study {name} has no parameter {key!r}" + (f"; did you mean {', '.join(close)}?" if close
                              else ".") + f" `clm-nb study {name} --help-params` lists them.")
         values[key] = parse_param(params[key], text)
+        if params[key].help.lower().startswith("deprecated"):            # kept for a release (see runner.Param)
+            import warnings
+            warnings.warn(f"study {name}: -p {key} is {params[key].help}; it will be removed in the next release.",
+                          FutureWarning, stacklevel=2)
     return values
 
 # %% ../nbs/18_cli.ipynb #2dbc0637
@@ -967,8 +1011,12 @@ def _bundle():
               "or empty folder becomes a bundle.")
 @click.option("--description", default="", help="A text stored with the data (source, licence, ...).")
 @click.option("--replace", is_flag=True, help="Overwrite a dataset of the same collection and name.")
+@click.option("--rare", type=click.Choice(("keep", "set_aside")), default="keep", show_default=True,
+              help="Classes below --min-class-size points: stored (each study applies its own rare policy), or set "
+                   "aside (listed, not stored).")
+@click.option("--min-class-size", type=int, default=5, show_default=True, help="Classes with fewer points are rare.")
 def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, collection, name, data_dir, description,
-         replace):
+         replace, rare, min_class_size):
     """Add a labeled FILE to a bundle folder.
 
     Text and boolean columns are encoded as clm-nb assess does (one-hot, 0/1); missing values are kept as NaN, with a
@@ -979,24 +1027,27 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
     data_dir = data_dir or os.environ.get(DATA_ENV, "").strip()
     if not data_dir:
         raise ValueError(f"no bundle folder: give --data-dir DIR (or set ${DATA_ENV}).")
+    from clm_nb.core import check_number
     from clm_nb.runner import check_writable
+    check_number(min_class_size, "--min-class-size", lo=1, integer=True)
     check_writable(data_dir, "bundle add: the bundle folder")     # before the file is read
     feats, y, _ = _read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
     from clm_nb.prepare import missing_counts, prepare
     holes = missing_counts(feats)
-    p = prepare(feats, y, missing="impute" if len(holes) else "refuse", drop_constant=False)   # encode, keep the rest
-    X, names = p.X, p.features
+    p = prepare(feats, y, missing="impute" if len(holes) else "refuse", drop_constant=False,   # encode, keep the rest
+                rare=rare, min_class_size=min_class_size)
+    X, y, names = p.X, p.y, p.features        # rows set aside leave X and y together (issue 49)
     if len(holes):                           # stored with the holes: a study chooses its own missing-value policy
         import numpy as np
         X = p.X.copy()
         for c in holes.index:                # a number's column, or a category's one-hot columns
             cols = [j for j, f in enumerate(names) if f == c or f.startswith(f"{c}=")]
-            X[np.ix_(feats[c].isna().to_numpy(), cols)] = np.nan
+            X[np.ix_(feats[c].isna().to_numpy()[p.rows], cols)] = np.nan
         click.echo(f"WARNING: {int(holes.sum())} missing value(s) in {', '.join(holes.index[:8])}: stored as NaN (the "
                    "manifest's n_nan counts them); assess and the studies refuse them unless told --missing drop or "
                    "impute.", err=True)
     for step in p.steps:
-        if step.kind in ("encode", "identifier", "leakage"):
+        if step.kind in ("encode", "identifier", "leakage", "rare"):
             click.echo(step.text("cli"), err=True)
     name = name or _default_name(file)
     path = add_to_bundle(X, y, data_dir, collection, name, noise_label=noise_label, feature_names=names,

@@ -6,7 +6,12 @@
 from __future__ import annotations
 
 import gzip
+import io
+import os
 import re
+import stat
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,16 +19,19 @@ import numpy as np
 import pandas as pd
 
 from .core import encode_labels, get_measure, noise_mask
-from .datasets import Dataset, load_dataset, variant_index
+from .datasets import Dataset, file_type, load_dataset, read_bytes, replace_file, resolve_data_dir, variant_index
 
 # %% auto #0
-__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'reference_labellings', 'ReferenceScores', 'check_external', 'score_references',
-           'read_results', 'clustbench_labels', 'write_results', 'score_results', 'trusted_labellings', 'rank_methods']
+__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'MAX_RESULT_BYTES', 'reference_labellings', 'ReferenceScores', 'check_external',
+           'score_references', 'read_results', 'clustbench_labels', 'write_results', 'score_results',
+           'trusted_labellings', 'rank_methods']
 
 # %% ../nbs/14a_clustbench.ipynb #0ded78b6
 def reference_labellings(references) -> dict[str, np.ndarray]:
     """The reference labellings as `{name: 1-D array}`, all of one length: from a `Dataset` (its `labellings()`), a dict,
     a list or 2-D array of label vectors (named labels0, labels1, ...), or one label vector."""
+    if isinstance(references, Iterator):          # a generator: read once, as the list it stands for
+        references = list(references)
     if isinstance(references, Dataset):
         refs = references.labellings()
     elif isinstance(references, dict):
@@ -32,12 +40,18 @@ def reference_labellings(references) -> dict[str, np.ndarray]:
         refs = {f"labels{i}": r for i, r in enumerate(references)}
     elif isinstance(references, (list, tuple)) and len(references) and all(np.ndim(r) == 1 for r in references):
         refs = {f"labels{i}": r for i, r in enumerate(references)}
-    else:
+    elif isinstance(references, (list, tuple, np.ndarray, pd.Series, pd.Index)):
         refs = {"labels0": references}
+    else:
+        raise ValueError(f"references is a {type(references).__name__}; pass a Dataset, a dict {{name: labels}}, a list "
+                         "of label vectors or one label vector.")
     if not refs:
         raise ValueError("no reference labelling given: pass a Dataset, a dict {name: labels} or a list of label vectors.")
     out = {}
     for name, r in refs.items():
+        if str(name) in out:
+            raise ValueError(f"two references are named {str(name)!r} (keys {[k for k in refs if str(k) == str(name)]!r}); "
+                             "a name is text, so give each labelling a distinct one.")
         a = np.asarray(r)
         if a.ndim != 1 or a.shape[0] == 0:
             raise ValueError(f"reference {name!r} has shape {a.shape}; a labelling is a non-empty 1-D vector, one label "
@@ -109,26 +123,41 @@ def score_references(references,          # the reference labellings: a `Dataset
 RESULT_FILE = re.compile(r"(?P<dataset>.+)\.result(?P<k>\d+)\.gz")      # dataset.resultK.gz
 RESULT_COLUMNS = ["method_group", "method", "battery", "dataset", "k", "n", "labels"]
 
+# %% ../nbs/14a_clustbench.ipynb #c1463c61
+MAX_RESULT_BYTES = 1 << 28   # the most bytes a results file may decompress to (256 MiB)
+
 # %% ../nbs/14a_clustbench.ipynb #d04f989b
-def _read_result_file(path: Path, k: int) -> pd.DataFrame:
-    "The clusterings of one results file as a DataFrame (a column per method), checked; a `ValueError` naming the file."
+def _label_problem(path: Path, data: bytes, k: int) -> ValueError:
+    "The first bad label of a results file that did not parse as int64, named by method, row and value."
     try:
-        with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
-            t = pd.read_csv(f, dtype=str, keep_default_na=False)
+        t = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8")
     except Exception as e:
-        raise ValueError(f"{path}: not a readable gzipped CSV ({type(e).__name__}: {e}).") from None
+        return ValueError(f"{path}: not a readable gzipped CSV ({type(e).__name__}: {e}).")
+    for c in t.columns:
+        bad = ~t[c].str.fullmatch(r"\d+")
+        big = t[c].map(lambda v: re.fullmatch(r"\d{19,}", v) is not None and int(v) > np.iinfo(np.int64).max)
+        for mask, why in ((bad, f"labels are integers 0..{k} (0: unassigned)"), (big, "beyond int64")):
+            if mask.any():
+                i = int(np.flatnonzero(mask)[0])
+                return ValueError(f"{path}: method {c!r} has the label {t[c].iloc[i][:40]!r} on row {i + 2}; {why}.")
+    return ValueError(f"{path}: not a table of integer labels.")
+
+def _read_result_file(path: Path, k: int, max_bytes: int = MAX_RESULT_BYTES) -> pd.DataFrame:
+    "The clusterings of one results file as a DataFrame (a column per method), checked; a `ValueError` naming the file."
+    data = read_bytes(path, max_bytes)              # regular, within the bound, decompressed; else a ValueError
+    try:
+        t = pd.read_csv(io.BytesIO(data), dtype=np.int64, keep_default_na=False, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        t = pd.DataFrame()
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        raise _label_problem(path, data, k) from None
     if t.shape[1] == 0 or t.shape[0] == 0:
         raise ValueError(f"{path}: holds no clustering (shape {t.shape}); a results file has one column per method.")
     if t.columns.duplicated().any() or any(re.fullmatch(r".+\.\d+", c) and c.rsplit(".", 1)[0] in t.columns
                                            for c in t.columns):
         raise ValueError(f"{path}: two columns name the same method; each method appears once per file.")
-    for c in t.columns:
-        bad = ~t[c].str.fullmatch(r"\d+")
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{path}: method {c!r} has the label {t[c].iloc[i]!r} on row {i + 2}; labels are integers "
-                             f"0..{k} (0: unassigned).")
-    t = t.astype(np.int64)
+    if (t.to_numpy() < 0).any():
+        raise _label_problem(path, data, k)
     off = [c for c in t.columns if t[c].max() != k]
     if off:
         raise ValueError(f"{path}: the largest label of {off[:3]} is {[int(t[c].max()) for c in off[:3]]}, not K = {k} "
@@ -141,22 +170,34 @@ def read_results(folder,                  # the results root: folder/method_grou
                  method_group: str = "*",  # glob pattern of the method groups read
                  battery: str = "*",       # glob pattern of the batteries read
                  dataset: str = "*",       # glob pattern of the datasets read
+                 max_bytes: int = MAX_RESULT_BYTES,  # the most bytes one file may decompress to
                 ) -> pd.DataFrame:
     "Every clustering of a clustbench results folder, one row each: method_group, method, battery, dataset, k, n, labels."
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"folder={str(folder)!r} is not a directory; give the root of a clustbench results folder "
                          "(it holds method_group/battery/dataset.resultK.gz).")
-    rows = []
+    rows, skipped = [], []
     for path in sorted(root.glob(f"{method_group}/{battery}/{dataset}.result*.gz")):
         m = RESULT_FILE.fullmatch(path.name)
-        if m is None or not path.is_file():
+        why = None if m else "not named dataset.resultK.gz"
+        try:
+            mode = os.stat(path).st_mode
+            why = why or (None if stat.S_ISREG(mode) else file_type(mode))
+        except OSError as e:                          # a symbolic link loop, a dangling link, no permission
+            why = why or ("a symbolic link loop" if e.errno == 40 else e.strerror or type(e).__name__)
+        if why:
+            skipped.append(f"{path.relative_to(root)} ({why})")
             continue
         k = int(m["k"])
-        t = _read_result_file(path, k)
+        t = _read_result_file(path, k, max_bytes)
         group, bat = path.parent.parent.name, path.parent.name
         rows += [dict(method_group=group, method=c, battery=bat, dataset=m["dataset"], k=k, n=t.shape[0],
                       labels=t[c].to_numpy()) for c in t.columns]
+    if skipped:                                       # said, not silent (issue 49)
+        warnings.warn(f"read_results: skipped {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} that "
+                      f"{'is' if len(skipped) == 1 else 'are'} no results file: {'; '.join(skipped[:5])}"
+                      + (f"; and {len(skipped) - 5} more" if len(skipped) > 5 else "") + ".", stacklevel=2)
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 # %% ../nbs/14a_clustbench.ipynb #e14ec4cd
@@ -190,13 +231,20 @@ def write_results(folder,                 # the results root; files go to folder
     need = [c for c in ("method_group", "method", "battery", "dataset", "labels") if c not in results]
     if need:
         raise ValueError(f"results lacks the column(s) {need}; give one row per clustering as read_results returns.")
-    rows = results.copy()
+    rows = results.reset_index(drop=True).copy()
+    for i, (m, v) in enumerate(zip(rows["method"], rows["labels"])):
+        if np.ndim(v) != 1 or len(v) == 0:
+            raise ValueError(f"row {i} (method {m!r}): the clustering has shape {np.shape(v)}; give one label per point "
+                             "(a non-empty 1-D vector).")
+        if not str(m).strip():
+            raise ValueError(f"row {i}: the method's name is empty; a results file names each column by its method.")
+    rows["method"] = rows["method"].astype(str)
     rows["labels"] = [clustbench_labels(v, noise_label) for v in rows["labels"]]
     rows["_k"] = [int(v.max()) for v in rows["labels"]]
     if "k" in rows and (rows["k"].astype(int) != rows["_k"]).any():
         i = int(np.flatnonzero(rows["k"].astype(int) != rows["_k"])[0])
         raise ValueError(f"row {i}: k = {rows['k'].iloc[i]} but the clustering has {rows['_k'].iloc[i]} clusters.")
-    written = []
+    files = []
     for (g, b, d, k), part in rows.groupby(["method_group", "battery", "dataset", "_k"], sort=True):
         g, b, d = _path_part(g, "method_group"), _path_part(b, "battery"), _path_part(d, "dataset")
         if part["method"].duplicated().any():
@@ -205,10 +253,22 @@ def write_results(folder,                 # the results root; files go to folder
         lengths = {len(v) for v in part["labels"]}
         if len(lengths) > 1:
             raise ValueError(f"{g}/{b}/{d}: the {k}-clusterings have different lengths {sorted(lengths)}.")
-        table = pd.DataFrame({str(m): v for m, v in zip(part["method"], part["labels"])})
         path = Path(folder) / g / b / f"{d}.result{k}.gz"
+        old = _read_result_file(path, k) if path.exists() else pd.DataFrame()    # merged: the other methods stay
+        if len(old) and len(old) != lengths.pop():
+            raise ValueError(f"{path}: holds clusterings of {len(old)} points; the {k}-clusterings given label "
+                             f"{len(part['labels'].iloc[0])}. One dataset, one number of points.")
+        columns = {str(c): old[c].to_numpy() for c in old} | dict(zip(part["method"], part["labels"]))
+        clash = [c for c in columns if re.fullmatch(r".+\.\d+", c) and c.rsplit(".", 1)[0] in columns]
+        if clash:
+            raise ValueError(f"{g}/{b}/{d}: the methods {clash[0].rsplit('.', 1)[0]!r} and {clash[0]!r} would be read "
+                             "back as one (a CSV reader renames a repeated column name.1); rename one.")
+        files.append((path, pd.DataFrame(columns)))
+    written = []
+    for path, table in files:                          # every file checked first; then each written atomically
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(gzip.compress(table.to_csv(index=False).encode(), mtime=0))
+        data = gzip.compress(table.to_csv(index=False).encode(), mtime=0)
+        replace_file(path, lambda p: p.write_bytes(data))
         written.append(path)
     return written
 
@@ -232,6 +292,7 @@ def score_results(results: pd.DataFrame,            # clusterings, one per row, 
                  ) -> pd.DataFrame:
     "One row per (method, dataset): the best score over the dataset's reference labellings (clustbench's rule), and each."
     check_external(measure)
+    resolve_data_dir(data_dir)                # a folder that is no bundle stops here, not as a NaN on every row
     need = [c for c in ("method_group", "method", "battery", "dataset", "k", "labels") if c not in results]
     if need:
         raise ValueError(f"results lacks the column(s) {need}; pass what read_results returns.")

@@ -40,8 +40,8 @@ __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUM
            'ON_ERROR', 'MANIFEST_COLUMNS', 'resolve_data_dir', 'Dataset', 'file_digest', 'array_digest',
            'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
            'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'variant_index',
-           'load_dataset', 'DatasetError', 'iter_datasets', 'read_labeled_table', 'read_labeled_file',
-           'read_dissimilarity_file', 'add_to_bundle']
+           'file_type', 'read_bytes', 'load_dataset', 'DatasetError', 'iter_datasets', 'read_labeled_table',
+           'read_labeled_file', 'read_dissimilarity_file', 'replace_file', 'add_to_bundle']
 
 # %% ../nbs/09_datasets.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -865,7 +865,8 @@ def _bound_hint() -> str:
     return "if the file is genuinely that large, raise the bound (max_bytes=..., clm-nb --max-bytes N)"
 
 # %% ../nbs/09_datasets.ipynb #a77a25c4
-def _file_type(mode: int) -> str:
+def file_type(mode: int,  # a file's `st_mode` (os.stat / os.lstat)
+             ) -> str:
     "What a non-regular file is, in words, from its `st_mode`."
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
                        (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
@@ -883,7 +884,7 @@ def _open_regular(path: Path, what: str = ""):
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise ValueError(f"{path}{what} is {_file_type(mode)}, not a regular file; give a data file (a pipe or a device "
+        raise ValueError(f"{path}{what} is {file_type(mode)}, not a regular file; give a data file (a pipe or a device "
                          "has no size to bound the reading by: save its content to a file first).")
     return os.fdopen(fd, "rb")
 
@@ -925,7 +926,9 @@ def _reason(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
-def _read_bytes(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes:
+def read_bytes(path: Path,                      # a regular file; .gz/.bz2/.xz/.zip/.zst are decompressed
+               max_bytes: int = MAX_READ_BYTES,  # the most bytes read, after decompression
+              ) -> bytes:
     "The bytes of the regular file `path`, decompressed by its suffix, within `max_bytes`; a `ValueError` otherwise."
     suffix = path.suffix.lower()
     with _open_regular(path) as f:
@@ -1394,7 +1397,7 @@ def _read_table(path: Path, kind: str, sep: str | None = None, decimal: str = ".
     """The table in a CSV, TSV or parquet file, read within `max_bytes`, its label column `label_col` as text; a
     `ValueError` naming the file when it cannot be read, repeats a column name, has no rows, or is one column whose
     header holds another separator (a ';'-separated file read with ',')."""
-    data = _read_bytes(path, max_bytes)
+    data = read_bytes(path, max_bytes)
     delimiter = sep or ("," if kind == "csv" else "\t")
     try:
         if kind == "parquet":
@@ -1671,11 +1674,21 @@ def _bundle_lock(root: Path):
         os.close(fd)
 
 # %% ../nbs/09_datasets.ipynb #9b6a259c
-def _replace_file(path: Path, write) -> None:
-    "Write `path` atomically: `write(tmp)` writes a temporary file next to it, which then replaces `path`."
+def replace_file(path: Path,   # the file written (its folder exists)
+                 write,        # write(tmp): writes the whole content to the path `tmp` it is given
+                ) -> None:
+    """Write `path` atomically: `write(tmp)` writes a temporary file next to it, which is flushed to disk (`fsync`) and
+    then replaces `path` (`os.replace`); a reader sees the old file or the new one, never a fragment, even after a
+    `kill -9` or a power cut mid-write."""
+    path = Path(path)
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
     try:
         write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -1727,10 +1740,10 @@ def add_to_bundle(X,                         # (n, d) numeric data
         if description: arrays["description"] = np.asarray(str(description))
         path = root / collection / f"{name}.npz"
         path.parent.mkdir(parents=True, exist_ok=True)
-        _replace_file(path, lambda p: np.savez_compressed(p, **arrays))
+        replace_file(path, lambda p: np.savez_compressed(p, **arrays))
         row = _manifest_row(arrays["X"], y, collection, name, noise_label, path.stat().st_size, source, description)
         m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
-        _replace_file(root / MANIFEST, lambda p: write_csv(m, p))
+        replace_file(root / MANIFEST, lambda p: write_csv(m, p))
     return path
 
 # %% ../nbs/09_datasets.ipynb #2b588e82

@@ -15,7 +15,7 @@ from .between import MIN_CLASS_SAMPLE, check_permutations
 from .core import METRIC_NAMES, LabeledData, check_choice, check_data, check_number, get_measure, progress_bar
 
 # %% auto #0
-__all__ = ['check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'take_points', 'resample_scores']
+__all__ = ['MAX_RESAMPLES', 'check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'take_points', 'resample_scores']
 
 # %% ../nbs/13a_intervals.ipynb #bed0a154
 def check_ci(ci,             # the confidence level, strictly between 0 and 1
@@ -100,6 +100,9 @@ def take_points(data: LabeledData,  # validated data (`clm_nb.core.check_data`),
     return LabeledData(np.empty((rows.size, 0)), data.labels[rows], data.classes, np.ones(rows.size, bool), 0,
                        data.source.take(rows)), None
 
+# %% ../nbs/13a_intervals.ipynb #f4f22f82
+MAX_RESAMPLES = 1_000       # the most half-samples asked for (resample_scores, assess, the leaderboard)
+
 # %% ../nbs/13a_intervals.ipynb #6a109fdc
 def resample_scores(X,                            # (n, d) features as scored (already prepared and scaled)
                     y,                            # (n,) class labels, any hashable values
@@ -119,7 +122,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
     from clm_nb.verdict import LEADERBOARD_MEASURES, check_board_measures, clm_profile   # verdict imports this module
     names = check_board_measures(LEADERBOARD_MEASURES if measures is None else measures, None)
-    B = check_number(n_resamples, "n_resamples", lo=10, hi=100_000, integer=True, who="resample_scores")
+    B = check_number(n_resamples, "n_resamples", lo=10, hi=MAX_RESAMPLES, integer=True, who="resample_scores")
     ci, n_permutations = check_ci(ci, "resample_scores"), check_permutations(n_permutations, "resample_scores")
     max_points = check_number(max_points, "max_points", lo=100, integer=True, who="resample_scores")
     seed = check_number(random_state, "random_state", lo=0, integer=True, who="resample_scores")

@@ -49,7 +49,7 @@ __all__ = ['DEPENDENCIES', 'WRITE_ERRNOS', 'PROBE_BYTES', 'RESERVED_COLUMNS', 'I
            'store_bytes', 'check_writable', 'write_result', 'stored_status', 'read_result', 'watch_module',
            'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
            'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
-           'Param', 'parse_flag', 'check_params']
+           'Param', 'parse_flag', 'injected_parameters', 'check_params']
 
 # %% ../nbs/12_runner.ipynb #36f7c304
 @lru_cache(maxsize=None)
@@ -896,12 +896,17 @@ class Param:
     lo_open: bool = False            # exclude `lo` itself
     hi_open: bool = False            # exclude `hi` itself
     writable: bool = False           # a "path": a folder the study writes (its out_dir, its store)
+    renamed: str | None = None       # deprecated: the parameter that replaces this one (given, it warns and sets it)
+    values: tuple | None = None      # with `renamed`: (old value, new value) pairs; None: the value passes on as is
 
     def __post_init__(self):
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"Param: kind={self.kind!r}; use one of {PARAM_KINDS}.")
         if self.writable and self.kind != "path":
             raise ValueError(f"Param: writable=True is for a 'path', not a {self.kind!r}.")
+        if (self.renamed or self.values is not None) and not (self.optional and self.renamed):
+            raise ValueError("Param: a deprecated parameter names its replacement (renamed=...) and is optional "
+                             "(None: not given); values= translates its values.")
 
 # %% ../nbs/12_runner.ipynb #404b78b0
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -926,6 +931,26 @@ def parse_flag(value,                 # True/False, numpy bool, 0/1, or one of F
     raise ValueError(f"{who}: {name}={value!r} is not a yes/no value; type -p {name} true or -p {name} false "
                      f"(yes/no, on/off and 1/0 work too, in any case{', and none' if optional else ''}).")
 
+# %% ../nbs/12_runner.ipynb #6e47e765
+def injected_parameters(values: dict) -> list[str] | None:
+    """The names papermill's injected-parameters cell assigned, read from the input history `In` in `values` (a study's
+    `globals()`), in order; None without an input history (not in IPython)."""
+    history = values.get("In")
+    if not isinstance(history, (list, tuple)):
+        return None
+    names = []
+    for source in history:
+        if not (isinstance(source, str) and source.lstrip().startswith("# Parameters")):
+            continue
+        try:
+            body = ast.parse(source).body
+        except SyntaxError:
+            continue
+        for node in body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            names += [t.id for t in targets if isinstance(t, ast.Name) and t.id not in names]
+    return names
+
 # %% ../nbs/12_runner.ipynb #54f7dbcb
 def check_params(values: dict,           # the parameters as given, e.g. `globals()`; numbers, flags normalised in place
                  spec: dict,             # {name: Param}
@@ -933,7 +958,17 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                  who: str = "study",     # the name the errors start with
                 ) -> None:
     "Check a study's parameters against `spec` before any work; a `ValueError` names the first bad one."
-    for name, p in spec.items():
+    given = injected_parameters(values) or []
+    unknown = [name for name in given if name not in spec]
+    if unknown:
+        close = {u: difflib.get_close_matches(u, [n for n, p in spec.items() if not p.renamed], n=1) for u in unknown}
+        raise ValueError(f"{who}: no parameter named {', '.join(map(repr, unknown))}"
+                         + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
+                         + f"; it would be ignored. The parameters: {', '.join(n for n, p in spec.items() if not p.renamed)}"
+                         " (clm-nb study NAME --help-params lists them with their types).")
+    order = [n for n, p in spec.items() if p.renamed] + [n for n, p in spec.items() if not p.renamed]
+    for name in order:                    # the deprecated spellings first: they set the parameters that replace them
+        p = spec[name]
         if name not in values:
             raise ValueError(f"{who}: parameter {name!r} is missing from the parameters cell.")
         v = values[name]
@@ -971,6 +1006,15 @@ def check_params(values: dict,           # the parameters as given, e.g. `global
                     raise ValueError(f"{who}: {name} has unknown value(s) {unknown}"
                                      + "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
                                      + f"; allowed: {sorted(p.choices)}.")
+        if p.renamed and values[name] is not None:
+            if p.renamed in given:
+                raise ValueError(f"{who}: {name} is the deprecated spelling of {p.renamed}, and both were given; "
+                                 f"give {p.renamed} only.")
+            new = values[name] if p.values is None else dict(p.values)[values[name]]
+            warnings.warn(f"{who}: the parameter {name} is deprecated and will be removed in the next release; use "
+                          f"{p.renamed}={new!r} (-p {p.renamed} {new if isinstance(new, str) else repr(new)}), which "
+                          "it was taken as.", FutureWarning, stacklevel=2)
+            values[p.renamed] = new
     for name, p in spec.items():          # every value checked first; then a full or read-only folder, in a second
         if p.writable and values[name] is not None:
             check_writable(values[name], f"{who}: {name}")

@@ -343,7 +343,8 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     n_permutations = check_permutations(n_permutations, "profile_tasks")   # before any task: not once per dataset
     cap = permutation_cap(n_permutations, max_permutations, "profile_tasks")
     seed = check_number(seed, "seed", lo=0, integer=True, who="profile_tasks")
-    n_resamples = check_number(n_resamples, "n_resamples", lo=0, hi=100_000, integer=True, who="profile_tasks")
+    from clm_nb.intervals import MAX_RESAMPLES            # as check_ci below: intervals is read on first use
+    n_resamples = check_number(n_resamples, "n_resamples", lo=0, hi=MAX_RESAMPLES, integer=True, who="profile_tasks")
     if 0 < n_resamples < 10:
         raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
     if rule is not None and not isinstance(rule, VerdictRule):

@@ -4,9 +4,11 @@ and `stability` say when the verdict reads one. The real datasets come from rdat
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_iris
 
 import clm_nb
-from clm_nb.datasets import read_labeled_table
+from clm_nb.assessment import assess, assess_labellings
+from clm_nb.datasets import Dataset, read_labeled_table
 
 FAST = dict(ci=None, variants=False)
 
@@ -77,3 +79,36 @@ def test_a_gower_table_drops_its_saved_index():
     X = pd.DataFrame({"rownames": np.arange(1, 41), "w": rng.normal(size=40), "k": rng.choice(["p", "q"], 40)})
     a = clm_nb.assess(X, np.repeat([0, 1], 20), metric="gower", **FAST)
     assert a.features == ["w", "k"] and a.preparation[0].kind == "index"
+
+# ---- assess_labellings' inputs ----------------------------------------------------------------------------------------
+X, Y = load_iris(return_X_y=True)
+FAST_LABELLINGS = dict(variants=False, ci=None, n_permutations=5)
+
+
+def test_a_bundle_datasets_noise_is_left_out_as_the_leaderboard_does():
+    """Issue 49: a bundle Dataset's noise (-1) was scored as a class by assess_labellings, while the leaderboard leaves
+    it out (noise='ignore'); an explicit noise= still wins."""
+    y = Y.copy()
+    y[::10] = -1                                                   # 15 noise points
+    ds = Dataset("iris_noisy", "test", X, y)
+    la = assess_labellings(ds.X, ds, **FAST_LABELLINGS)
+    a = la[next(iter(la.table.index))]
+    assert a.noise == "ignore" and a.n_noise == 15 and a.K == 3
+    assert a.verdict == assess(X, y, noise="ignore", **FAST_LABELLINGS).verdict
+    assert la[next(iter(la.table.index))].K == 3
+    kept = assess_labellings(ds.X, ds, noise=None, **FAST_LABELLINGS)
+    assert kept[next(iter(kept.table.index))].K == 4             # asked for: -1 is a class
+
+
+def test_labelling_names_that_are_one_name_are_refused():
+    """Issue 49: the keys 1 and '1' collapsed silently into one labelling."""
+    with pytest.raises(ValueError, match="two references are named '1'"):
+        assess_labellings(X, {1: Y, "1": Y[::-1]}, **FAST_LABELLINGS)
+    with pytest.raises(ValueError, match="two references are named '1'"):
+        assess_labellings(X, pd.DataFrame({1: Y, "1": Y[::-1]}), **FAST_LABELLINGS)
+
+
+def test_a_generator_of_labellings_is_read():
+    """Issue 49: a generator was refused as 'shape ()'; it is read as the list it stands for."""
+    la = assess_labellings(X, (v for v in (Y, np.where(Y == 0, 0, 1))), **FAST_LABELLINGS)
+    assert list(la.table.index) == ["labels0", "labels1"]

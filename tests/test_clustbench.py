@@ -224,3 +224,100 @@ def test_default_score_is_nca_as_clustbench(shared_data_dir):
         mine = score_references(ds, results)
         assert mine.measure == "nca"
         assert mine.best == pytest.approx(clustbench.get_score(refs, results, warn_if_missing=False), abs=1e-12)
+
+
+# ---- issue 49: the results files lose nothing, are written atomically, and are read within a bound --------------
+def _rows(method, labels, dataset="blobs"):
+    return pd.DataFrame([dict(method_group="G", method=method, battery="toy", dataset=dataset, labels=labels)])
+
+
+Y = np.repeat([0, 1, 2], 10)
+
+
+def test_write_results_merges_methods(tmp_path):
+    """Issue 49: writing method B after method A into the same dataset.resultK.gz keeps A (it left only B)."""
+    write_results(tmp_path, _rows("A", Y))
+    write_results(tmp_path, _rows("B", Y[::-1]))
+    back = read_results(tmp_path)
+    assert back.method.tolist() == ["A", "B"]
+    write_results(tmp_path, _rows("A", np.roll(Y, 1)))            # a method written again replaces its column
+    back = read_results(tmp_path).set_index("method")
+    assert back.labels["A"].tolist() == clustbench_labels(np.roll(Y, 1)).tolist()
+    with pytest.raises(ValueError, match="holds clusterings of 30 points"):
+        write_results(tmp_path, _rows("C", np.repeat([0, 1, 2], [7, 7, 6])))
+
+
+def test_write_results_is_atomic(tmp_path, monkeypatch):
+    """Issue 49: a write that dies half-way (as under kill -9) leaves the previous file whole, not a fragment."""
+    from pathlib import Path
+    write_results(tmp_path, _rows("A", Y))
+    path = tmp_path / "G" / "toy" / "blobs.result3.gz"
+    before = path.read_bytes()
+    real = Path.write_bytes
+
+    def dies_half_way(self, data):
+        real(self, data[:len(data) // 2])
+        raise KeyboardInterrupt("killed mid-write")
+    monkeypatch.setattr(Path, "write_bytes", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        write_results(tmp_path, _rows("B", Y))
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["blobs.result3.gz"]     # no temporary file left
+    assert read_results(tmp_path).method.tolist() == ["A"]
+
+
+def test_write_results_refuses_what_read_results_refuses(tmp_path):
+    """Issue 49: names read back as one ('a' and 'a.1'), an empty name and an empty clustering are refused at write."""
+    write_results(tmp_path, _rows("a", Y))
+    with pytest.raises(ValueError, match="would be read back as one"):
+        write_results(tmp_path, _rows("a.1", Y))
+    with pytest.raises(ValueError, match="name is empty"):
+        write_results(tmp_path, _rows("", Y))
+    with pytest.raises(ValueError, match="non-empty 1-D"):
+        write_results(tmp_path, _rows("b", np.array([], dtype=int)))
+    assert read_results(tmp_path).method.tolist() == ["a"]          # nothing else written
+
+
+def test_read_results_names_a_label_beyond_int64_and_bounds_the_size(tmp_path):
+    """Issue 49: a label beyond int64 names the file, method and row (was a bare OverflowError); a small gzip that
+    expands past max_bytes is refused without being held."""
+    folder = tmp_path / "G" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "d.result2.gz").write_bytes(gzip.compress(b"m\n1\n2\n99999999999999999999\n"))
+    with pytest.raises(ValueError, match=r"d.result2.gz: method 'm' has the label '99999999999999999999' on row 4"):
+        read_results(tmp_path)
+    (folder / "d.result2.gz").write_bytes(gzip.compress(b"m\n" + b"1\n2\n" * 100_000))
+    with pytest.raises(ValueError, match="decompresses to more than 10,000 bytes"):
+        read_results(tmp_path, max_bytes=10_000)
+    assert len(read_results(tmp_path)) == 1                         # within the default bound
+
+
+def test_read_results_says_what_it_skipped(tmp_path):
+    """Issue 49: FIFOs, folders and symbolic link loops named like results files were skipped silently."""
+    import os
+    folder = tmp_path / "G" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "a.result2.gz").mkdir()
+    os.mkfifo(folder / "b.result2.gz")
+    (folder / "c.result2.gz").symlink_to("c.result2.gz")
+    with pytest.warns(UserWarning, match="skipped 3 entries") as w:
+        assert len(read_results(tmp_path)) == 0
+    text = str(w[0].message)
+    assert "a folder" in text and "named pipe" in text and "symbolic link loop" in text
+
+
+def test_score_results_refuses_a_missing_bundle(tmp_path):
+    """Issue 49: a data_dir that is no bundle stops at once (it gave every score NaN and exit code 0)."""
+    results = read_results(write_results(tmp_path, _rows("A", Y))[0].parents[2])
+    with pytest.raises(ValueError, match="does not exist"):
+        score_results(results, tmp_path / "nodir")
+
+
+def test_reference_names_that_are_one_name_and_generators():
+    """Issue 49: the keys 1 and '1' collapsed silently; a generator gave 'shape ()'."""
+    with pytest.raises(ValueError, match="two references are named '1'"):
+        reference_labellings({1: [0, 1, 1], "1": [1, 1, 0]})
+    assert list(reference_labellings(r for r in ([0, 1, 1], [1, 1, 0]))) == ["labels0", "labels1"]
+    with pytest.raises(ValueError, match="references is a set"):
+        reference_labellings({0, 1})

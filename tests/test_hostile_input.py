@@ -189,13 +189,13 @@ def test_classes_named_na_none_null_nan_are_classes(tmp_path):
 
 def _add_one(root: str, i: int, barrier) -> None:
     "One of the concurrent adds (a forked process): wait for the others, then add dataset d{i}."
-    original = datasets._replace_file
+    original = datasets.replace_file
 
     def slow_replace(path, write):                # widen the read-then-write window of the manifest
         if Path(path).name == datasets.MANIFEST:
             time.sleep(0.1)
         return original(path, write)
-    datasets._replace_file = slow_replace
+    datasets.replace_file = slow_replace
     try:
         barrier.wait(timeout=30)
         rng = np.random.default_rng(i)

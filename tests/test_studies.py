@@ -408,3 +408,54 @@ def test_clm_evidence_needs_a_ground_truth(tmp_path, monkeypatch):
     with pytest.raises(pm.PapermillExecutionError) as err:
         _run(tmp_path, CLM_EVIDENCE, n_trials=0)
     assert "no ground truth" in err.value.evalue
+
+
+# --- issue 49: a parameter the study does not declare stops it; a renamed one is a deprecated spelling ---------------
+def _check_cell(path: Path, injected: dict, out_dir: str) -> dict:
+    "The parameters cell, then papermill's injected-parameters cell (as IPython's `In` holds it), then the check cell."
+    cells = [c for c in json.loads(Path(path).read_text())["cells"] if c["cell_type"] == "code"]
+    params = "".join(cells[0]["source"])
+    inject = "# Parameters\n" + "".join(f"{k} = {v!r}\n" for k, v in {"out_dir": out_dir, **injected}.items())
+    namespace = {"In": ["", params, inject]}
+    exec(params, namespace)
+    exec(inject, namespace)
+    exec("".join(cells[1]["source"]), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("study", sorted((ROOT / "nbs" / "studies").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_every_study_refuses_an_undeclared_parameter(study, tmp_path):
+    """Issue 49: `-p standardise True` only made papermill print "Passed unknown parameter" and the study ran on
+    without it; every study's check cell now refuses it, naming it, before any work."""
+    with pytest.raises(ValueError, match="no parameter named 'no_such_parameter'"):
+        _check_cell(study, {"no_such_parameter": True}, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("study, old, value, new, expected", [
+    ("leaderboard", "standardize", True, "scaling", "standardize"),
+    ("leaderboard", "standardize", "false", "scaling", "none"),
+    ("clm_evidence", "standardize", True, "scalings", ["standardize"]),
+    ("discotec", "agglomerative_k", [2, 3], "kmeans_k", [2, 3])])
+def test_a_renamed_study_parameter_warns_and_takes_effect(study, old, value, new, expected, tmp_path, monkeypatch):
+    """Issue 49: `-p standardize True` (the leaderboard's earlier parameter) ran on raw features; it now warns, naming
+    the new spelling, and sets it."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    with pytest.warns(FutureWarning, match=f"use {new}="):
+        ns = _check_cell(ROOT / "nbs" / "studies" / f"{study}.ipynb", {old: value}, str(tmp_path / "out"))
+    assert ns[new] == expected
+    if study == "leaderboard":
+        assert ns["prep"]["scaling"] == expected                   # what the profiles and the ground truth read
+
+
+def test_papermill_run_with_an_unknown_parameter_fails_fast(tmp_path, monkeypatch):
+    """Issue 49: a real papermill run of the leaderboard study with a parameter it does not declare fails in its
+    check cell, naming the parameter, before making its output folder."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = tmp_path / "out"
+    with pytest.raises(pm.PapermillExecutionError) as err:
+        pm.execute_notebook(str(ROOT / "nbs" / "studies" / "leaderboard.ipynb"), str(tmp_path / "executed.ipynb"),
+                            parameters={"out_dir": str(out), "standardise": True}, progress_bar=False,
+                            kernel_name="python3", cwd=str(ROOT))
+    assert err.value.ename == "ValueError" and "no parameter named 'standardise'" in err.value.evalue, err.value.evalue
+    assert not out.exists()
