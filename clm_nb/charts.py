@@ -365,6 +365,8 @@ def pair_chart(pairs: pd.DataFrame,     # one measure's class-pair table (class_
                worst: int = 30,         # beyond it, how many of the lowest pairs the bars show
               ) -> alt.Chart:
     "Class-pair scores: a symmetric heatmap for up to `max_heatmap` classes, else the `worst` pairs as bars."
+    pairs = pairs.assign(value=pd.to_numeric(pairs.value, errors="coerce"),    # numbers and text, whatever the
+                         class_a=pairs.class_a.astype(str), class_b=pairs.class_b.astype(str))   # columns' dtypes
     classes = sorted(set(pairs.class_a) | set(pairs.class_b), key=_natural)
     color = alt.Color("value:Q", title=measure, scale=alt.Scale(scheme="redyellowblue", domain=[0, 1], clamp=True))
     if len(classes) <= max_heatmap:

@@ -462,13 +462,14 @@ def _overview(board: Leaderboard, docs_url: str | None) -> str:
                              invariances=", ".join(info.invariances), complexity=info.complexity,
                              reference=info.reference))
     views = ", ".join(f"{name} {m}" for name, m in board.rule.views)
-    made = [("data", board.data_dir or "embedded default (scikit-learn tables and generated blobs)"),
+    where = _public(board.data_dir, board.data_dir) if board.data_dir else None      # the folder's name only
+    made = [("data", where or "embedded default (scikit-learn tables and generated blobs)"),
             ("measures", ", ".join(board.measures) + f" (primary: {p}; views: " + views + ")")]
     made += [(k, str(v)) for k, v in board.meta.items()]
     return _ENV.get_template("overview.html.j2").render(
         css=_CSS, root="",
         docs_home=_docs_href(docs_url, "index.html"), meta_line=_meta_line(board), n_scored=len(scored), n_rows=len(t),
-        source=board.data_dir or "embedded default", counts=board.verdict_counts, primary=p,
+        source=where or "embedded default", counts=board.verdict_counts, primary=p,
         doc_links=_doc_links(docs_url), ranking_href=_docs_href(docs_url, "studies/dataset_ranking.html"),
         collection_svg=Markup(chart_svg(collection_chart(t, p), "coll")),
         verdict_svg=Markup(chart_svg(verdict_chart(t), "verd")), agreement_svg=agreement_svg, n_full=len(full),
