@@ -507,6 +507,65 @@ def _write_problems(out: Path,          # the report's folder
     both = pd.concat([old, new], ignore_index=True)
     write_csv(both.reindex(columns=list(dict.fromkeys([*cols, *old.columns]))).fillna(""), path)
 
+# %% ../nbs/16_report.ipynb #9618ab83
+def _public_board(board: Leaderboard) -> Leaderboard:
+    "`board` with every text of its table and meta passed through `_public` (no folder of the machine shown)."
+    root = board.data_dir
+    texts = {c: board.table[c].map(lambda v: _public(v, root) if isinstance(v, str) else v)
+             for c in board.table.columns
+             if board.table[c].dtype == object or pd.api.types.is_string_dtype(board.table[c])}
+    return replace(board, table=board.table.assign(**texts),
+                   meta={k: _public(v, root) if isinstance(v, str) else v for k, v in board.meta.items()})
+
+# %% ../nbs/16_report.ipynb #7deccd7c
+def _index_rows(board: Leaderboard, t: pd.DataFrame, columns: list[dict], problems: list) -> list[dict]:
+    "The index's rows of `t` (with slugs); a row whose cells fail is shown bare and its problem appended to `problems`."
+    rows = []
+    for r in t.to_dict("records"):
+        try:
+            cells = _cells(board, r, r["slug"], columns)
+        except Exception as e:                                           # the row says why; the others are shown
+            problem = _public(f"{type(e).__name__}: {e}", board.data_dir)
+            cells = _bare_cells(r, columns, problem)
+            problems.append(dict(collection=r["collection"], dataset=r["dataset"], error=f"index row: {problem}"))
+        rows.append(dict(collection=r["collection"], verdict=r["verdict"], cells=cells,
+                         search=f"{r['dataset']} {r['collection']}".lower()))
+    return rows
+
+# %% ../nbs/16_report.ipynb #a103d739
+def _page_records(board: Leaderboard, t: pd.DataFrame) -> list[dict]:
+    "The rows of the labeled datasets of `t`, in order, each with its `prev` and `next` and, with draws, `outranks`."
+    records = t[t.labeled].reset_index(drop=True).to_dict("records")
+    for i, r in enumerate(records):
+        r["prev"] = {k: records[i - 1][k] for k in ("slug", "dataset", "rank")} if i > 0 else None
+        r["next"] = {k: records[i + 1][k] for k in ("slug", "dataset", "rank")} if i + 1 < len(records) else None
+        for k in ("prev", "next"):
+            if r[k] is not None:
+                r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
+        if board.draws is not None:                       # its neighbours and P(it out-ranks them)
+            r["outranks"] = board.outranks(r["collection"], r["dataset"])
+    return records
+
+# %% ../nbs/16_report.ipynb #8b46eace
+def _index_page(board: Leaderboard, t: pd.DataFrame, columns: list[dict], rows: list[dict], problems: list,
+                docs_url: str | None) -> str:
+    "The index page of the table `t` (with slugs) and its `rows`, listing `problems` (appended to when it fails)."
+    root = board.data_dir
+    listed = [dict(name=f"{p['collection']}/{p['dataset']}" if p["dataset"] else p["error"].split(":")[0],
+                   href=p.get("href", "" if p["dataset"] else "overview.html"), error=p["error"]) for p in problems]
+    try:
+        return _ENV.get_template("index.html.j2").render(
+            css=_CSS, js=Markup(_JS), root="", docs_home=_docs_href(docs_url, "index.html"),
+            meta_line=_meta_line(board), n_scored=int(t[board.primary].notna().sum()), n_rows=len(t),
+            source=_public(root, root) if root else "the embedded default", primary=board.primary,
+            counts=board.verdict_counts, rule_lines=board.rule.describe(), views=board.rule.views,
+            has_gt="gt_ami" in t, collections=sorted(set(t.collection) | {c.split("/")[0] for c in t.collection}),
+            verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows, problems=listed)
+    except Exception as e:
+        problem = _public(f"{type(e).__name__}: {e}", root)
+        problems.append(dict(collection="", dataset="", error=f"index: {problem}"))
+        return _problem_page("Datasets", problem, "", _meta_line(board))
+
 # %% ../nbs/16_report.ipynb #35a7d6a2
 def build_report(board: Leaderboard,            # the leaderboard to show (`clm_nb.verdict.leaderboard`)
                  out_dir,                       # the folder written (created if needed)
@@ -526,10 +585,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     out = Path(out_dir)
     (out / "datasets").mkdir(parents=True, exist_ok=True)
     root = board.data_dir                                # read the data from here; print it nowhere (`_public`)
-    texts = {c: board.table[c].map(lambda v: _public(v, root) if isinstance(v, str) else v)
-             for c in board.table.columns if board.table[c].dtype == object}
-    board = replace(board, table=board.table.assign(**texts),
-                    meta={k: _public(v, root) if isinstance(v, str) else v for k, v in board.meta.items()})
+    board = _public_board(board)
     t = board.table.copy()
     t["slug"] = [_slug(c, d) for c, d in zip(t.collection, t.dataset)]
     if "rank_low" in t:
@@ -544,17 +600,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     problems = []                                                        # every page that could not be built
     meta_line = _meta_line(board)
     columns = _columns(board)
-    rows = []
-    for r in t.to_dict("records"):
-        try:
-            cells = _cells(board, r, r["slug"], columns)
-        except Exception as e:                                           # the row says why; the others are shown
-            problem = _public(f"{type(e).__name__}: {e}", root)
-            cells = _bare_cells(r, columns, problem)
-            problems.append(dict(collection=r["collection"], dataset=r["dataset"], error=f"index row: {problem}"))
-        rows.append(dict(collection=r["collection"], verdict=r["verdict"], cells=cells,
-                         search=f"{r['dataset']} {r['collection']}".lower()))
-    collections = sorted(set(t.collection) | {c.split("/")[0] for c in t.collection})
+    rows = _index_rows(board, t, columns, problems)
     scored = int(t[board.primary].notna().sum())
     try:
         overview = _overview(board, docs_url)
@@ -564,21 +610,11 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
         problems.append(dict(collection="", dataset="", error=f"overview: {problem}"))
     (out / "overview.html").write_text(overview, encoding="utf-8")
 
-    pages = t[t.labeled].reset_index(drop=True)
-    records = pages.to_dict("records")
-    for i, r in enumerate(records):
-        r["prev"] = {k: records[i - 1][k] for k in ("slug", "dataset", "rank")} if i > 0 else None
-        r["next"] = {k: records[i + 1][k] for k in ("slug", "dataset", "rank")} if i + 1 < len(records) else None
-        for k in ("prev", "next"):
-            if r[k] is not None:
-                r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
+    records = _page_records(board, t)
     ctx = dict(primary=board.primary, measures=board.measures, views=board.rule.views, low=board.rule.low,
                data_dir=root, view_points=view_points, n_scored=scored, meta_line=meta_line,
                docs_url=docs_url, ci=float(board.meta.get("ci", 0.95)),
                n_draws=0 if board.draws is None else board.draws.shape[1])
-    if board.draws is not None:                           # each page's neighbours and P(it out-ranks them)
-        for r in records:
-            r["outranks"] = board.outranks(r["collection"], r["dataset"])
     dist = t[board.measures]
     by_dataset = {k: g for k, g in board.pairs.groupby(["collection", "dataset"])} if len(board.pairs) else {}
     empty = board.pairs.iloc[:0]
@@ -597,21 +633,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     for page in stale:                                                   # datasets no longer on the board
         page.unlink(missing_ok=True)
 
-    listed = [dict(name=f"{p['collection']}/{p['dataset']}" if p["dataset"] else p["error"].split(":")[0],
-                   href=p.get("href", "" if p["dataset"] else "overview.html"), error=p["error"]) for p in problems]
-    try:
-        index = _ENV.get_template("index.html.j2").render(
-            css=_CSS, js=Markup(_JS), root="",
-            docs_home=_docs_href(docs_url, "index.html"), meta_line=meta_line, n_scored=scored, n_rows=len(t),
-            source=_public(root, root) if root else "the embedded default", primary=board.primary,
-            counts=board.verdict_counts, rule_lines=board.rule.describe(), views=board.rule.views,
-            has_gt="gt_ami" in t, collections=collections, verdicts=[v for v in VERDICTS if v in set(t.verdict)],
-            columns=columns, rows=rows, problems=listed)
-    except Exception as e:
-        problem = _public(f"{type(e).__name__}: {e}", root)
-        problems.append(dict(collection="", dataset="", error=f"index: {problem}"))
-        index = _problem_page("Datasets", problem, "", meta_line)
-    (out / "index.html").write_text(index, encoding="utf-8")
+    (out / "index.html").write_text(_index_page(board, t, columns, rows, problems, docs_url), encoding="utf-8")
     _write_problems(out, problems)
     settings = {"measures": board.measures, "primary": board.primary, "rule": asdict(board.rule),
                 "data_dir": _public(root, root) if root else None, "datasets": len(t), "verdicts": board.verdict_counts,
