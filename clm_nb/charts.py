@@ -288,6 +288,7 @@ def view_points_2d(X: np.ndarray,           # (n, d) features; rows with missing
                    *,
                    max_points: int = 1000,  # the largest sample drawn; every class keeps its share
                    random_state=0,          # seed of the sample (and of the jitter when d = 1)
+                   feature_names=None,      # one name per column of X, for the axes when d ≤ 2 (None: x1, x2)
                   ) -> tuple[pd.DataFrame, str]:
     "At most `max_points` stratified points in 2-D (the data when d ≤ 2, else PCA of the z-scored features), a caption."
     from sklearn.decomposition import PCA        # imported on first use: sklearn takes ~1 s to import
@@ -301,12 +302,14 @@ def view_points_2d(X: np.ndarray,           # (n, d) features; rows with missing
     else:
         idx = np.arange(len(names))
     Xs, labels = X[idx], names[idx]
+    named = feature_names is not None and len(feature_names) == X.shape[1]
+    x1, x2 = (str(feature_names[0]), str(feature_names[-1])) if named else ("x1", "x2")
     if X.shape[1] == 1:
         rng = np.random.default_rng(random_state)
-        xy, axes = np.c_[Xs[:, 0], rng.uniform(-1, 1, len(Xs))], ("x1", "jitter")
+        xy, axes = np.c_[Xs[:, 0], rng.uniform(-1, 1, len(Xs))], (x1, "jitter")
         how = "the one feature, with random vertical jitter"
     elif X.shape[1] == 2:
-        xy, axes, how = Xs, ("x1", "x2"), "the two features as given"
+        xy, axes, how = Xs, (x1, x2), "the two features as given"
     else:
         Z = zscore(X)                          # the package's one z-score, over every point, not only the sample
         pca = PCA(n_components=2, random_state=0).fit(Z)
@@ -362,6 +365,8 @@ def pair_chart(pairs: pd.DataFrame,     # one measure's class-pair table (class_
                worst: int = 30,         # beyond it, how many of the lowest pairs the bars show
               ) -> alt.Chart:
     "Class-pair scores: a symmetric heatmap for up to `max_heatmap` classes, else the `worst` pairs as bars."
+    pairs = pairs.assign(value=pd.to_numeric(pairs.value, errors="coerce"),    # numbers and text, whatever the
+                         class_a=pairs.class_a.astype(str), class_b=pairs.class_b.astype(str))   # columns' dtypes
     classes = sorted(set(pairs.class_a) | set(pairs.class_b), key=_natural)
     color = alt.Color("value:Q", title=measure, scale=alt.Scale(scheme="redyellowblue", domain=[0, 1], clamp=True))
     if len(classes) <= max_heatmap:

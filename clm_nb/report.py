@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tqdm import tqdm
 from .between import MONTE_CARLO
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart, view_points_2d, views_chart)
-from .core import get_measure, plain_math, render_math
+from .core import get_measure, plain_math, read_csv, render_math, terminal_text
 from .datasets import load_dataset
 from .evaluation import rank_agreement
 from .runner import write_csv
@@ -31,9 +32,14 @@ from .verdict import VERDICTS, Leaderboard
 # %% auto #0
 __all__ = ['build_report']
 
+# %% ../nbs/16_report.ipynb #7d3525fa
+def _shown(value):
+    "What a template prints for `value`: markup unchanged, text with its control and bidirectional characters escaped."
+    return terminal_text(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
 # %% ../nbs/16_report.ipynb #ecfb13f1
 _ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True),
-                   loader=PackageLoader("clm_nb", "templates"))
+                   loader=PackageLoader("clm_nb", "templates"), finalize=_shown)
 
 # %% ../nbs/16_report.ipynb #744c3019
 def _math(text) -> Markup:
@@ -152,7 +158,7 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
         k, v = c["key"], r.get(c["key"])
         cell = dict(html="", v=None, cls="", style="", title="")
         if k == "dataset":
-            link = Markup('<a href="datasets/{}.html">{}</a>').format(slug, v)
+            link = Markup('<a href="datasets/{}.html">{}</a>').format(slug, terminal_text(v))   # as `_shown`
             cell.update(cls="t", v=str(v).lower(), html=link if r["labeled"] else v)
         elif k == "collection":
             cell.update(cls="t", v=str(v).lower(), html=v)
@@ -192,6 +198,15 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
         cells.append(cell)
     return cells
 
+# %% ../nbs/16_report.ipynb #2f96764d
+def _bare_cells(r: dict, columns: list[dict], problem: str) -> list[dict]:
+    "The cells of an index row that `_cells` could not fill: the dataset's name, saying why, and nothing else."
+    cells = [dict(html="", v=None, cls="", style="", title="") for _ in columns]
+    for cell, c in zip(cells, columns):
+        if c["key"] in ("dataset", "collection"):
+            cell.update(cls="t", v=str(r.get(c["key"], "")).lower(), html=str(r.get(c["key"], "")), title=problem)
+    return cells
+
 # %% ../nbs/16_report.ipynb #90f13755
 def _docs_href(docs_url: str | None, path: str, depth: int = 0) -> str | None:
     "Link to `path` of the docs site from a page `depth` folders below the report's root (None without docs)."
@@ -228,9 +243,20 @@ def _doc_links(docs_url: str | None) -> Markup:
     return (Markup("The derivations, tests and studies are in the documentation: ") + Markup(", ").join(links)
             + Markup("; every measure is in the ") + ref + ".")
 
+# %% ../nbs/16_report.ipynb #e67e4dd6
+def _public(text, data_dir: str | None = None) -> str:
+    "`text` with the bundle folder `data_dir` left out of its paths (alone: its name) and the home folder written `~`."
+    s = "" if text is None else str(text)
+    if data_dir:
+        root = str(data_dir).rstrip("/" + os.sep) or str(data_dir)
+        s = s.replace(root + os.sep, "").replace(root, Path(root).name or root)
+    home = str(Path.home())
+    return s.replace(home, "~") if len(home) > 1 else s
+
 # %% ../nbs/16_report.ipynb #8193bb21
 def _meta_line(board: Leaderboard) -> str:
-    return f"{len(board.table)} datasets · {board.data_dir or 'embedded default'} · built {board.meta.get('built', '')}"
+    where = _public(board.data_dir, board.data_dir) if board.data_dir else "embedded default"
+    return f"{len(board.table)} datasets · {where} · built {board.meta.get('built', '')}"
 
 # %% ../nbs/16_report.ipynb #a2b036e1
 def _percentiles(board: Leaderboard) -> pd.DataFrame:
@@ -243,12 +269,17 @@ def _percentiles(board: Leaderboard) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(v, index=t.index).rank(pct=True) for c, v in cols.items()})
 
 # %% ../nbs/16_report.ipynb #40c20667
-def _provenance(ds) -> list[tuple[str, str]]:
-    "(label, text) rows of a dataset's provenance, from its meta."
+def _provenance(ds, data_dir: str | None = None) -> list[tuple[str, str]]:
+    "(label, text) rows of a dataset's provenance, from its meta; paths relative to `data_dir` or by their file name."
+    def shown(k, v):
+        if k in ("file", "original_path") and isinstance(v, str) and os.path.isabs(v.strip()):
+            p, root = Path(v.strip()), Path(data_dir) if data_dir else None
+            return str(p.relative_to(root)) if root is not None and p.is_relative_to(root) else p.name
+        return _public(v, data_dir)
     labels = {"source_repo": "source repository", "source_commit": "source commit", "original_path": "original path",
               "license_attribution": "licence and attribution", "notes": "notes"}
     meta = ds.meta
-    rows = [(labels[k], v) for k, v in meta.get("provenance", {}).items()]
+    rows = [(labels[k], shown(k, v)) for k, v in meta.get("provenance", {}).items()]
     if not rows and meta.get("source"):
         rows.append(("source", meta["source"]))
     for key, label in (("file", "file"), ("labels", "label variant shown"), ("label_variants", "label variants stored"),
@@ -256,20 +287,22 @@ def _provenance(ds) -> list[tuple[str, str]]:
                        ("expected_clm", "expected CLM"), ("expected_clm_note", "about the classes")):
         v = meta.get(key)
         if v not in (None, "", [], {}):
-            rows.append((label, ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
+            rows.append((label, ", ".join(map(str, v)) if isinstance(v, list) else shown(key, v)))
     return rows
 
 # %% ../nbs/16_report.ipynb #c4162e5f
 def _worst_pairs(pairs: pd.DataFrame, views: tuple, n: int = 8) -> list[dict]:
     "The `n` class pairs with the lowest score over the views, each view's score and the pair's weight n_a·n_b / Σ."
-    wide = pairs[pairs.measure.isin([m for _, m in views])].pivot_table(
+    mine = pairs[pairs.measure.isin([m for _, m in views])]
+    mine = mine.assign(value=pd.to_numeric(mine.value, errors="coerce"))      # object columns: see `_profiles`
+    wide = mine.pivot_table(
         index=["class_a", "class_b", "n_a", "n_b"], columns="measure", values="value", aggfunc="first")
     wide = wide.reindex(columns=[m for _, m in views]).reset_index()
     if wide.empty:
         return []
     weight = wide.n_a.astype(float) * wide.n_b.astype(float)
     wide["weight"] = weight / weight.sum()
-    wide["lowest"] = wide[[m for _, m in views]].min(axis=1)
+    wide["lowest"] = wide[[m for _, m in views]].astype(float).min(axis=1)
     rows = []
     for r in wide.nsmallest(min(n, len(wide)), "lowest").to_dict("records"):
         rows.append(dict(class_a=r["class_a"], class_b=r["class_b"], n_a=_fmt(int(r["n_a"])), n_b=_fmt(int(r["n_b"])),
@@ -304,11 +337,12 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
     slug, primary, measures, views = r["slug"], ctx["primary"], ctx["measures"], ctx["views"]
     try:
         ds = load_dataset(r["dataset"], ctx["data_dir"] or False, collection=r["collection"])
-        frame, caption = view_points_2d(ds.X, ds.y, max_points=ctx["view_points"], random_state=0)
+        frame, caption = view_points_2d(ds.X, ds.y, max_points=ctx["view_points"], random_state=0,
+                                        feature_names=ds.meta.get("feature_names"))
         view_svg = Markup(chart_svg(view_chart(frame), "view"))
-        provenance, description = _provenance(ds), ds.description
+        provenance, description = _provenance(ds, ctx["data_dir"]), ds.description
     except Exception as e:                    # an unreadable dataset gets a page that says why, never a crashed report
-        view_svg, caption, provenance, description = "", f"not available ({e})", [], ""
+        view_svg, caption, provenance, description = "", f"not available ({_public(e, ctx['data_dir'])})", [], ""
     view_pairs = []
     for name, m in views:
         mine = pairs[pairs.measure == m]
@@ -355,6 +389,31 @@ def _dataset_page(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -
         weighted_title=_WEIGHTED_TITLE, share_title=share_title, provenance=provenance, description=description,
         variants=variants, labellings=labellings, outranks=outranks, n_draws=ctx["n_draws"], warnings=[w for w in str(r.get("prep_warnings") or "").split(" | ") if w])
     return slug, html
+
+# %% ../nbs/16_report.ipynb #84a4ec56
+def _problem_page(title: str,           # the page's heading (the dataset's name)
+                  problem: str,         # why the page could not be built
+                  root: str,            # the path from the page to the report's root ('' or '../')
+                  meta_line: str,       # the line under the header
+                  r: dict | None = None,  # the dataset's row, for its collection, verdict and reason
+                 ) -> str:
+    "A page saying that the page `title` could not be built and why (never raises)."
+    try:
+        return _ENV.get_template("problem.html.j2").render(css=_CSS, root=root, docs_home=None, meta_line=meta_line,
+                                                           title=title, problem=problem, r=r)
+    except Exception:
+        from markupsafe import escape
+        return (f"<!doctype html><meta charset='utf-8'><title>{escape(terminal_text(title))}</title><p>This page could "
+                f"not be built: {escape(terminal_text(problem))}. See <a href='{root}errors.csv'>errors.csv</a>.</p>")
+
+# %% ../nbs/16_report.ipynb #249dc66e
+def _page_or_problem(r: dict, pairs: pd.DataFrame, dist: pd.DataFrame, ctx: dict) -> tuple[str, str, str]:
+    "(slug, html, problem) of one dataset: its `_dataset_page`, or a `_problem_page` and why ('' when none)."
+    try:
+        return (*_dataset_page(r, pairs, dist, ctx), "")
+    except Exception as e:                       # whatever it is, this page's problem, not the site's
+        problem = _public(f"{type(e).__name__}: {e}", ctx["data_dir"])
+        return r["slug"], _problem_page(str(r.get("dataset")), problem, "../", ctx["meta_line"], r), problem
 
 # %% ../nbs/16_report.ipynb #9bd4f916
 def _overview_figures(board: Leaderboard) -> dict:
@@ -403,13 +462,14 @@ def _overview(board: Leaderboard, docs_url: str | None) -> str:
                              invariances=", ".join(info.invariances), complexity=info.complexity,
                              reference=info.reference))
     views = ", ".join(f"{name} {m}" for name, m in board.rule.views)
-    made = [("data", board.data_dir or "embedded default (scikit-learn tables and generated blobs)"),
+    where = _public(board.data_dir, board.data_dir) if board.data_dir else None      # the folder's name only
+    made = [("data", where or "embedded default (scikit-learn tables and generated blobs)"),
             ("measures", ", ".join(board.measures) + f" (primary: {p}; views: " + views + ")")]
     made += [(k, str(v)) for k, v in board.meta.items()]
     return _ENV.get_template("overview.html.j2").render(
         css=_CSS, root="",
         docs_home=_docs_href(docs_url, "index.html"), meta_line=_meta_line(board), n_scored=len(scored), n_rows=len(t),
-        source=board.data_dir or "embedded default", counts=board.verdict_counts, primary=p,
+        source=where or "embedded default", counts=board.verdict_counts, primary=p,
         doc_links=_doc_links(docs_url), ranking_href=_docs_href(docs_url, "studies/dataset_ranking.html"),
         collection_svg=Markup(chart_svg(collection_chart(t, p), "coll")),
         verdict_svg=Markup(chart_svg(verdict_chart(t), "verd")), agreement_svg=agreement_svg, n_full=len(full),
@@ -429,6 +489,83 @@ def _stale_pages(out: Path,   # the report's folder
     paths = [out / "datasets" / f"{s}.html" for s in safe if s not in keep]
     return [p for p in paths if p.is_file() and not p.is_symlink()]
 
+# %% ../nbs/16_report.ipynb #ee11a11c
+def _write_problems(out: Path,          # the report's folder
+                    problems: list,     # dicts with collection, dataset and error: the pages that could not be built
+                   ) -> None:
+    "Merge `problems` into `out/errors.csv` as the rows of part 'pages', keeping the rows of every other part."
+    path, cols = out / "errors.csv", ["part", "collection", "dataset", "technique", "measure", "error"]
+    try:
+        old = read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError):                                    # no file yet (or an empty one)
+        old = pd.DataFrame(columns=cols)
+    if not problems and (not path.exists() or "part" not in old or not (old.part == "pages").any()):
+        return
+    old = old[old.part != "pages"] if "part" in old else old.assign(part="")
+    new = pd.DataFrame([{k: p[k] for k in ("collection", "dataset", "error")} for p in problems],
+                       columns=["collection", "dataset", "error"]).assign(part="pages")
+    both = pd.concat([old, new], ignore_index=True)
+    write_csv(both.reindex(columns=list(dict.fromkeys([*cols, *old.columns]))).fillna(""), path)
+
+# %% ../nbs/16_report.ipynb #9618ab83
+def _public_board(board: Leaderboard) -> Leaderboard:
+    "`board` with every text of its table and meta passed through `_public` (no folder of the machine shown)."
+    root = board.data_dir
+    texts = {c: board.table[c].map(lambda v: _public(v, root) if isinstance(v, str) else v)
+             for c in board.table.columns
+             if board.table[c].dtype == object or pd.api.types.is_string_dtype(board.table[c])}
+    return replace(board, table=board.table.assign(**texts),
+                   meta={k: _public(v, root) if isinstance(v, str) else v for k, v in board.meta.items()})
+
+# %% ../nbs/16_report.ipynb #7deccd7c
+def _index_rows(board: Leaderboard, t: pd.DataFrame, columns: list[dict], problems: list) -> list[dict]:
+    "The index's rows of `t` (with slugs); a row whose cells fail is shown bare and its problem appended to `problems`."
+    rows = []
+    for r in t.to_dict("records"):
+        try:
+            cells = _cells(board, r, r["slug"], columns)
+        except Exception as e:                                           # the row says why; the others are shown
+            problem = _public(f"{type(e).__name__}: {e}", board.data_dir)
+            cells = _bare_cells(r, columns, problem)
+            problems.append(dict(collection=r["collection"], dataset=r["dataset"], error=f"index row: {problem}"))
+        rows.append(dict(collection=r["collection"], verdict=r["verdict"], cells=cells,
+                         search=f"{r['dataset']} {r['collection']}".lower()))
+    return rows
+
+# %% ../nbs/16_report.ipynb #a103d739
+def _page_records(board: Leaderboard, t: pd.DataFrame) -> list[dict]:
+    "The rows of the labeled datasets of `t`, in order, each with its `prev` and `next` and, with draws, `outranks`."
+    records = t[t.labeled].reset_index(drop=True).to_dict("records")
+    for i, r in enumerate(records):
+        r["prev"] = {k: records[i - 1][k] for k in ("slug", "dataset", "rank")} if i > 0 else None
+        r["next"] = {k: records[i + 1][k] for k in ("slug", "dataset", "rank")} if i + 1 < len(records) else None
+        for k in ("prev", "next"):
+            if r[k] is not None:
+                r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
+        if board.draws is not None:                       # its neighbours and P(it out-ranks them)
+            r["outranks"] = board.outranks(r["collection"], r["dataset"])
+    return records
+
+# %% ../nbs/16_report.ipynb #8b46eace
+def _index_page(board: Leaderboard, t: pd.DataFrame, columns: list[dict], rows: list[dict], problems: list,
+                docs_url: str | None) -> str:
+    "The index page of the table `t` (with slugs) and its `rows`, listing `problems` (appended to when it fails)."
+    root = board.data_dir
+    listed = [dict(name=f"{p['collection']}/{p['dataset']}" if p["dataset"] else p["error"].split(":")[0],
+                   href=p.get("href", "" if p["dataset"] else "overview.html"), error=p["error"]) for p in problems]
+    try:
+        return _ENV.get_template("index.html.j2").render(
+            css=_CSS, js=Markup(_JS), root="", docs_home=_docs_href(docs_url, "index.html"),
+            meta_line=_meta_line(board), n_scored=int(t[board.primary].notna().sum()), n_rows=len(t),
+            source=_public(root, root) if root else "the embedded default", primary=board.primary,
+            counts=board.verdict_counts, rule_lines=board.rule.describe(), views=board.rule.views,
+            has_gt="gt_ami" in t, collections=sorted(set(t.collection) | {c.split("/")[0] for c in t.collection}),
+            verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows, problems=listed)
+    except Exception as e:
+        problem = _public(f"{type(e).__name__}: {e}", root)
+        problems.append(dict(collection="", dataset="", error=f"index: {problem}"))
+        return _problem_page("Datasets", problem, "", _meta_line(board))
+
 # %% ../nbs/16_report.ipynb #35a7d6a2
 def build_report(board: Leaderboard,            # the leaderboard to show (`clm_nb.verdict.leaderboard`)
                  out_dir,                       # the folder written (created if needed)
@@ -438,13 +575,17 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                  n_jobs: int = 1,               # processes rendering the dataset pages
                  progress: bool = True,         # show a progress bar
                 ) -> Path:
-    "Write the leaderboard site (index, overview, a page per dataset, CSV and JSON) into `out_dir`; returns index.html."
+    """Write the leaderboard site (index, overview, a page per dataset, CSV and JSON) into `out_dir`; returns index.html.
+    A page that cannot be built is replaced by one that says why, listed on the index, in `errors.csv` (part 'pages')
+    and in `report.json` ('problems'); the other pages are written all the same."""
     if view_points < 10:
         raise ValueError(f"build_report: view_points={view_points} must be at least 10.")
     if docs_url is not None and (not isinstance(docs_url, str) or not docs_url.strip()):
         raise ValueError(f"build_report: docs_url={docs_url!r} must be a URL or a path (e.g. '..'), or None.")
     out = Path(out_dir)
     (out / "datasets").mkdir(parents=True, exist_ok=True)
+    root = board.data_dir                                # read the data from here; print it nowhere (`_public`)
+    board = _public_board(board)
     t = board.table.copy()
     t["slug"] = [_slug(c, d) for c, d in zip(t.collection, t.dataset)]
     if "rank_low" in t:
@@ -456,49 +597,49 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     write_csv(t.drop(columns=["slug"] + list(pct.add_suffix("_pct").columns)), out / "leaderboard.csv")
     write_csv(board.pairs, out / "class_pairs.csv")
     stale = _stale_pages(out, set(t.slug[t.labeled]))                   # read before report.json is rewritten
-    settings = {"measures": board.measures, "primary": board.primary, "rule": asdict(board.rule),
-                "data_dir": board.data_dir, "datasets": len(t), "verdicts": board.verdict_counts,
-                **{k: str(v) for k, v in board.meta.items()}, "pages": sorted(t.slug[t.labeled])}
-    (out / "report.json").write_text(json.dumps(settings, indent=2))
-
+    problems = []                                                        # every page that could not be built
+    meta_line = _meta_line(board)
     columns = _columns(board)
-    rows = [dict(collection=r["collection"], verdict=r["verdict"], search=f"{r['dataset']} {r['collection']}".lower(),
-                 cells=_cells(board, r, r["slug"], columns)) for r in t.to_dict("records")]
-    collections = sorted(set(t.collection) | {c.split("/")[0] for c in t.collection})
+    rows = _index_rows(board, t, columns, problems)
     scored = int(t[board.primary].notna().sum())
-    (out / "index.html").write_text(_ENV.get_template("index.html.j2").render(
-        css=_CSS, js=Markup(_JS), root="",
-        docs_home=_docs_href(docs_url, "index.html"), meta_line=_meta_line(board), n_scored=scored, n_rows=len(t),
-        source=board.data_dir or "the embedded default", primary=board.primary, counts=board.verdict_counts,
-        rule_lines=board.rule.describe(), views=board.rule.views, has_gt="gt_ami" in t, collections=collections,
-        verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows), encoding="utf-8")
-    (out / "overview.html").write_text(_overview(board, docs_url), encoding="utf-8")
+    try:
+        overview = _overview(board, docs_url)
+    except Exception as e:
+        problem = _public(f"{type(e).__name__}: {e}", root)
+        overview = _problem_page("Overview", problem, "", meta_line)
+        problems.append(dict(collection="", dataset="", error=f"overview: {problem}"))
+    (out / "overview.html").write_text(overview, encoding="utf-8")
 
-    pages = t[t.labeled].reset_index(drop=True)
-    records = pages.to_dict("records")
-    for i, r in enumerate(records):
-        r["prev"] = {k: records[i - 1][k] for k in ("slug", "dataset", "rank")} if i > 0 else None
-        r["next"] = {k: records[i + 1][k] for k in ("slug", "dataset", "rank")} if i + 1 < len(records) else None
-        for k in ("prev", "next"):
-            if r[k] is not None:
-                r[k]["rank"] = _fmt(r[k]["rank"], 1).removesuffix(".0") or "–"
+    records = _page_records(board, t)
     ctx = dict(primary=board.primary, measures=board.measures, views=board.rule.views, low=board.rule.low,
-               data_dir=board.data_dir, view_points=view_points, n_scored=scored, meta_line=_meta_line(board),
+               data_dir=root, view_points=view_points, n_scored=scored, meta_line=meta_line,
                docs_url=docs_url, ci=float(board.meta.get("ci", 0.95)),
                n_draws=0 if board.draws is None else board.draws.shape[1])
-    if board.draws is not None:                           # each page's neighbours and P(it out-ranks them)
-        for r in records:
-            r["outranks"] = board.outranks(r["collection"], r["dataset"])
     dist = t[board.measures]
     by_dataset = {k: g for k, g in board.pairs.groupby(["collection", "dataset"])} if len(board.pairs) else {}
     empty = board.pairs.iloc[:0]
-    jobs = (delayed(_dataset_page)(r, by_dataset.get((r["collection"], r["dataset"]), empty), dist, ctx)
+    jobs = (delayed(_page_or_problem)(r, by_dataset.get((r["collection"], r["dataset"]), empty), dist, ctx)
             for r in records)
-    for slug, html in tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(records), desc="pages",
+    failed = {}
+    for slug, html, problem in tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(records), desc="pages",
                            disable=not progress):
         (out / "datasets" / f"{slug}.html").write_text(html, encoding="utf-8")
+        if problem:
+            failed[slug] = problem
+    for r in records:                                     # in the table's order, whatever order the pages came in
+        if r["slug"] in failed:
+            problems.append(dict(collection=r["collection"], dataset=r["dataset"], error=failed[r["slug"]],
+                                 href=f"datasets/{r['slug']}.html"))
     for page in stale:                                                   # datasets no longer on the board
         page.unlink(missing_ok=True)
+
+    (out / "index.html").write_text(_index_page(board, t, columns, rows, problems, docs_url), encoding="utf-8")
+    _write_problems(out, problems)
+    settings = {"measures": board.measures, "primary": board.primary, "rule": asdict(board.rule),
+                "data_dir": _public(root, root) if root else None, "datasets": len(t), "verdicts": board.verdict_counts,
+                **{k: str(v) for k, v in board.meta.items()}, "pages": sorted(t.slug[t.labeled]),
+                "problems": [{k: p[k] for k in ("collection", "dataset", "error")} for p in problems]}
+    (out / "report.json").write_text(json.dumps(settings, indent=2))
     return out / "index.html"
 
 # %% ../nbs/16_report.ipynb #97422783

@@ -271,6 +271,16 @@ def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
     out[["class_a", "class_b", "problem"]] = ""
     return out.astype({"n_a": "Int64", "n_b": "Int64"})
 
+# %% ../nbs/14_verdict.ipynb #c800a42b
+def _refused_profile(measures,       # the measures the task was to compute (names or `check_board_measures` input)
+                    problem: str,   # why none could be computed
+                   ) -> pd.DataFrame:
+    "Profile rows of a dataset that cannot be scored: one score row per measure, no value, the reason in `problem`."
+    return pd.DataFrame([dict(part="score", measure=m, value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan,
+                              worst=np.nan, time_s=0.0, problem=problem) for m in check_board_measures(measures, None)],
+                        columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""}).astype({"n_a": "Int64",
+                                                                                                 "n_b": "Int64"})
+
 # %% ../nbs/14_verdict.ipynb #f46c8afa
 def profile_task(collection: str,                       # the dataset's collection (in the bundle or the default)
                  name: str,                             # the dataset's name in that collection
@@ -294,14 +304,16 @@ def profile_task(collection: str,                       # the dataset's collecti
                  labels: str = "y",                     # the reference labelling judged ('y', 'labels1', ...)
                 ) -> pd.DataFrame:
     "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
-    ds = load_checked(collection, name, data_dir, data_digest, labels)
+    try:
+        ds = load_checked(collection, name, data_dir, data_digest, labels)
+    except ValueError as e:                   # another labelling that cannot be read: that labelling's problem only
+        if labels == "y":
+            raise
+        return _refused_profile(measures, f"reference labelling {labels} cannot be read: {e}")
     try:
         p = prepare(ds.X, ds.y, missing=missing, rare=rare, noise=noise)
     except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
-        return pd.DataFrame([dict(part="score", measure=m, value=np.nan, se=np.nan, weighted=np.nan,
-                                  share_below=np.nan, worst=np.nan, time_s=0.0, problem=str(e))
-                             for m in check_board_measures(measures, None)], columns=PROFILE_COLUMNS
-                            ).fillna({"class_a": "", "class_b": ""}).astype({"n_a": "Int64", "n_b": "Int64"})
+        return _refused_profile(measures, str(e))
     prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
                        random_state=random_state if seed is None else seed, scaling=scaling, threshold=threshold,
                        primary=None, max_permutations=max_permutations, rule=rule)
@@ -748,6 +760,8 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
     failed = results[results.error.fillna("") != ""].drop_duplicates(ids).set_index(ids)["error"]
     sc = results[results.part == "score"].drop_duplicates(ids + ["measure"]).set_index(ids + ["measure"])
     pairs = results[results.part == "pair"].reindex(columns=_PAIR_COLUMNS).reset_index(drop=True)
+    pairs = pairs.astype({"value": float, "se": float, "n_a": "Int64", "n_b": "Int64"})   # numbers, whatever the
+    # results' columns became when a failed or refused task's rows joined them (object columns broke the report)
     stat = {c: sc[c].astype(float).unstack("measure").reindex(columns=measures)
             for c in ("value", "se", *SUMMARIES, "n_permutations")}
     if "threshold" in sc and len(pairs) and not np.allclose(sc["threshold"].astype(float), threshold):

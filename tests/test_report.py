@@ -307,3 +307,134 @@ def test_links_point_at_the_docs_site(docs_site):
                 continue
             target = (page.parent / urlsplit(href).path).resolve()
             assert docs.resolve() in target.parents, (page.name, href)
+
+
+# ---- issue 49: a site that one dataset cannot take down ---------------------------------------------------------------
+
+BIDI_NAME = "gnp\u202e.exe"                  # shown reversed when printed raw: 'gnp' + 'exe.' reads like a png
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory, monkeypatch_module):
+    """The report of a bundle with a not-scored dataset (a missing value), an unlabeled one, one whose every view
+    refuses (one class), a name with U+202E, a 2-D dataset with feature names added from a file in the home folder."""
+    import numpy as np
+    import pandas as pd
+    from clm_nb.datasets import add_to_bundle
+    root = tmp_path_factory.mktemp("bundle")
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 20)
+    X = rng.normal(size=(60, 2)) + 6 * y[:, None]
+    home_file = str(Path.home() / "private" / "flowers.csv")
+    add_to_bundle(X, y, root, "mine", "flowers", feature_names=["Petal length", "Petal width"], source=home_file)
+    add_to_bundle(np.r_[X[:59], [[np.nan, 1.0]]], y, root, "mine", "holes")                   # not scored: refused
+    add_to_bundle(X, np.zeros(60, int), root, "mine", "one_class")                             # every view refuses
+    add_to_bundle(X[:, ::-1] * 2, y, root, "mine", "bidi")
+    manifest = pd.read_csv(root / "manifest.csv", dtype=str, keep_default_na=False)
+    manifest.loc[manifest.name == "bidi", "name"] = BIDI_NAME
+    unlabeled = manifest.iloc[0].to_dict() | dict(name="no_labels", status="unlabeled", file="mine/no_labels.npz",
+                                                  n_classes="", label_variants="0", original_path="")
+    np.savez_compressed(root / "mine" / "no_labels.npz", X=X)
+    pd.concat([manifest, pd.DataFrame([unlabeled])]).to_csv(root / "manifest.csv", index=False)
+    catalog = list_datasets(root, labeled=False)
+    results = run(profile_tasks(catalog, data_dir=root, n_permutations=2), store=tmp_path_factory.mktemp("tasks"),
+                  executor="inline", progress=False)
+    board = leaderboard(results, catalog, data_dir=root)
+    return root, board, build_report(board, tmp_path_factory.mktemp("site"), view_points=10, progress=False).parent
+
+
+def test_whole_site_with_unscoreable_datasets(hostile_site):
+    "Issue 49: a not-scored dataset, one with no labels and one whose every view refuses; the whole site is written."
+    _, board, site = hostile_site
+    t = board.table.set_index("dataset")
+    assert t.at["holes", "verdict"] == "not scored" and t.at["one_class", "verdict"] == "not scored"
+    assert t.at["no_labels", "verdict"] == "no labels" and t.at["flowers", "verdict"] in ("trustworthy", "doubtful")
+    assert (site / "index.html").is_file() and (site / "overview.html").is_file()
+    pages = {p.name for p in (site / "datasets").glob("*.html")}
+    assert len(pages) == int(board.table.labeled.sum()) == 4
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "could not be built" not in index and not (site / "errors.csv").exists()     # nothing failed here
+
+
+def test_a_page_that_fails_is_a_recorded_problem(hostile_site, tmp_path, monkeypatch):
+    "Issue 49: one page that cannot be built (any error) is a page saying why, a line of the index and of errors.csv."
+    import clm_nb.report as report
+    from clm_nb.core import read_csv
+    _, board, _ = hostile_site
+    real = report._dataset_page
+
+    def broken(r, *a, **k):
+        if r["dataset"] == "flowers":
+            raise TypeError("Column 'lowest' has dtype object, cannot use method 'nsmallest'")
+        return real(r, *a, **k)
+
+    monkeypatch.setattr(report, "_dataset_page", broken)
+    index = build_report(board, tmp_path, view_points=10, progress=False)
+    assert len(list((tmp_path / "datasets").glob("*.html"))) == 4
+    page = (tmp_path / "datasets" / "mine__flowers.html").read_text(encoding="utf-8")
+    assert "This page could not be built:</b> TypeError" in page
+    html = index.read_text(encoding="utf-8")
+    assert "1 page could not be built" in html and 'href="datasets/mine__flowers.html">mine/flowers</a>' in html
+    errors = read_csv(tmp_path / "errors.csv", keep_default_na=False)
+    assert errors[["part", "dataset"]].values.tolist() == [["pages", "flowers"]]
+    assert errors.error.iloc[0].startswith("TypeError: Column 'lowest'")
+
+
+def test_names_with_bidi_characters_are_shown_escaped(hostile_site):
+    "Issue 49: U+202E in a dataset name reached the leaderboard's HTML raw (shown reversed); escaped as the terminal does."
+    _, _, site = hostile_site
+    for page in [site / "index.html", site / "overview.html", *(site / "datasets").glob("*.html")]:
+        assert "\u202e" not in page.read_text(encoding="utf-8"), page.name
+    assert "gnp\\u202e.exe" in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_scatter_axes_carry_the_feature_names(hostile_site):
+    "Issue 49: the 2-D view labelled its axes x1/x2 although the bundle stores feature_names."
+    _, _, site = hostile_site
+    page = (site / "datasets" / "mine__flowers.html").read_text(encoding="utf-8")
+    assert "Petal length" in page and "Petal width" in page
+
+
+def test_no_absolute_path_in_the_published_site(hostile_site):
+    "Issue 49: the provenance block printed the user's absolute file path; the site names no folder of the machine."
+    root, _, site = hostile_site
+    page = (site / "datasets" / "mine__flowers.html").read_text(encoding="utf-8")
+    assert "<dt>original path</dt><dd>flowers.csv</dd>" in page and "<dt>file</dt><dd>mine/flowers.npz</dd>" in page
+    for f in site.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".json", ".csv"):
+            text = f.read_text(encoding="utf-8")
+            assert str(root) not in text and str(Path.home()) + "/" not in text, f.name
+
+
+def _clipped(page) -> list:
+    """The elements of `main` that reach past their pane (the viewport, or the grid cell they sit in) without a
+    scroll container between them and it: content a reader cannot see."""
+    return page.evaluate("""() => {
+      const vw = document.documentElement.clientWidth, out = [];
+      const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+      for (const e of document.querySelectorAll('main *')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width) continue;
+        let p = e.parentElement, pane = null, inScroll = false;
+        for (; p && p.tagName !== 'MAIN'; p = p.parentElement) {
+          if (scrolls(p)) { inScroll = true; break; }
+          if (!pane && p.parentElement && p.parentElement.classList.contains('grid')) pane = p;
+        }
+        if (inScroll) continue;
+        const right = pane ? pane.getBoundingClientRect().right : vw;
+        if (r.right > right + 1) out.push(`${e.tagName}.${e.className.baseVal ?? e.className}: ${Math.round(r.right)} > ${Math.round(right)}`);
+      }
+      return out.slice(0, 5).concat(document.documentElement.scrollWidth > vw ? ['page scrolls sideways'] : []);
+    }""")
+
+
+@pytest.mark.parametrize("width", [800, 1100])
+def test_tables_and_charts_fit_their_pane(report, browser, width):
+    "Issue 49: the wide tables (scores, measures) ran past their pane and were cut; now they fit or scroll."
+    index, _ = report
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    for f in (index, index.parent / "overview.html", index.parent / "datasets" / "sklearn__digits.html"):
+        page.goto(f.as_uri())
+        page.wait_for_load_state("load")
+        assert _clipped(page) == [], (width, f.name)
+    page.close()
