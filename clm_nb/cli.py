@@ -178,6 +178,9 @@ def _prep_options(f):
                          help="An ordered category's levels, lowest first (repeat for several columns); other text "
                               "columns are one-hot encoded."),
             click.option("--keep-constant", is_flag=True, help="Keep constant columns (dropped by default)."),
+            click.option("--keep-col", "keep_cols", metavar="COL", multiple=True,
+                         help="Keep a column on purpose although it was flagged (a saved row index, a column that may "
+                              "leak the labels); the verdict then reads it and says so (repeat for several)."),
             click.option("--scaling", type=click.Choice(SCALINGS), default=None,
                          help="Feature scaling: none, standardize (z-scores), robust ((x - median) / IQR), log "
                               "(log(1 + x) of skewed features, then z-scores). Default: the leaderboard's."),
@@ -208,7 +211,7 @@ def _prep_kwargs(o: dict, noise) -> dict:
     from clm_nb.core import check_number
     kw = {"missing": o["missing"], "ordinal": _ordinal(o["ordinal"]), "drop_constant": not o["keep_constant"],
           "rare": o["rare"], "min_class_size": check_number(o["min_class_size"], "--min-class-size", lo=1, integer=True),
-          "noise": noise}
+          "noise": noise, "keep_cols": list(o["keep_cols"]) or None}
     return kw | ({"scaling": o["scaling"]} if o["scaling"] else {})
 
 # %% ../nbs/18_cli.ipynb #2210327f
@@ -281,7 +284,8 @@ def _assess_json(a, source: str, features=()) -> dict:
             "measures": scores.to_dict("records"), "worst_pairs": a.worst_pairs.to_dict("records"),
             "hints": d["hints"], "borderline": d["borderline"], "verdict_support": d["verdict_support"], "ci": d["ci"],
             "n_resamples": d["n_resamples"], "max_permutations": d["max_permutations"], "uncertainty": d["uncertainty"],
-            "metric": d["metric"], "views": d["views"], "views_missing": d["views_missing"], "views_note": d["views_note"]}
+            "metric": d["metric"], "views": d["views"], "views_missing": d["views_missing"], "views_note": d["views_note"],
+            "left_out": d["left_out"], "leaky": d["leaky"], "keep_cols": d["keep_cols"]}
 
 # %% ../nbs/18_cli.ipynb #6c4e8d88
 FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "too few points", "cannot judge", "not scored")  # not judged: worse

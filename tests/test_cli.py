@@ -112,9 +112,11 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
                         "stability", "scaling", "n_input", "warnings", "preparation", "variants",
                         "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty",  # issue 39
                         "metric", "views", "views_missing", "views_note",  # issue 40
-                        "judgeable"}  # issue 49
+                        "judgeable", "left_out", "leaky", "keep_cols"}  # issue 49
     assert out["metric"] == "euclidean" and all(set(v) == {"view", "measure"} for v in out["views"])
-    assert out["stability"] in {"stable", "depends on preprocessing", "not checked"} and out["n_input"] >= n
+    assert out["stability"] in {"stable", "depends on preprocessing", "depends on a column that may leak the labels",
+                                "not checked"} and out["n_input"] >= n
+    assert all(isinstance(out[k], list) for k in ("left_out", "leaky", "keep_cols"))
     assert all(set(s) == {"kind", "columns", "detail", "warning"} for s in out["preparation"])
     assert all({"preparation", "verdict", "ch_btwn", "dbcv_btwn"} <= set(v) for v in out["variants"])
     assert len(out["features"]) == d and all(isinstance(f, str) for f in out["features"])
@@ -489,3 +491,20 @@ def test_results_fails_at_the_door(data, tmp_path):
     r = invoke("results", res, "--collection", "", "-o", tmp_path / "new" / "sub" / "x.csv")
     assert r.exit_code == 0 and (tmp_path / "new" / "sub" / "x.csv").is_file()
     assert_error(invoke("results", res, "--max-bytes", "100"), "decompresses to more than 100 bytes")
+
+
+def test_keep_col_keeps_a_flagged_column_on_purpose(data):
+    """Issue 49: the advice names --keep-col; the option exists, keeps the flagged column in the verdict and the JSON
+    says so (left_out empty, leaky and keep_cols name it)."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"w": rng.normal(size=60), "v": rng.normal(size=60), "tag": np.repeat([1.0, 2.0], 30),
+                       "k": np.repeat(["a", "b"], 30)})
+    df.to_csv(data / "tagged.csv", index=False)
+    base = ["assess", data / "tagged.csv", "-l", "k", "--ci", "none", "--no-variants", "--json"]
+    out = json.loads(invoke(*base).stdout)
+    assert out["left_out"] == ["tag"] and out["leaky"] == [] and "tag" not in out["features"]
+    r = invoke(*base, "--keep-col", "tag")
+    assert r.exit_code == 0, r.output
+    kept = json.loads(r.stdout)
+    assert kept["left_out"] == [] and kept["leaky"] == ["tag"] and kept["keep_cols"] == ["tag"] and "tag" in kept["features"]
+    assert_error(invoke(*base, "--keep-col", "nope"), "nope")
