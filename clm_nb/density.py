@@ -12,6 +12,7 @@ from numba import njit
 
 from .core import (NOISE_POLICIES, PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data,
                          check_number, noise_mask, register)
+from .internal import TIE_RTOL
 from .pairs import check_metric, row_distances, sort_by_cluster
 
 # %% auto #0
@@ -98,7 +99,7 @@ def _dcsi_of(data: LabeledData, metric: str, min_pts: int) -> DCSIParts:
             eps[k] = np.median(_kth_neighbour(src, code, s, e, 2 * min_pts, np.empty(e - s)))
         if e - s - 1 >= min_pts:                       # enough other points in the class to be a core point
             kth = _kth_neighbour(src, code, s, e, min_pts, np.empty(e - s))
-            pts = s + np.flatnonzero(kth <= eps[k]).astype(np.int64)
+            pts = s + np.flatnonzero(kth <= eps[k] * (1 + TIE_RTOL)).astype(np.int64)   # ties: see the prose
         if pts.size:
             conn[k] = _mst_max_edge(src, code, s, e, pts)
         core.append(pts)
