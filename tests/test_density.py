@@ -45,7 +45,8 @@ def dcsi_oracle(X, y, min_pts=5, metric="euclidean", distinct_eps=False):
         else:
             kth = [np.sort(np.delete(r, i))[min(k, len(r) - 1) - 1] for i, r in enumerate(D)]
         eps = np.median(kth)
-        is_core = (D <= eps).sum(axis=1) - 1 >= min_pts
+        band = 1.0 if distinct_eps else 1 + 1e-9          # ours: ties at eps within TIE_RTOL (rounding of cdist)
+        is_core = (D <= eps * band).sum(axis=1) - 1 >= min_pts
         core[c] = X[y == c][is_core]
         Dc = D[np.ix_(is_core, is_core)]
         # +1 on every weight keeps zero distances as edges (scipy drops zeros) and leaves the tree unchanged
@@ -216,6 +217,19 @@ def test_dcsi_equals_oracle(metric, seed):
     for k in (1, 3, 10):
         assert abs(dcsi(X, y, metric=metric, min_pts=k) - dcsi_oracle(X, y, k, metric)[0]) <= TOL
     assert abs(dcsi(cdist(X, X, metric), y, metric="precomputed") - value) <= TOL
+
+
+def test_dcsi_ties_at_eps_survive_inexact_transforms():
+    """Issue 49: on integer features many points have their minPts-th distance exactly eps; scaling by 3.7 split those
+    ties by a rounding error and moved DCSI 0.584 -> 0.760 (x 2, exact in binary, did not). The core test reads the
+    relative tie band TIE_RTOL; the value is that of exact arithmetic (x 2)."""
+    X, y = make_blobs(300, centers=3, n_features=2, cluster_std=1.2, random_state=11)
+    X = np.round(X)
+    ref = dcsi(X, y)
+    assert dcsi(X * 2, y) == ref
+    c, s = np.cos(0.7), np.sin(0.7)
+    for Z in (X * 3.7, X + 0.3, X @ np.array([[c, -s], [s, c]])):
+        assert dcsi(Z, y) == pytest.approx(ref, rel=1e-9)
 
 
 def test_dcsi_parts_are_consistent():
