@@ -239,7 +239,10 @@ def silhouette_w(X,                                     # (n, d) data, or a `Lab
                  random_state=None,                     # ignored: deterministic; kept for a uniform signature
                  max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
                 ) -> float:
-    r"Weighted silhouette: $\frac{1}{K}\sum_k \bar s_k$, the mean of the clusters' mean silhouette widths (higher is better)."
+    r"""Weighted silhouette: $\frac{1}{K}\sum_k \bar s_k$, the mean of the clusters' mean silhouette widths (higher is better).
+
+    A singleton cluster votes 0; genieclust's `silhouette_w_index` leaves singletons out of the mean instead (its value
+    is ours times K / K', K' the clusters of two points or more); without singletons the two are equal."""
     metric = check_metric(metric, who="silhouette_w")
     max_memory = check_max_memory(max_memory, who="silhouette_w")
     data = check_data(X, labels, noise=noise, measure="silhouette_w", metric=metric)
@@ -336,7 +339,7 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
                   measure="c_index")
     count, mean, _ = s.within_moments
     s_w, lo, hi = count * mean, s.smallest_sum, s.largest_sum
-    if hi <= lo: return 0.0
+    if hi <= lo: return 0.5                  # every distance equal: the limit of the prose (random tie-break)
     return float(min(max((s_w - lo) / (hi - lo), 0.0), 1.0))
 
 # %% ../nbs/02_internal.ipynb #4852d5f4
@@ -403,7 +406,10 @@ def g_plus(X,                                     # (n, d) data, or a `LabeledDa
           ) -> float:
     r"G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better)."
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="g_plus")
-    nt = float(s.n_within + s.n_between)
+    nw, nb = float(s.n_within), float(s.n_between)
+    nt = nw + nb
+    if s.concordant + s.discordant == 0:     # every couple tied: the limit of the prose (random tie-break)
+        return float(nw * nb / (nt * (nt - 1.0)))
     return float(2.0 * s.discordant / (nt * (nt - 1.0)))
 
 # %% ../nbs/02_internal.ipynb #be3a49ac

@@ -200,6 +200,17 @@ def test_silhouette_w_and_wcnn_against_genieclust(name):
             assert lo - 1e-15 <= peer <= hi + 1e-15 and lo <= ours <= hi and (lo == hi or lo < ours < hi), (M, lo, hi)
 
 
+def test_silhouette_w_with_singletons_is_genieclust_times_k_over_k_prime():
+    """Issue 49: "SilhouetteW equals genieclust's" is false with singleton clusters: genieclust drops them from the
+    mean, we keep their vote of 0. The documented relation: genieclust's = ours x K / K'."""
+    X, y = DATA["iris"]
+    y = y.copy()
+    y[[0, 60]] = [3, 4]                                              # K = 5 clusters, K' = 3 of two points or more
+    assert silhouette_w(X, y) * 5 / 3 == pytest.approx(cv.silhouette_w_index(X, y), rel=1e-12)
+    assert silhouette_w(X, y) != pytest.approx(cv.silhouette_w_index(X, y), rel=1e-3)
+    assert "genieclust" in silhouette_w.__doc__ and "K / K'" in silhouette_w.__doc__
+
+
 OWA = ["Min", "Max", "Mean", "Const", "SMin:2", "SMin:5", "SMax:3"]
 
 
