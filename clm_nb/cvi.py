@@ -13,8 +13,8 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
-                         check_number, normalize_scale, register)
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_class_pairs, check_data,
+                         check_euclidean, check_flag, check_number, normalize_scale, register)
 from .internal import TIE_RTOL, xie_beni
 from .pairs import (TRANSLATION_INVARIANT_METRICS, check_metric, page_out, row_distances, sort_by_cluster,
                           summarize)
@@ -830,6 +830,7 @@ def s_dbw(X,                          # (n, d) data of finite numbers, or a `Lab
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="s_dbw")
     nearest = check_flag(nearest, "nearest", who="s_dbw")
     data = check_data(X, labels, noise=noise, measure="s_dbw")
+    check_class_pairs(data.K, why="S_Dbw measures the density between every pair of clusters, one by one", who="s_dbw")
     Xn, scale, rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread, "s_dbw")
     # stdev = sqrt(sum of the norms) / K in the caller's units, then in units of scale (norms scale as scale^power)
     radius = np.sqrt(norms.sum() * scale ** ((2 if spread == "variance" else 1) - 2)) / data.K
@@ -926,6 +927,7 @@ def cop(X,                          # (n, d) data of finite numbers, or a `Label
     centroid over the distance from the nearest outside point to the cluster's farthest point (lower is better)."""
     check_euclidean(metric, "cop")
     data = check_data(X, labels, noise=noise, measure="cop")
+    check_class_pairs(data.K, why="COP scans the points outside each cluster, cluster by cluster (work n K)", who="cop")
     st = data.stats
     Xn, scale, mean = normalize_scale(data.X)                    # the units of st.point_dist (same scale)
     intra = st.within_dist / st.sizes
@@ -1047,6 +1049,7 @@ def cdbw_parts(X,                          # (n, d) data of finite numbers, or a
     r = check_number(n_representatives, "n_representatives", lo=1, integer=True, who="cdbw")
     shrink = _check_shrink(shrink, "cdbw")
     data = check_data(X, labels, noise=noise, measure="cdbw")
+    check_class_pairs(data.K, why="CDbw matches the representatives of every pair of clusters, one by one", who="cdbw")
     _, scale, clusters = _canonical_clusters(data)
     sigma = [np.sqrt(((Y - Y.mean(axis=0)) ** 2).sum(axis=1).mean()) for Y in clusters]
     stdev = math.fsum(sigma) / len(clusters)

@@ -11,16 +11,16 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
-                         check_labels, check_number, normalize_scale, register)
+from .core import (MAX_TABLE_PAIRS, PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data,
+                         check_euclidean, check_flag, check_labels, check_number, normalize_scale, register)
 from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, page_out,
                           row_distances, silhouette_widths, sort_by_cluster, summarize)
 
 # %% auto #0
-__all__ = ['TIE_RTOL', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin', 'dunn',
-           'silhouette', 'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma',
-           'g_plus', 'tau', 'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value', 'intrinsic_dimension', 'dbcv',
-           'dbcv_parts', 'sindex', 'widest_gap', 'size_entropy']
+__all__ = ['TIE_RTOL', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'SUMS_BYTES', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin',
+           'dunn', 'silhouette', 'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial',
+           'gamma', 'g_plus', 'tau', 'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value',
+           'intrinsic_dimension', 'dbcv', 'dbcv_parts', 'sindex', 'widest_gap', 'size_entropy']
 
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
@@ -200,6 +200,10 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
     if diameter == 0.0: return float("inf")
     return separation / diameter * (s_unit / d_unit)       # units: powers of two, the ratio is exact
 
+# %% ../nbs/02_internal.ipynb #5b0e7a11
+SUMS_BYTES = 16 * MAX_TABLE_PAIRS      # bytes the silhouettes' n x K sums may take (1 GiB), whatever max_memory allows
+
+
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
@@ -221,7 +225,8 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette", metric=metric)
-    return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # in chunks if K is large
+    widths = silhouette_widths(sort_by_cluster(data, metric), min(max_memory, SUMS_BYTES))   # in chunks if K is large
+    return float(np.mean(widths))
 
 # %% ../nbs/02_internal.ipynb #2d54bb2c
 @register("silhouette_w", kind="internal", metrics=PAIR_METRICS, sparse=True,
@@ -247,7 +252,7 @@ def silhouette_w(X,                                     # (n, d) data, or a `Lab
     max_memory = check_max_memory(max_memory, who="silhouette_w")
     data = check_data(X, labels, noise=noise, measure="silhouette_w", metric=metric)
     sd = sort_by_cluster(data, metric)
-    widths = silhouette_widths(sd, max_memory)
+    widths = silhouette_widths(sd, min(max_memory, SUMS_BYTES))     # in chunks if K is large
     return float(np.mean(np.bincount(sd.labels, widths, minlength=sd.K) / sd.sizes))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
