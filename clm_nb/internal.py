@@ -388,7 +388,11 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
           max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
          ) -> float:
     r"""Baker-Hubert Gamma: $\frac{s_+ - s_-}{s_+ + s_-}$, concordant minus discordant over all couples of a within- and
-    a between-cluster pair (higher is better)."""
+    a between-cluster pair (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="gamma")
     total = s.concordant + s.discordant
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
@@ -409,7 +413,11 @@ def g_plus(X,                                     # (n, d) data, or a `LabeledDa
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
           ) -> float:
-    r"G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better)."
+    r"""G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="g_plus")
     nw, nb = float(s.n_within), float(s.n_between)
     nt = nw + nb
@@ -434,7 +442,11 @@ def tau(X,                                     # (n, d) data, or a `LabeledData`
         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
        ) -> float:
     r"""Tau: $\frac{s_+ - s_-}{\sqrt{N_w N_b N_t (N_t - 1) / 2}}$, Kendall's tau between pair distance and being a
-    between pair (higher is better)."""
+    between pair (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="tau")
     nw, nb = float(s.n_within), float(s.n_between)
     den = np.sqrt(nw * nb) * np.sqrt((nw + nb) * (nw + nb - 1.0) / 2.0)
@@ -1168,7 +1180,11 @@ def dbcv(X,                                     # (n, d) data (dense or sparse),
     r"""DBCV:
     $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the
     size-weighted mean over clusters of density separation minus density sparseness over the larger of the two (higher
-    is better)."""
+    is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _dbcv_checked("dbcv", X, labels, metric, noise, max_memory, dim, squared).value
 
 # %% ../nbs/02_internal.ipynb #769e051d
