@@ -65,7 +65,11 @@ def aucc(X,                                     # (n, d) data, or a `LabeledData
          max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory, see 01_pairs)
          tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified (fast mode)
         ) -> float:
-    "Area under the ROC curve of pairs ranked by similarity, same-cluster pairs positive (higher is better)."
+    """Area under the ROC curve of pairs ranked by similarity, same-cluster pairs positive (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _curve(X, labels, "aucc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance).value
 
 # %% ../nbs/06_curves.ipynb #67f61d6c
@@ -99,7 +103,11 @@ def auprc(X,                                     # (n, d) data, or a `LabeledDat
           tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
          ) -> float:
     """Area under the precision-recall curve of pairs ranked by similarity, same-cluster pairs positive (higher is
-    better)."""
+    better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _curve(X, labels, "auprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
                   estimator=estimator).value
 
@@ -119,7 +127,11 @@ def auiprc(X,                                     # (n, d) data, or a `LabeledDa
            tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
           ) -> float:
     """Area under the inverse precision-recall curve: between-cluster pairs positive, ranked by distance (higher is
-    better)."""
+    better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _curve(X, labels, "auiprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
                   estimator=estimator).value
 
@@ -138,7 +150,11 @@ def sauprc(X,                                     # (n, d) data, or a `LabeledDa
            max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
            tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified
           ) -> float:
-    "Symmetric area under precision-recall: the mean of AUPRC and AUIPRC, from one computation (higher is better)."
+    """Symmetric area under precision-recall: the mean of AUPRC and AUIPRC, from one computation (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _curve(X, labels, "sauprc", metric=metric, noise=noise, max_memory=max_memory, tolerance=tolerance,
                   estimator=estimator).value
 

@@ -13,9 +13,9 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
-                         check_number, normalize_scale, register)
-from .internal import xie_beni
+from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_class_pairs, check_data,
+                         check_euclidean, check_flag, check_number, normalize_scale, register)
+from .internal import TIE_RTOL, xie_beni
 from .pairs import (TRANSLATION_INVARIANT_METRICS, check_metric, page_out, row_distances, sort_by_cluster,
                           summarize)
 
@@ -206,8 +206,6 @@ def _gram_blocks(X: np.ndarray, metric: str):
         s += D.shape[0]
 
 # %% ../nbs/05_cvi.ipynb #c98cfea7
-_TIE_RTOL = 1e-9          # distances this close (relatively) to the k-th neighbour distance count as tied with it
-
 @njit(parallel=True, cache=True)
 def _foreign_block(X, P, sq, s, labels, k, mode, c, q):
     "q[a] for the points a = s + i of block P (row i): foreign neighbours among the k nearest, ties shared out."
@@ -216,7 +214,7 @@ def _foreign_block(X, P, sq, s, labels, k, mode, c, q):
         a = s + i
         h = np.empty(k)
         _k_nearest_row(X, P, sq, a, i, mode, c, h)
-        lo, hi = h[0] * (1 - _TIE_RTOL), h[0] * (1 + _TIE_RTOL)           # the tie band about r_k
+        lo, hi = h[0] * (1 - TIE_RTOL), h[0] * (1 + TIE_RTOL)           # the tie band about r_k
         vlo, vhi = (lo * lo, hi * hi) if mode == 0 else (lo, hi)           # ... in the estimate's units
         vlo, vhi = vlo * (1 - 8 * _U), vhi * (1 + 8 * _U)
         closer = tied = closer_f = tied_f = 0
@@ -250,7 +248,7 @@ def _foreign_tree(X: np.ndarray, labels: np.ndarray, k: int, metric: str) -> np.
     n = X.shape[0]
     tree = KDTree(X, metric=metric)
     r = tree.query(X, k=k + 1)[0][:, k]
-    lo, hi = r * (1 - _TIE_RTOL), r * (1 + _TIE_RTOL)
+    lo, hi = r * (1 - TIE_RTOL), r * (1 + TIE_RTOL)
     sizes = tree.query_radius(X, hi, count_only=True)                # |S| + |T| + 1 per row: chunks of bounded size
     ends = np.searchsorted(np.cumsum(sizes), np.arange(1, n + 1) * _TREE_CHUNK, side="right")
     bounds = np.unique(np.r_[0, np.clip(ends, 1, n), n])
@@ -832,6 +830,7 @@ def s_dbw(X,                          # (n, d) data of finite numbers, or a `Lab
     spread = check_choice(spread, "spread", SDBW_SPREADS, who="s_dbw")
     nearest = check_flag(nearest, "nearest", who="s_dbw")
     data = check_data(X, labels, noise=noise, measure="s_dbw")
+    check_class_pairs(data.K, why="S_Dbw measures the density between every pair of clusters, one by one", who="s_dbw")
     Xn, scale, rows, centres, stds, norms, total = _sdbw_parts(data, centre, nearest, spread, "s_dbw")
     # stdev = sqrt(sum of the norms) / K in the caller's units, then in units of scale (norms scale as scale^power)
     radius = np.sqrt(norms.sum() * scale ** ((2 if spread == "variance" else 1) - 2)) / data.K
@@ -928,6 +927,7 @@ def cop(X,                          # (n, d) data of finite numbers, or a `Label
     centroid over the distance from the nearest outside point to the cluster's farthest point (lower is better)."""
     check_euclidean(metric, "cop")
     data = check_data(X, labels, noise=noise, measure="cop")
+    check_class_pairs(data.K, why="COP scans the points outside each cluster, cluster by cluster (work n K)", who="cop")
     st = data.stats
     Xn, scale, mean = normalize_scale(data.X)                    # the units of st.point_dist (same scale)
     intra = st.within_dist / st.sizes
@@ -1049,6 +1049,7 @@ def cdbw_parts(X,                          # (n, d) data of finite numbers, or a
     r = check_number(n_representatives, "n_representatives", lo=1, integer=True, who="cdbw")
     shrink = _check_shrink(shrink, "cdbw")
     data = check_data(X, labels, noise=noise, measure="cdbw")
+    check_class_pairs(data.K, why="CDbw matches the representatives of every pair of clusters, one by one", who="cdbw")
     _, scale, clusters = _canonical_clusters(data)
     sigma = [np.sqrt(((Y - Y.mean(axis=0)) ** 2).sum(axis=1).mean()) for Y in clusters]
     stdev = math.fsum(sigma) / len(clusters)

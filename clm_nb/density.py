@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .core import (NOISE_POLICIES, PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data,
-                         check_number, noise_mask, register)
-from .pairs import check_metric, row_distances, sort_by_cluster
+from .core import (NOISE_POLICIES, PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_class_pairs,
+                         check_data, check_number, noise_mask, register)
+from .internal import TIE_RTOL
+from .pairs import check_metric, page_out, row_distances, sort_by_cluster
 
 # %% auto #0
 __all__ = ['DISCO_NOISE', 'DCSIParts', 'dcsi', 'dcsi_parts', 'disco_samples', 'disco']
@@ -29,6 +30,7 @@ def _kth_neighbour(src, code, s, e, k, out):
             out[i - s] = 0.0
             continue
         row_distances(src, i, s, e, code, buf)
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows
         buf[i - s] = np.inf                              # not its own neighbour
         out[i - s] = np.partition(buf, kk - 1)[kk - 1]
     return out
@@ -47,6 +49,7 @@ def _mst_max_edge(src, code, s, e, pts):
     for _ in range(m - 1):
         done[u] = True
         row_distances(src, pts[u], s, e, code, buf)
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows
         v, bv = -1, np.inf
         for j in range(m):
             if not done[j]:
@@ -67,6 +70,7 @@ def _min_between(src, code, a, b, s, e):
     low = np.inf
     for i in a:
         row_distances(src, i, s, e, code, buf)
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows
         for j in b:
             if buf[j - s] < low:
                 low = buf[j - s]
@@ -98,7 +102,7 @@ def _dcsi_of(data: LabeledData, metric: str, min_pts: int) -> DCSIParts:
             eps[k] = np.median(_kth_neighbour(src, code, s, e, 2 * min_pts, np.empty(e - s)))
         if e - s - 1 >= min_pts:                       # enough other points in the class to be a core point
             kth = _kth_neighbour(src, code, s, e, min_pts, np.empty(e - s))
-            pts = s + np.flatnonzero(kth <= eps[k]).astype(np.int64)
+            pts = s + np.flatnonzero(kth <= eps[k] * (1 + TIE_RTOL)).astype(np.int64)   # ties: see the prose
         if pts.size:
             conn[k] = _mst_max_edge(src, code, s, e, pts)
         core.append(pts)
@@ -152,6 +156,7 @@ def dcsi_parts(X,                                     # (n, d) data (dense or sp
     metric = check_metric(metric, who="dcsi")
     min_pts = _check_min_pts(min_pts, "dcsi")
     data = check_data(X, labels, noise=noise, noise_label=noise_label, measure="dcsi", metric=metric)
+    check_class_pairs(data.K, why="DCSI scores every pair of classes one by one (and keeps K x K tables)", who="dcsi")
     return _dcsi_of(data, metric, min_pts)
 
 # %% ../nbs/07a_density.ipynb #91ecf6b2
@@ -166,6 +171,7 @@ def _reachability_mst(src, code, n, core, a, b, w):
     for t in range(n - 1):
         done[u] = True
         row_distances(src, u, 0, n, code, buf)
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows
         v, bv = -1, np.inf
         for j in range(n):
             if not done[j]:

@@ -11,16 +11,16 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .core import (PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data, check_euclidean, check_flag,
-                         check_labels, check_number, normalize_scale, register)
+from .core import (MAX_TABLE_PAIRS, PAIR_METRICS, SCALE_FREE, LabeledData, check_choice, check_data,
+                         check_euclidean, check_flag, check_labels, check_number, normalize_scale, register)
 from .pairs import (DEFAULT_MAX_MEMORY, SortedData, check_max_memory, check_metric, page_out,
                           row_distances, silhouette_widths, sort_by_cluster, summarize)
 
 # %% auto #0
-__all__ = ['DUNN_BETWEEN', 'DUNN_WITHIN', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin', 'dunn', 'silhouette',
-           'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial', 'gamma', 'g_plus', 'tau',
-           'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value', 'intrinsic_dimension', 'dbcv', 'dbcv_parts',
-           'sindex', 'widest_gap', 'size_entropy']
+__all__ = ['TIE_RTOL', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'SUMS_BYTES', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin',
+           'dunn', 'silhouette', 'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial',
+           'gamma', 'g_plus', 'tau', 'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value',
+           'intrinsic_dimension', 'dbcv', 'dbcv_parts', 'sindex', 'widest_gap', 'size_entropy']
 
 # %% ../nbs/02_internal.ipynb #339555d4
 @register("calinski_harabasz", kind="internal", direction="max", lower=0, upper=np.inf, invariances=SCALE_FREE,
@@ -69,12 +69,16 @@ def davies_bouldin(X,                          # (n, d) data, or a `LabeledData`
     np.fill_diagonal(R, -np.inf)
     return float(np.mean(R.max(axis=1)))
 
+# %% ../nbs/02_internal.ipynb #7e1ab001
+TIE_RTOL = 1e-9           # distances this close (relatively) to a threshold distance count as tied with it
+
+
 # %% ../nbs/02_internal.ipynb #9796960e
 @njit(parallel=True, cache=True)
 def _near_block(src, code, labels, starts, s, P, M, mins, other, nd, ns):
     """For the sorted points s .. s + len(P) - 1: their row of distances in P (itself at +inf), then mins[r, k] (if
     mins has rows) the smallest distance to cluster k, other[i] the smallest to another cluster, and (M > 0) the
-    distances nd[i] and own-cluster flags ns[i] of the M nearest, ties as in the prose."""
+    distances nd[i] of the M nearest and ns[i] the share of each in the own cluster (0 or 1 but for ties: the prose)."""
     n, K = P.shape[1], starts.shape[0] - 1
     for r in prange(P.shape[0]):
         i, row = s + r, P[r]
@@ -93,19 +97,17 @@ def _near_block(src, code, labels, starts, s, P, M, mins, other, nd, ns):
         other[i] = best
         if M > 0:
             v = np.partition(row.copy(), M - 1)[M - 1]             # the M-th smallest distance
-            c = 0
-            for j in range(n):                                     # strictly nearer: fewer than M
-                if row[j] < v:
-                    nd[i, c], ns[i, c] = row[j], labels[j] == own
+            lo, hi = v * (1 - TIE_RTOL), v * (1 + TIE_RTOL)        # the tie band about it
+            c, tied, tied_own = 0, 0, 0
+            for j in range(n):
+                if row[j] < lo:                                    # surely nearer: fewer than M
+                    nd[i, c], ns[i, c] = row[j], 1.0 if labels[j] == own else 0.0
                     c += 1
-            for j in range(starts[own], starts[own + 1]):          # tied: the own cluster first
-                if c < M and row[j] == v:
-                    nd[i, c], ns[i, c] = v, True
-                    c += 1
-            for j in range(n):                                     # then the other clusters
-                if c < M and row[j] == v and labels[j] != own:
-                    nd[i, c], ns[i, c] = v, False
-                    c += 1
+                elif row[j] <= hi:                                 # tied with the M-th
+                    tied += 1
+                    tied_own += labels[j] == own
+            for t in range(c, M):                                  # the M - c places left, shared out
+                nd[i, t], ns[i, t] = v, tied_own / tied
 
 _NEAR_BLOCK = 64 << 20      # bytes of distance rows per block at most, whatever max_memory allows
 
@@ -118,7 +120,7 @@ class _Nearest:
     other: np.ndarray        # (n,) smallest distance to a point of another cluster
     hausdorff: np.ndarray    # (K, K) [s, t] = max over x in C_s of min over y in C_t of d(x, y) (empty if not asked)
     nd: np.ndarray           # (n, M) distances to the M nearest neighbours
-    ns: np.ndarray           # (n, M) whether each of them is in the point's own cluster
+    ns: np.ndarray           # (n, M) the share of each in the point's own cluster (1 or 0; a fraction for ties)
 
 def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdorff: bool = False) -> _Nearest:
     "One pass over the distance rows of validated `data` in blocks within `max_memory` (see the prose)."
@@ -129,7 +131,7 @@ def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdo
     P = np.empty((rows, n))
     mins = np.empty((rows, K)) if hausdorff else np.empty((0, 0))
     H = np.zeros((K, K) if hausdorff else (0, 0))
-    other, nd, ns = np.empty(n), np.empty((n, M)), np.zeros((n, M), np.bool_)
+    other, nd, ns = np.empty(n), np.empty((n, M)), np.zeros((n, M))
     for s in range(0, n, rows):
         r = min(rows, n - s)
         _near_block(sd.src, sd.code, sd.labels, sd.starts, s, P[:r], M, mins[:r], other, nd, ns)
@@ -198,6 +200,10 @@ def dunn(X,                                     # (n, d) data, or a `LabeledData
     if diameter == 0.0: return float("inf")
     return separation / diameter * (s_unit / d_unit)       # units: powers of two, the ratio is exact
 
+# %% ../nbs/02_internal.ipynb #5b0e7a11
+SUMS_BYTES = 16 * MAX_TABLE_PAIRS      # bytes the silhouettes' n x K sums may take (1 GiB), whatever max_memory allows
+
+
 # %% ../nbs/02_internal.ipynb #df98cdce
 @register("silhouette", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=-1, upper=1, invariances=SCALE_FREE,
@@ -219,7 +225,8 @@ def silhouette(X,                                     # (n, d) data, or a `Label
     metric = check_metric(metric, who="silhouette")
     max_memory = check_max_memory(max_memory, who="silhouette")
     data = check_data(X, labels, noise=noise, measure="silhouette", metric=metric)
-    return float(np.mean(silhouette_widths(sort_by_cluster(data, metric), max_memory)))    # in chunks if K is large
+    widths = silhouette_widths(sort_by_cluster(data, metric), min(max_memory, SUMS_BYTES))   # in chunks if K is large
+    return float(np.mean(widths))
 
 # %% ../nbs/02_internal.ipynb #2d54bb2c
 @register("silhouette_w", kind="internal", metrics=PAIR_METRICS, sparse=True,
@@ -237,12 +244,15 @@ def silhouette_w(X,                                     # (n, d) data, or a `Lab
                  random_state=None,                     # ignored: deterministic; kept for a uniform signature
                  max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
                 ) -> float:
-    r"Weighted silhouette: $\frac{1}{K}\sum_k \bar s_k$, the mean of the clusters' mean silhouette widths (higher is better)."
+    r"""Weighted silhouette: $\frac{1}{K}\sum_k \bar s_k$, the mean of the clusters' mean silhouette widths (higher is better).
+
+    A singleton cluster votes 0; genieclust's `silhouette_w_index` leaves singletons out of the mean instead (its value
+    is ours times K / K', K' the clusters of two points or more); without singletons the two are equal."""
     metric = check_metric(metric, who="silhouette_w")
     max_memory = check_max_memory(max_memory, who="silhouette_w")
     data = check_data(X, labels, noise=noise, measure="silhouette_w", metric=metric)
     sd = sort_by_cluster(data, metric)
-    widths = silhouette_widths(sd, max_memory)
+    widths = silhouette_widths(sd, min(max_memory, SUMS_BYTES))     # in chunks if K is large
     return float(np.mean(np.bincount(sd.labels, widths, minlength=sd.K) / sd.sizes))
 
 # %% ../nbs/02_internal.ipynb #7f0b1c3b
@@ -334,7 +344,7 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
                   measure="c_index")
     count, mean, _ = s.within_moments
     s_w, lo, hi = count * mean, s.smallest_sum, s.largest_sum
-    if hi <= lo: return 0.0
+    if hi <= lo: return 0.5                  # every distance equal: the limit of the prose (random tie-break)
     return float(min(max((s_w - lo) / (hi - lo), 0.0), 1.0))
 
 # %% ../nbs/02_internal.ipynb #4852d5f4
@@ -378,7 +388,11 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
           max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
          ) -> float:
     r"""Baker-Hubert Gamma: $\frac{s_+ - s_-}{s_+ + s_-}$, concordant minus discordant over all couples of a within- and
-    a between-cluster pair (higher is better)."""
+    a between-cluster pair (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="gamma")
     total = s.concordant + s.discordant
     return float((s.concordant - s.discordant) / total) if total > 0 else 0.0
@@ -399,9 +413,16 @@ def g_plus(X,                                     # (n, d) data, or a `LabeledDa
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
           ) -> float:
-    r"G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better)."
+    r"""G(+): $\frac{2 s_-}{N_t (N_t - 1)}$, the share of discordant couples among all couples of pairs (lower is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="g_plus")
-    nt = float(s.n_within + s.n_between)
+    nw, nb = float(s.n_within), float(s.n_between)
+    nt = nw + nb
+    if s.concordant + s.discordant == 0:     # every couple tied: the limit of the prose (random tie-break)
+        return float(nw * nb / (nt * (nt - 1.0)))
     return float(2.0 * s.discordant / (nt * (nt - 1.0)))
 
 # %% ../nbs/02_internal.ipynb #be3a49ac
@@ -421,7 +442,11 @@ def tau(X,                                     # (n, d) data, or a `LabeledData`
         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
        ) -> float:
     r"""Tau: $\frac{s_+ - s_-}{\sqrt{N_w N_b N_t (N_t - 1) / 2}}$, Kendall's tau between pair distance and being a
-    between pair (higher is better)."""
+    between pair (higher is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ranks"], metric=metric, noise=noise, max_memory=max_memory, measure="tau")
     nw, nb = float(s.n_within), float(s.n_between)
     den = np.sqrt(nw * nb) * np.sqrt((nw + nb) * (nw + nb - 1.0) / 2.0)
@@ -463,17 +488,26 @@ def _owa_option(op, name: str, who: str) -> tuple:
         return head, int(check_number(D, f"the D of {name}={op!r}", lo=1, integer=True, who=who))
     return check_choice(op, name, _OWA_OPERATORS[:4], who=who), 0
 
-def _owa(v: np.ndarray, op: str, D: int) -> float:
-    "The OWA `op` (see the table above) of the distances `v`, any order; genieclust's values for an empty `v`."
+def _owa(v: np.ndarray, op: str, D: int, share: np.ndarray | None = None) -> float:
+    """The OWA `op` (see the table above) of the distances `v`, any order, each holding `share` of a place (None: a
+    whole place each; a tied neighbour holds a fraction); genieclust's values when no distance holds a place."""
     if op == "Const": return 1.0
+    share = np.ones(v.size) if share is None else np.asarray(share, dtype=np.float64)
+    v, share = v[share > 0], share[share > 0]
     if v.size == 0: return -np.inf if op == "Max" else np.inf
-    v = np.sort(v)
+    o = np.lexsort((share, v))                             # by value, then share: the same sums in any row order
+    v, share = v[o], share[o]
     if op == "Min": return float(v[0])
     if op == "Max": return float(v[-1])
-    if op == "Mean": return float(v.mean())
-    top = (v if op == "SMin" else v[::-1])[:3 * D]
-    w = np.exp(-0.5 * (np.arange(top.size) / D) ** 2)
-    return float(np.dot(w, top) / w.sum())
+    if op == "Mean": return float(np.dot(share, v) / share.sum())
+    if op == "SMax": v, share = v[::-1], share[::-1]
+    end = np.cumsum(share)                                 # distance j holds the places [end_j - share_j, end_j)
+    j = int(np.searchsorted(end, 3 * D)) + 1               # the distances that reach into the 3D first places
+    v, end = v[:j], end[:j]
+    u = np.arange(3 * D)                                   # place u has weight e^{-u^2 / (2D^2)}
+    held = np.clip(np.minimum(end[:, None], u + 1) - np.maximum((end - share[:j])[:, None], u), 0, None)
+    w = held @ np.exp(-0.5 * (u / D) ** 2)                 # whole places: w_j is the weight of place j
+    return float(np.dot(w, v) / w.sum())
 
 # %% ../nbs/02_internal.ipynb #599ff0d5
 @register("wcnn", kind="internal", metrics=PAIR_METRICS, sparse=True,
@@ -527,7 +561,7 @@ def dunn_owa(X,                                     # (n, d) data, or a `Labeled
     data = check_data(X, labels, noise=noise, measure="dunn_owa", metric=metric)
     if data.sizes.min() <= M: return float("-inf")
     near = _nearest(data, metric, max_memory, M=M)
-    num, den = _owa(near.nd[~near.ns], *num_op), _owa(near.nd[near.ns], *den_op)
+    num, den = _owa(near.nd, *num_op, share=1.0 - near.ns), _owa(near.nd, *den_op, share=near.ns)
     if not np.isfinite(num): return float("inf")
     if not np.isfinite(den): return float("-inf")
     num *= near.scale if num_op[0] != "Const" else 1.0      # back to the units of X
@@ -1146,7 +1180,11 @@ def dbcv(X,                                     # (n, d) data (dense or sparse),
     r"""DBCV:
     $\sum_i \frac{|C_i|}{n} \cdot \frac{\mathrm{sep}_i - \mathrm{spa}_i}{\max(\mathrm{sep}_i, \mathrm{spa}_i)}$, the
     size-weighted mean over clusters of density separation minus density sparseness over the larger of the two (higher
-    is better)."""
+    is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     return _dbcv_checked("dbcv", X, labels, metric, noise, max_memory, dim, squared).value
 
 # %% ../nbs/02_internal.ipynb #769e051d

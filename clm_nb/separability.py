@@ -29,7 +29,11 @@ def dsi(X,                                     # (n, d) data, or a `LabeledData`
         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
        ) -> float:
     """Distance-based Separability Index: mean over clusters of KS(intra-cluster, between-cluster distances) (higher
-    is better)."""
+    is better).
+
+    Its invariances hold in exact arithmetic: it reads the order of distances, ties included, so on tied data (integer
+    or rounded features) a transform not exact in binary (x 3.7, a translation, a rotation) can split a tie and
+    move it."""
     s = summarize(X, labels, ["ks"], metric=metric, noise=noise, max_memory=max_memory, measure="dsi")
     ks = s.ks[np.isfinite(s.ks)]
     if ks.size == 0:

@@ -412,3 +412,15 @@ def test_value_is_python_float_in_declared_range(name):
     info = get_measure(name)
     v = MEASURES[name](X, y, random_state=0)
     assert type(v) is float and info.lower <= v <= info.upper
+
+
+@pytest.mark.parametrize("name", ["s_dbw", "cop", "cdbw"])
+def test_many_tiny_classes_refused_up_front_by_the_class_pair_bound(name):
+    """Issue 49: 10^4 classes of 2 points ran s_dbw, cop and cdbw past 120 s without a word. Their work grows with the
+    class pairs (cluster by cluster for COP): the package's class-pair bound (`check_class_pairs`) refuses up front,
+    with the count and the fix."""
+    import clm_nb
+    K = 1001                                                     # 500,500 class pairs: just over the bound
+    X = np.random.default_rng(0).normal(size=(2 * K, 2))
+    with pytest.raises(ValueError, match=rf"{name}: 1,001 classes make 500,500 class pairs.*Merge classes"):
+        clm_nb.score(name, X, np.repeat(np.arange(K), 2))

@@ -45,7 +45,8 @@ def dcsi_oracle(X, y, min_pts=5, metric="euclidean", distinct_eps=False):
         else:
             kth = [np.sort(np.delete(r, i))[min(k, len(r) - 1) - 1] for i, r in enumerate(D)]
         eps = np.median(kth)
-        is_core = (D <= eps).sum(axis=1) - 1 >= min_pts
+        band = 1.0 if distinct_eps else 1 + 1e-9          # ours: ties at eps within TIE_RTOL (rounding of cdist)
+        is_core = (D <= eps * band).sum(axis=1) - 1 >= min_pts
         core[c] = X[y == c][is_core]
         Dc = D[np.ix_(is_core, is_core)]
         # +1 on every weight keeps zero distances as edges (scipy drops zeros) and leaves the tree unchanged
@@ -218,6 +219,19 @@ def test_dcsi_equals_oracle(metric, seed):
     assert abs(dcsi(cdist(X, X, metric), y, metric="precomputed") - value) <= TOL
 
 
+def test_dcsi_ties_at_eps_survive_inexact_transforms():
+    """Issue 49: on integer features many points have their minPts-th distance exactly eps; scaling by 3.7 split those
+    ties by a rounding error and moved DCSI 0.584 -> 0.760 (x 2, exact in binary, did not). The core test reads the
+    relative tie band TIE_RTOL; the value is that of exact arithmetic (x 2)."""
+    X, y = make_blobs(300, centers=3, n_features=2, cluster_std=1.2, random_state=11)
+    X = np.round(X)
+    ref = dcsi(X, y)
+    assert dcsi(X * 2, y) == ref
+    c, s = np.cos(0.7), np.sin(0.7)
+    for Z in (X * 3.7, X + 0.3, X @ np.array([[c, -s], [s, c]])):
+        assert dcsi(Z, y) == pytest.approx(ref, rel=1e-9)
+
+
 def test_dcsi_parts_are_consistent():
     X, y = load_iris(return_X_y=True)
     p = dcsi_parts(X, y)
@@ -298,3 +312,69 @@ def test_registered_with_honest_metadata():
         assert info.kind == "internal" and info.direction == "max" and info.upper == 1.0
         assert "n x n" in info.complexity and info.reference
     assert clm_nb.get_measure("dcsi").lower == 0.0 and clm_nb.get_measure("disco").lower == -1.0
+
+
+def test_dcsi_many_tiny_classes_refused_up_front():
+    """Issue 49: 10^4 classes of 2 points took DCSI to 3.8 GB (K x K tables, a loop over the class pairs): the
+    class-pair bound refuses up front, with the count and the fix."""
+    K = 1001
+    X = np.random.default_rng(0).normal(size=(2 * K, 2))
+    with pytest.raises(ValueError, match=r"dcsi: 1,001 classes make 500,500 class pairs.*Merge classes"):
+        dcsi(X, np.repeat(np.arange(K), 2))
+
+
+def _rss_file():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssFile:"):
+            return int(line.split()[1]) * 1024
+    raise KeyError("RssFile")
+
+
+def _peak_file_growth(call):
+    "(value, bytes the file-backed resident set grew by at its peak) of call(), sampled every millisecond."
+    import threading
+    base, peak, stop = _rss_file(), [0], threading.Event()
+
+    def sample():
+        while not stop.wait(0.001):
+            peak[0] = max(peak[0], _rss_file())
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        value = call()
+    finally:
+        stop.set()
+        t.join()
+    return value, max(peak[0], _rss_file()) - base
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc/self")
+@pytest.mark.parametrize("name", ["dcsi", "disco"])
+def test_memmapped_matrix_is_paged_through(name, tmp_path, monkeypatch):
+    """Issue 49: dcsi and disco kept the whole memmapped matrix resident. With the budget `MEMMAP_RESIDENT` at 2 MiB
+    the file-backed resident set grows by well under half of a 32 MB matrix (as test_memmap_pages.py checks for the
+    other measures); without the release it grows by most of it. The values are the same either way."""
+    from clm_nb import core
+    n = 2000
+    X, _ = make_blobs(n, n_features=4, centers=3, random_state=0)
+    y = np.random.default_rng(0).integers(0, 3, n)                  # rows of each class spread over the whole file
+    path = tmp_path / "D.npy"
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_2_0(f, {"descr": "<f8", "fortran_order": False, "shape": (n, n)})
+        for a in range(0, n, 500):
+            cdist(X[a:a + 500], X).tofile(f)
+    D = np.load(path, mmap_mode="r")
+    if core.page_plan(D, 2).size == 0:
+        pytest.skip("no page plan on this platform")
+    f = {"dcsi": lambda: dcsi(D, y, metric="precomputed"), "disco": lambda: disco(D, y, metric="precomputed")}[name]
+    f()                                                              # kernels compiled
+    core.release_pages(D)
+    monkeypatch.setattr(core, "MEMMAP_RESIDENT", 2 ** 62)
+    unreleased, grew_unreleased = _peak_file_growth(f)
+    core.release_pages(D)
+    monkeypatch.setattr(core, "MEMMAP_RESIDENT", 2 * 2 ** 20)
+    released, grew = _peak_file_growth(f)
+    size = path.stat().st_size
+    assert released == unreleased
+    assert grew < size / 2, f"{name}: resident set grew by {grew / 2**20:.0f} MiB of {size / 2**20:.0f} MiB"
+    assert grew_unreleased > size * 0.6

@@ -182,6 +182,22 @@ def test_ari_and_ami_under_every_random_model_match_clusim(model):
             csim.adj_mi(_clu(b), _clu(a), random_model=model, norm_type=norm), abs=1e-11)
 
 
+def test_ami_uniform_models_identical_partitions_jump_documented():
+    """Issue 49: under the uniform random models AMI gives identical partitions 1 by the convention, while the formula
+    (clusim's value) gives less, and one moved point falls to the formula: the discontinuity is documented in
+    `ami`'s docstring, and both sides of it are checked."""
+    a = np.repeat([0, 1, 2], 8)
+    b = a.copy()
+    b[0] = 1
+    assert E.ami(a, a, random_model="all") == 1.0
+    assert csim.adj_mi(_clu(a), _clu(a), random_model="all") == pytest.approx(-0.0411, abs=1e-3)    # the formula
+    assert E.ami(a, b, random_model="all") == pytest.approx(csim.adj_mi(_clu(b), _clu(a), random_model="all"),
+                                                            abs=1e-11)
+    assert E.ami(a, b, random_model="all") == pytest.approx(-0.107, abs=1e-3)
+    doc = " ".join(E.ami.__doc__.split())
+    assert "discontinuity" in doc and "1 -> -0.107" in doc
+
+
 def test_ari_on_the_data_sets_under_random_models():
     for _, a, b in PAIRS:                              # clusim's expected MI (mpmath) takes ~40 s at n = 150: ARI only
         ca, cb = _clu(a), _clu(b)

@@ -185,3 +185,28 @@ def test_generalised_dunn_matches_formulas(between, within):
 
     expected = min(delta(s, t) for s in ks for t in ks if s != t) / max(diam(k) for k in ks)
     assert clm_nb.dunn(X, y, between=between, within=within) == pytest.approx(expected, rel=1e-10)
+
+
+def test_pair_rank_indices_on_identical_points_give_the_neutral_value():
+    """Issue 49: on 30 identical points G(+) and the C-index returned 0.0, their best score, while Gamma, Tau and the
+    silhouette give their neutral 0. Every couple tied: the value under a random tie-break (C = 1/2,
+    G(+) = N_w N_b / (N_t (N_t - 1)), its value under random labels)."""
+    import clm_nb
+    X, y = np.ones((30, 2)), np.repeat([0, 1, 2], 10)
+    nw, nb = 3 * 45, 435 - 135
+    assert clm_nb.score("c_index", X, y) == 0.5
+    assert clm_nb.score("g_plus", X, y) == pytest.approx(nw * nb / (435 * 434), rel=1e-15)
+    assert [clm_nb.score(m, X, y) for m in ("gamma", "tau", "silhouette")] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["silhouette", "silhouette_w"])
+def test_silhouette_sums_stay_within_one_gib_whatever_max_memory(name, monkeypatch):
+    """Issue 49: 10^4 classes of 2 points took silhouette_w to 4.9 GB, its n x K sums sized by max_memory (half the
+    free memory). The sums take at most 1 GiB (the bound of the engine's K-sized tables), in chunks beyond."""
+    import clm_nb.internal as internal
+    seen = []
+    real = internal.silhouette_widths
+    monkeypatch.setattr(internal, "silhouette_widths", lambda sd, mm: seen.append(mm) or real(sd, mm))
+    X, y = load_iris(return_X_y=True)
+    getattr(internal, name)(X, y, max_memory=64 * 2**30)
+    assert seen and max(seen) <= 2**30

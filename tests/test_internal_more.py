@@ -164,29 +164,62 @@ def test_wcss_is_clusterstats_wss_and_ball_hall_times_k(name):
 
 # --- genieclust's SilhouetteW, WCNN, DuNN-OWA --------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
-def test_silhouette_w_and_wcnn_against_genieclust(name):
-    X, y = DATA[name]
-    assert silhouette_w(X, y) == pytest.approx(cv.silhouette_w_index(X, y), abs=1e-12)
-    for M in (1, 5, 25):
-        assert wcnn(X, y, M=M) == pytest.approx(cv.wcnn_index(X, y, M), abs=1e-15)
-
-
-OWA = ["Min", "Max", "Mean", "Const", "SMin:2", "SMin:5", "SMax:3"]
-
-
 def _boundary_ties(X, M):
     "Whether some point's M-th and (M+1)-th nearest neighbours are equally far (then which is 'nearest' is a choice)."
     D = np.sort(cdist(X, X), axis=1)[:, 1:]
     return bool(np.any(D[:, M - 1] == D[:, M]))
 
 
+def _wcnn_tie_range(X, y, M):
+    "The smallest and the largest WCNN over every way of breaking the ties at the M-th neighbour."
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    lo = hi = 0
+    for i in range(len(y)):
+        v = np.sort(D[i])[M - 1]
+        closer, tied, own = D[i] < v * (1 - 1e-9), np.abs(D[i] - v) <= v * 1e-9, y == y[i]
+        places, t_own = M - closer.sum(), (tied & own).sum()
+        lo += (closer & own).sum() + max(0, places - (tied.sum() - t_own))
+        hi += (closer & own).sum() + min(places, t_own)
+    return lo / (len(y) * M), hi / (len(y) * M)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_silhouette_w_and_wcnn_against_genieclust(name):
+    """Equal to genieclust without ties at the M-th neighbour. With ties (iris, M = 5, 25) genieclust counts the tied
+    points its k-NN search meets first, we their expected share (issue 49: no rule that favours the partition): both
+    then lie in the range that tie-breaking can give, ours strictly inside it when the range is wide."""
+    X, y = DATA[name]
+    assert silhouette_w(X, y) == pytest.approx(cv.silhouette_w_index(X, y), abs=1e-12)
+    for M in (1, 5, 25):
+        ours, peer = wcnn(X, y, M=M), cv.wcnn_index(X, y, M)
+        if not _boundary_ties(X, M):
+            assert ours == pytest.approx(peer, abs=1e-15)
+        else:
+            lo, hi = _wcnn_tie_range(X, y, M)
+            assert lo - 1e-15 <= peer <= hi + 1e-15 and lo <= ours <= hi and (lo == hi or lo < ours < hi), (M, lo, hi)
+
+
+def test_silhouette_w_with_singletons_is_genieclust_times_k_over_k_prime():
+    """Issue 49: "SilhouetteW equals genieclust's" is false with singleton clusters: genieclust drops them from the
+    mean, we keep their vote of 0. The documented relation: genieclust's = ours x K / K'."""
+    X, y = DATA["iris"]
+    y = y.copy()
+    y[[0, 60]] = [3, 4]                                              # K = 5 clusters, K' = 3 of two points or more
+    assert silhouette_w(X, y) * 5 / 3 == pytest.approx(cv.silhouette_w_index(X, y), rel=1e-12)
+    assert silhouette_w(X, y) != pytest.approx(cv.silhouette_w_index(X, y), rel=1e-3)
+    assert "genieclust" in silhouette_w.__doc__ and "K / K'" in silhouette_w.__doc__
+
+
+OWA = ["Min", "Max", "Mean", "Const", "SMin:2", "SMin:5", "SMax:3"]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_dunn_owa_against_genieclust(name):
     X, y = DATA[name]
     if _boundary_ties(X, 10) or _boundary_ties(X, 25):
-        pytest.skip("ties at the M-th neighbour: genieclust keeps the one its k-NN search meets first, we the rule of "
-                    "02_internal (own cluster first); tested for row-order invariance below")
+        pytest.skip("ties at the M-th neighbour: genieclust keeps the one its k-NN search meets first, we share the "
+                    "places out (02_internal); tested for row-order invariance below")
     for num in OWA:
         for den in OWA:
             if num == den == "Const":
@@ -306,3 +339,39 @@ def test_bad_input(f):
         f(X, y, metric="mahalanobis")
     with pytest.raises(ValueError, match="max_memory=0"):
         f(X, y, max_memory=0)
+
+
+def _rounded_blobs():
+    "The peer check's tied data (issue 49): integer features."
+    X, y = make_blobs(300, centers=3, n_features=2, cluster_std=1.2, random_state=11)
+    return np.round(X), y
+
+
+def _shared_neighbours(X, y, M):
+    "Oracle: per point, its M nearest with the places left after the surely nearer shared out among the tied points."
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    vals, own_w = [], []
+    for i in range(len(y)):
+        v = np.sort(D[i])[M - 1]
+        closer, tied, own = D[i] < v * (1 - 1e-9), np.abs(D[i] - v) <= v * 1e-9, y == y[i]
+        places = M - closer.sum()
+        vals += list(D[i, closer]) + [v] * places
+        own_w += list(own[closer].astype(float)) + [(tied & own).sum() / tied.sum()] * places
+    return np.array(vals), np.array(own_w)
+
+
+def test_nearest_neighbour_ties_shared_and_banded():
+    """Issue 49: WCNN and DuNN-OWA counted tied neighbours of the own cluster first (DuNN-OWA Mean/Mean 4.7 times the
+    neutral value on rounded blobs) and split ties by rounding (WCNN moved under a rotation): each tied point now
+    holds its expected share of the places left, ties within `TIE_RTOL`."""
+    X, y = _rounded_blobs()
+    v, w = _shared_neighbours(X, y, 25)
+    assert wcnn(X, y) == pytest.approx(w.mean(), rel=1e-12)
+    mm = dict(owa_numerator="Mean", owa_denominator="Mean")
+    want = (np.dot(1 - w, v) / (1 - w).sum()) / (np.dot(w, v) / w.sum())
+    assert dunn_owa(X, y, **mm) == pytest.approx(want, rel=1e-9)
+    c, s = np.cos(0.7), np.sin(0.7)
+    for Z in (X * 3.7, X + 0.3, X @ np.array([[c, -s], [s, c]])):
+        assert wcnn(Z, y) == pytest.approx(wcnn(X, y), rel=1e-12)
+        assert dunn_owa(Z, y, **mm) == pytest.approx(dunn_owa(X, y, **mm), rel=1e-9)

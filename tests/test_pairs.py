@@ -148,7 +148,7 @@ def test_all_distances_equal_limits():
     y = [0, 0, 0, 1, 1, 1]
     assert clm_nb.aucc(X, y) == 0.5
     assert clm_nb.gamma(X, y) == 0.0
-    assert clm_nb.c_index(X, y) == 0.0
+    assert clm_nb.c_index(X, y) == 0.5                    # the neutral limit (issue 49), not its best 0
     assert clm_nb.point_biserial(X, y) == 0.0
     assert clm_nb.dsi(X, y) == 0.0
 
