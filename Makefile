@@ -40,8 +40,8 @@ jupyter-config:
 study: $(VENV)/.installed
 	mkdir -p "$(OUT)"
 	test -f "nbs/studies/$(STUDY).ipynb" || { echo "no study nbs/studies/$(STUDY).ipynb"; exit 1; }
-	$(BIN)/papermill --log-output "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
-		-p out_dir "$(abspath $(OUT))" $(PARAMS)   # --log-output: the study's own progress lines in the terminal
+	CLM_NB_PROGRESS=$${CLM_NB_PROGRESS:-text} $(BIN)/papermill --log-output "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
+		-p out_dir "$(abspath $(OUT))" $(PARAMS)   # --log-output and text bars: the study's progress in the terminal
 	$(BIN)/jupyter trust "$(OUT)/$(STUDY).ipynb"   # signed, so JupyterLab renders its charts (SVG) and HTML tables
 	@echo "study written to $(OUT)/ (executed notebook, tables, charts/)"
 

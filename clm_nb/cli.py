@@ -518,7 +518,7 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None, 
                           labels=labels)
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
-    results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
+    results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=None)
     failed = run_errors(results)
     other = scaling or (labels if labels != "y" else None)
     errors = out / ("errors.csv" if other is None else f"errors_{other}.csv")
@@ -553,7 +553,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
     click.echo(f"writing the site into {out}", err=True)
-    return build_report(board, out, view_points=o["view_points"], n_jobs=o["n_jobs"], progress=True, **extra)
+    return build_report(board, out, view_points=o["view_points"], n_jobs=o["n_jobs"], progress=None, **extra)
 
 # %% ../nbs/18_cli.ipynb #fb75e167
 @cli.command("leaderboard")

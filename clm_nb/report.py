@@ -17,12 +17,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from joblib import Parallel, delayed
 from markupsafe import Markup
 from scipy.stats import spearmanr
-from tqdm import tqdm
 
 from .between import MONTE_CARLO
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart, view_points_2d, views_chart)
-from .core import get_measure, plain_math, render_math
+from .core import get_measure, plain_math, progress_bar, render_math
 from .datasets import load_dataset
 from .evaluation import rank_agreement
 from .runner import write_csv
@@ -436,7 +435,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                  view_points: int = 1000,       # points per 2-D view on the dataset pages (stratified, at least 10)
                  docs_url: str | None = None,   # the docs site, a URL or a path relative to out_dir (None: no links)
                  n_jobs: int = 1,               # processes rendering the dataset pages
-                 progress: bool = True,         # show a progress bar
+                 progress=None,                 # bar on stderr: True, False, None (automatic: core.show_progress)
                 ) -> Path:
     "Write the leaderboard site (index, overview, a page per dataset, CSV and JSON) into `out_dir`; returns index.html."
     if view_points < 10:
@@ -494,8 +493,8 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     empty = board.pairs.iloc[:0]
     jobs = (delayed(_dataset_page)(r, by_dataset.get((r["collection"], r["dataset"]), empty), dist, ctx)
             for r in records)
-    for slug, html in tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(records), desc="pages",
-                           disable=not progress):
+    for slug, html in progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, "pages",
+                                   total=len(records), unit="page"):
         (out / "datasets" / f"{slug}.html").write_text(html, encoding="utf-8")
     for page in stale:                                                   # datasets no longer on the board
         page.unlink(missing_ok=True)
