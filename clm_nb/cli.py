@@ -480,9 +480,11 @@ def _measures(kind, as_json):
 # %% ../nbs/18_cli.ipynb #0b3c7025
 @cli.command("warm")
 def _warm():
-    """Compile the measures' numba kernels into numba's cache (once, after installing).
+    """Compile every measure's numba kernels into numba's cache (once, after installing).
 
-    Otherwise the first call of a measure compiles them: about 20 s. `make install` runs it."""
+    It calls each registered measure once on small random data: 47 kernels, about 70 s of CPU (1.5 min on 2 lightly
+    loaded cores, 3 min or more under load). `assess` and the leaderboard need 12 of them, which their first call
+    otherwise compiles (about 15 s of CPU); the rest serve the other measures. `make install` runs it."""
     import time
     import numpy as np
     import clm_nb
