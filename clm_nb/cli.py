@@ -892,9 +892,12 @@ def _run_study(path: Path, executed: Path, values: dict, kernel: str | None) -> 
         handler.setFormatter(logging.Formatter("%(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    from unittest.mock import patch
+    text_bars = {"CLM_NB_PROGRESS": os.environ.get("CLM_NB_PROGRESS", "text")}   # the kernel's bars: lines in the log
     try:
-        pm.execute_notebook(str(path), str(executed), parameters=values, log_output=True, progress_bar=False,
-                            kernel_name=kernel or _kernel_for(path))
+        with patch.dict(os.environ, text_bars):
+            pm.execute_notebook(str(path), str(executed), parameters=values, log_output=True, progress_bar=False,
+                                kernel_name=kernel or _kernel_for(path))
     except pm.PapermillExecutionError as e:
         why = _one_line(ValueError(e.evalue))
         raise ValueError(f"study {path.stem} failed in cell {e.exec_count}: {e.ename}: {why} (the executed notebook, "
