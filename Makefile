@@ -11,7 +11,7 @@ OUT ?= results/$(STUDY)
 PARAMS ?=
 DOCS_STUDIES ?= quick
 
-.PHONY: study test docs check-sync nbtest pytest install clean
+.PHONY: study test docs check-sync nbtest pytest install jupyter-config clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,17 +20,28 @@ $(VENV)/.installed: pyproject.toml
 	# the project's kernel: its display name equals its name, so nbdev-clean (which sets display_name to the
 	# kernel's name) and JupyterLab (which writes the running kernel's spec) agree on the notebooks' metadata
 	$(BIN)/python -m ipykernel install --sys-prefix --name clm_nb --display-name clm_nb >/dev/null
+	$(MAKE) --no-print-directory jupyter-config
 	# numba compiles the measures' kernels at their first call (about 20 s): once here, into its cache, instead
 	$(BIN)/clm-nb --quiet warm
 	touch $@
 
 install: $(VENV)/.installed
 
+# The venv's own Jupyter config (never ~/.jupyter): `.venv/bin/jupyter lab` cleans each notebook of nbs/ as it saves
+# it and keeps the stored outputs of unchanged cells (tools/jupyter_server_config.py), so running a notebook and
+# saving it leaves git status clean. A config of the user's own at that place is left alone, with a note.
+JUPYTER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.py
+jupyter-config:
+	@mkdir -p "$(dir $(JUPYTER_CONFIG))"
+	@if [ -e "$(JUPYTER_CONFIG)" ] && [ ! -L "$(JUPYTER_CONFIG)" ]; then \
+		echo "note: $(JUPYTER_CONFIG) exists and is not ours: add tools/jupyter_server_config.py's hook to it by hand"; \
+	else ln -sfn "$(abspath tools/jupyter_server_config.py)" "$(JUPYTER_CONFIG)"; fi
+
 study: $(VENV)/.installed
 	mkdir -p "$(OUT)"
 	test -f "nbs/studies/$(STUDY).ipynb" || { echo "no study nbs/studies/$(STUDY).ipynb"; exit 1; }
-	$(BIN)/papermill --log-output "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
-		-p out_dir "$(abspath $(OUT))" $(PARAMS)   # --log-output: the study's own progress lines in the terminal
+	CLM_NB_PROGRESS=$${CLM_NB_PROGRESS:-text} $(BIN)/papermill --log-output "nbs/studies/$(STUDY).ipynb" "$(OUT)/$(STUDY).ipynb" \
+		-p out_dir "$(abspath $(OUT))" $(PARAMS)   # --log-output and text bars: the study's progress in the terminal
 	$(BIN)/jupyter trust "$(OUT)/$(STUDY).ipynb"   # signed, so JupyterLab renders its charts (SVG) and HTML tables
 	@echo "study written to $(OUT)/ (executed notebook, tables, charts/)"
 

@@ -516,9 +516,11 @@ def _measures(kind, as_json):
 # %% ../nbs/18_cli.ipynb #0b3c7025
 @cli.command("warm")
 def _warm():
-    """Compile the measures' numba kernels into numba's cache (once, after installing).
+    """Compile every measure's numba kernels into numba's cache (once, after installing).
 
-    Otherwise the first call of a measure compiles them: about 20 s. `make install` runs it."""
+    It calls each registered measure once on small random data: 47 kernels, about 70 s of CPU (1.5 min on 2 lightly
+    loaded cores, 3 min or more under load). `assess` and the leaderboard need 12 of them, which their first call
+    otherwise compiles (about 15 s of CPU); the rest serve the other measures. `make install` runs it."""
     import time
     import numpy as np
     import clm_nb
@@ -554,7 +556,7 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None, 
                           labels=labels)
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
-    results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=True)
+    results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=None)
     failed = run_errors(results)
     other = scaling or (labels if labels != "y" else None)
     errors = out / ("errors.csv" if other is None else f"errors_{other}.csv")
@@ -589,7 +591,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
     click.echo(f"writing the site into {out}", err=True)
-    return build_report(board, out, view_points=o["view_points"], n_jobs=o["n_jobs"], progress=True, **extra)
+    return build_report(board, out, view_points=o["view_points"], n_jobs=o["n_jobs"], progress=None, **extra)
 
 # %% ../nbs/18_cli.ipynb #fb75e167
 @cli.command("leaderboard")
@@ -940,9 +942,12 @@ def _run_study(path: Path, executed: Path, values: dict, kernel: str | None) -> 
         handler.setFormatter(logging.Formatter("%(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    from unittest.mock import patch
+    text_bars = {"CLM_NB_PROGRESS": os.environ.get("CLM_NB_PROGRESS", "text")}   # the kernel's bars: lines in the log
     try:
-        pm.execute_notebook(str(path), str(executed), parameters=values, log_output=True, progress_bar=False,
-                            kernel_name=kernel or _kernel_for(path))
+        with patch.dict(os.environ, text_bars):
+            pm.execute_notebook(str(path), str(executed), parameters=values, log_output=True, progress_bar=False,
+                                kernel_name=kernel or _kernel_for(path))
     except pm.PapermillExecutionError as e:
         why = _one_line(ValueError(e.evalue))
         raise ValueError(f"study {path.stem} failed in cell {e.exec_count}: {e.ename}: {why} (the executed notebook, "

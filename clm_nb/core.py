@@ -1431,7 +1431,7 @@ def read_csv(path, **kwargs) -> pd.DataFrame:
     return t
 
 # %% ../nbs/00_core.ipynb #f7f11873
-PROGRESS_ENV = "CLM_NB_PROGRESS"     # '0' turns every progress bar off, '1' on (`clm-nb --quiet` sets '0')
+PROGRESS_ENV = "CLM_NB_PROGRESS"     # '0' turns every progress bar off, '1' on, 'text' on as text (`clm-nb --quiet`: '0')
 
 def _in_notebook() -> bool:
     "Whether the code runs in a Jupyter kernel."
@@ -1439,38 +1439,36 @@ def _in_notebook() -> bool:
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 def show_progress(progress=None) -> bool:
-    "Whether to draw progress bars: `progress` itself when given (True, False or a label), else as the prose says."
+    "Whether to draw progress bars: `CLM_NB_PROGRESS=0` never, else `progress` when given (True, False or a label), else as the prose says."
     if progress is not None and progress is not False and progress is not True and not isinstance(progress, str):
         raise ValueError(f"progress={progress!r} must be True, False, None (automatic) or a label.")
-    if progress is not None:
-        return progress is not False
-    env = os.environ.get(PROGRESS_ENV, "").strip()
-    if env in ("0", "1"):
-        return env == "1"
+    env = os.environ.get(PROGRESS_ENV, "").strip().lower()
+    if progress is False or env == "0":
+        return False
+    if progress is not None or env in ("1", "text"):
+        return True
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty and isatty()) or _in_notebook()
 
 # %% ../nbs/00_core.ipynb #b8dab22e
-def progress_bar(iterable,            # what the step loops over
+def progress_bar(iterable,            # what the step loops over; None: a bar advanced by hand (`update()`)
                  progress=None,       # True, False, None (automatic: `show_progress`) or the bar's label
                  label: str = "",     # the bar's label when `progress` is not one
                  *,
                  total: int | None = None,  # the number of items (None: len(iterable) when it has one)
                  unit: str = "it",    # what one item is, for the rate
+                 initial: int = 0,    # items already done (a resumed run)
                 ):
-    "`iterable`, with a progress bar on stderr when `show_progress(progress)` (see the prose)."
-    if not show_progress(progress):
+    "`iterable`, with a progress bar on stderr when `show_progress(progress)`; a bar to update by hand when `iterable` is None."
+    on = show_progress(progress)
+    if not on and iterable is not None:
         return iterable
-    if _in_notebook():
-        try:
-            import ipywidgets  # noqa: F401  (tqdm's notebook bar is a widget)
-            from tqdm.notebook import tqdm
-        except ImportError:
-            from tqdm.std import tqdm
+    if on and _in_notebook() and os.environ.get(PROGRESS_ENV, "").strip().lower() != "text":
+        from tqdm.auto import tqdm     # the widget bar (ipywidgets), else tqdm's text bar with a warning saying why
     else:
         from tqdm.std import tqdm
-    return tqdm(iterable, desc=progress if isinstance(progress, str) else label, total=total, unit=unit,
-                file=sys.stderr, delay=2.0, dynamic_ncols=True)
+    return tqdm(iterable, desc=progress if isinstance(progress, str) else label, total=total, initial=initial,
+                unit=unit, file=sys.stderr, delay=2.0, dynamic_ncols=True, disable=not on)
 
 # %% ../nbs/00_core.ipynb #d29096de
 def line_comments(source: str,  # Python source text

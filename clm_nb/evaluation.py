@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -20,10 +20,10 @@ from .external import centroid_index
 from .intervals import check_ci
 
 # %% auto #0
-__all__ = ['CORRELATIONS', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table', 'rho_differences', 'Selection',
-           'select_by_cv', 'Stability', 'rank_stability', 'CLMReport', 'clm_aware_ranking', 'index_correlation',
-           'hit_the_best', 'rank_difference', 'regret', 'IndexChoice', 'which_index', 'FriedmanNemenyi',
-           'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
+__all__ = ['CORRELATIONS', 'MIN_AGREEMENT', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table',
+           'rho_differences', 'Selection', 'select_by_cv', 'Stability', 'rank_stability', 'CLMReport',
+           'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'IndexChoice',
+           'which_index', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/11_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -405,39 +405,64 @@ class IndexChoice:
     believe: str | None            # the index to believe, or None (see `reason`)
     reason: str                    # the rule's outcome, or why the labels cannot judge an index
     verdict: str                   # the CLM verdict of the labels (`clm_nb.assess`)
-    tied: list                     # the indices the pool cannot separate from the best one (empty if one is named)
+    tied: list                     # the indices, in rank order, the pool cannot separate from the best one (else empty)
     table: pd.DataFrame            # per index: r, low, high, partitions, pick, pick_k, pick_<external>
     differences: pd.DataFrame      # the best index against each other one: difference, low, high, share_ahead
     pool: pd.DataFrame             # the scored pool (`clm_nb.tasks.score_pool`)
     external: str = "ari"          # the external measure of the pool
     ci: float = 0.95               # the level of the intervals
+    leader: str | None = None      # the index ranked first, named or not
+    not_judged: dict = field(default_factory=dict)   # index -> why it has no correlation on this pool
 
     def __repr__(self) -> str:
         named = self.believe or ("none: a tie of " + ", ".join(self.tied) if self.tied else "none")
         head = f"IndexChoice: believe {named} (labels {self.verdict}; {len(self.pool)} partitions)"
-        rows = [f"  {m:<22} {r.r:6.3f}  [{r.low:6.3f}, {r.high:6.3f}]   picks {r.pick} k={r.pick_k} "
+        rows = [f"  {m:<22} not judged: {self.not_judged.get(m, 'no correlation')}" if not np.isfinite(r.r) else
+                f"  {m:<22} {r.r:6.3f}  [{r.low:6.3f}, {r.high:6.3f}]   picks {r.pick} k={r.pick_k} "
                 f"({self.external} {r['pick_' + self.external]:.3f})" for m, r in self.table.iterrows()]
         cols = f"  {'index':<22} {'r':>6}  {f'{self.ci:.0%} interval':^16}   partition it would pick"
         return "\n".join([head, f"  {self.reason}", cols, *rows])
 
 # %% ../nbs/11_evaluation.ipynb #67e593b4
-def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, why: str, ci: float) -> tuple:
+MIN_AGREEMENT = 0.5    # the leader's correlation below which it is not named (explains < 1/4 of the variance)
+
+def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, why: str, ci: float, *,
+                  external: str = "ari", pool_best: float = np.nan, not_judged: dict | None = None,
+                  notes: dict | None = None) -> tuple:
     "(believe, tied, reason) by the rule of `which_index`, from the correlation table and the best one's differences."
     if verdict != "trustworthy":
         return None, [], (f"the labels are {verdict} as clusters ({why}): agreement with them says little about an "
                           "index, so no index can be believed on these labels.")
-    if table.r.isna().all():
-        return None, [], "no index has a correlation with the external score on this pool."
-    best = table.r.idxmax()
-    if not table.low[best] > 0:
-        return None, [], (f"no index agrees with the labels: the best, {best}, has r = {table.r[best]:.3f} and its "
-                          f"{ci:.0%} interval reaches {table.low[best]:.3f}.")
-    tied = differences.b[~(differences.low > 0)].tolist()
+    note = "".join(f" {m}: {w}." for m, w in (notes or {}).items())
+    note += "".join(f" {m} could not be judged: {w}." for m, w in (not_judged or {}).items())
+    judged = table[np.isfinite(table.r.astype(float))]
+    if judged.empty:
+        return None, [], "no index has a correlation with the external score on this pool." + note
+    best = judged.r.idxmax()
+    b = judged.loc[best]
+    if not b.low > 0:
+        return None, [], (f"no index agrees with the labels: the best, {best}, has r = {b.r:.3f} and its "
+                          f"{ci:.0%} interval reaches {b.low:.3f}." + note)
+    others = [m for m in judged.sort_values("r", ascending=False).index if m != best]
+    lead = dict(zip(differences.b, differences.low)) if len(differences) else {}
+    unclear = [m for m in others if judged.high[m] >= b.low or not lead.get(m, np.nan) > 0]
+    tied = others[:others.index(unclear[-1]) + 1] if unclear else []          # in rank order, none omitted
+    picks = {(judged.pick[m], int(judged.pick_k[m])) for m in [best, *tied]}
+    pick = (f"it picks {b.pick} k={int(b.pick_k)} ({external} {b['pick_' + external]:.3f}; the pool's best "
+            f"partition has {pool_best:.3f})")
     if tied:
-        return None, [best, *tied], (f"a tie: {best} is best (r = {table.r[best]:.3f}), but the paired {ci:.0%} "
-                                     f"interval of its lead holds 0 for {', '.join(tied)}; this pool cannot tell them apart.")
-    return best, [], (f"{best}: r = {table.r[best]:.3f}, and the paired {ci:.0%} interval of its lead over every "
-                      "other index lies above 0.")
+        same = (f" All of them pick {b.pick} k={int(b.pick_k)} ({external} {b['pick_' + external]:.3f}): the "
+                "evidence supports that partition, not one index." if len(picks) == 1 else "")
+        return None, [best, *tied], (f"a tie: {best} ranks first (r = {b.r:.3f}, {ci:.0%} interval {b.low:.3f} to "
+                                     f"{b.high:.3f}), but the interval of {', '.join(tied)} overlaps it or the paired "
+                                     f"interval of its lead holds 0; this pool cannot tell them apart.{same}" + note)
+    if b.r < MIN_AGREEMENT:
+        return None, [], (f"{best} leads every other index judged, but agrees only weakly with the labels over the "
+                          f"pool (r = {b.r:.3f} < {MIN_AGREEMENT}, {ci:.0%} interval {b.low:.3f} to {b.high:.3f}); "
+                          f"{pick}. A weak agreement is no recommendation: compare its pick with the others' before "
+                          "relying on it." + note)
+    return best, [], (f"{best}: r = {b.r:.3f}; its {ci:.0%} interval is clear of every other index judged and the "
+                      f"paired interval of its lead lies above 0; {pick}." + note)
 
 # %% ../nbs/11_evaluation.ipynb #48af79b3
 def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
@@ -465,11 +490,43 @@ def which_index(X,                                   # numeric features (n, d): 
     ci = check_ci(ci, "which_index")
     n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="which_index")
     names = [measures] if isinstance(measures, str) else list(measures)
+    if not names:
+        raise ValueError("which_index: measures is empty; name the internal indices to judge, e.g. "
+                         "measures=['silhouette', 'davies_bouldin'] (clm_nb.measures('internal') lists them).")
+    wrong = [m for m in names if get_measure(m).kind != "internal"]        # an unknown name: get_measure says so
+    if wrong:
+        raise ValueError(f"which_index: {wrong} are not internal indices; clm_nb.measures('internal') lists them.")
+    if ks is not None:
+        ks = [check_number(k, "ks", lo=2, hi=max(len(Xa) - 1, 2), integer=True, who="which_index")
+              for k in ([ks] if np.ndim(ks) == 0 else ks)]
+        if not ks:
+            raise ValueError("which_index: ks is empty; give the numbers of clusters of the pool, e.g. ks=range(2, 9), "
+                             "or None for the protocol's.")
     a = assess(Xa, y, variants=False, random_state=random_state)
     pool = score_pool(Xa, y, protocol=protocol, measures=names, external=(external,), ks=ks, random_state=random_state)
-    table = index_correlation(pool[names], pool[external], method=method, ci=ci, n_boot=n_boot, random_state=random_state)
-    S, ext = _oriented_pool(pool[names], pool[external])
-    picks = {m: S[m].idxmax() if S[m].notna().any() else None for m in names}
+    scores = pool[names].astype(float)
+    inf = {m: np.isinf(scores[m].to_numpy()) for m in names}
+    def _span(ks):                                    # "13–23" for a run of consecutive k, else "2, 5"
+        ks = sorted(set(ks))
+        return f"{ks[0]}–{ks[-1]}" if len(ks) > 2 and ks[-1] - ks[0] == len(ks) - 1 else ", ".join(map(str, ks))
+    inf_k = {m: _span(pool.k[inf[m]].astype(int)) for m in names if inf[m].any()}
+    notes = {}
+    for m in inf_k:
+        if method == "pearson":                       # a mean and a variance cannot weigh an infinite score
+            scores[m] = np.nan
+        else:                                         # ranks can: beyond every finite score, in its direction
+            finite = scores[m][~inf[m]]
+            top, bottom = (finite.max() + 1, finite.min() - 1) if len(finite) else (1.0, -1.0)
+            scores[m] = scores[m].replace({np.inf: top, -np.inf: bottom})
+            notes[m] = f"infinite at k = {inf_k[m]}, ranked beyond its finite scores"
+    table = index_correlation(scores, pool[external], method=method, ci=ci, n_boot=n_boot, random_state=random_state)
+    S, ext = _oriented_pool(scores, pool[external])
+    not_judged = {m: (f"infinite on {int(inf[m].sum())} of {len(pool)} partitions (k = {inf_k[m]}), which a Pearson "
+                      "correlation cannot weigh (method='spearman' ranks them)") if m in inf_k and method == "pearson"
+                  else "fewer than 3 finite scores" if table.partitions[m] < 3 else "constant over the pool"
+                  for m in names if not np.isfinite(table.r[m])}
+    S_all, _ = _oriented_pool(pool[names].astype(float), pool[external])   # the picks see +inf as the best score
+    picks = {m: S_all[m].idxmax() if S_all[m].notna().any() else None for m in names}
     table["pick"] = [pool.family[i] if i is not None else "" for i in picks.values()]
     table["pick_k"] = [int(pool.k[i]) if i is not None else 0 for i in picks.values()]
     table[f"pick_{external}"] = [float(pool[external][i]) if i is not None else np.nan for i in picks.values()]
@@ -479,8 +536,10 @@ def which_index(X,                                   # numeric features (n, d): 
                                                                     S[m].to_numpy(float), W, method, ci)
                           for m in table.index[1:]], columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high",
                                                              "share_ahead", "units"])
-    believe, tied, reason = _choose_index(table, diffs, a.verdict, a.reason, ci)
-    return IndexChoice(believe, reason, a.verdict, tied, table, diffs, pool, external, ci)
+    believe, tied, reason = _choose_index(table, diffs, a.verdict, a.reason, ci, external=external,
+                                          pool_best=float(pool[external][ext.idxmax()]), not_judged=not_judged, notes=notes)
+    leader = best if np.isfinite(table.r[best]) else None
+    return IndexChoice(believe, reason, a.verdict, tied, table, diffs, pool, external, ci, leader, not_judged)
 
 # %% ../nbs/11_evaluation.ipynb #d49d14ee
 @dataclass

@@ -18,12 +18,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from joblib import Parallel, delayed
 from markupsafe import Markup
 from scipy.stats import spearmanr
-from tqdm import tqdm
 
 from .between import MONTE_CARLO
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart, view_points_2d, views_chart)
-from .core import get_measure, plain_math, read_csv, render_math, terminal_text
+from .core import get_measure, plain_math, progress_bar, read_csv, render_math, terminal_text
 from .datasets import load_dataset
 from .evaluation import rank_agreement
 from .runner import write_csv
@@ -573,7 +572,7 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
                  view_points: int = 1000,       # points per 2-D view on the dataset pages (stratified, at least 10)
                  docs_url: str | None = None,   # the docs site, a URL or a path relative to out_dir (None: no links)
                  n_jobs: int = 1,               # processes rendering the dataset pages
-                 progress: bool = True,         # show a progress bar
+                 progress=None,                 # bar on stderr: True, False, None (automatic: core.show_progress)
                 ) -> Path:
     """Write the leaderboard site (index, overview, a page per dataset, CSV and JSON) into `out_dir`; returns index.html.
     A page that cannot be built is replaced by one that says why, listed on the index, in `errors.csv` (part 'pages')
@@ -621,8 +620,8 @@ def build_report(board: Leaderboard,            # the leaderboard to show (`clm_
     jobs = (delayed(_page_or_problem)(r, by_dataset.get((r["collection"], r["dataset"]), empty), dist, ctx)
             for r in records)
     failed = {}
-    for slug, html, problem in tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(records), desc="pages",
-                           disable=not progress):
+    for slug, html, problem in progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, "pages",
+                                            total=len(records), unit="page"):
         (out / "datasets" / f"{slug}.html").write_text(html, encoding="utf-8")
         if problem:
             failed[slug] = problem

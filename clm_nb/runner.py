@@ -35,10 +35,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm   # plain text bar: readable in papermill logs and in saved notebooks (no widget state)
 
 from . import __version__
-from .core import check_choice, check_flag, check_number, read_csv, spreadsheet_safe, write_csv
+from .core import (check_choice, check_flag, check_number, progress_bar, read_csv, show_progress,
+                         spreadsheet_safe, write_csv)
 from .datasets import array_digest
 from .pairs import MEMORY_SHARE_VARIABLE, memory_share
 
@@ -766,7 +766,7 @@ def run(tasks,                               # `Task`s with unique keys
         dask_address: str | None = None,     # scheduler for executor="dask" (default: a LocalCluster of n_jobs)
         seed: int = 0,                       # the study seed, from which each task's seed derives
         retry_failed: bool = False,          # rerun the tasks whose stored result is a failure
-        progress: bool = True,               # show a progress bar
+        progress=None,                       # bar on stderr: True, False, None (automatic: core.show_progress)
        ) -> pd.DataFrame:
     "Run every task whose result is not in `store`, then return the results of all of them (see the prose)."
     if executor not in EXECUTORS:
@@ -789,7 +789,8 @@ def run(tasks,                               # `Task`s with unique keys
     if healed:
         warnings.warn(f"run: {len(healed)} stored result(s) in {store} could not be trusted and are recomputed, e.g. "
                       f"{healed[0]}", RuntimeWarning, stacklevel=2)
-    bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="tasks", disable=not progress)
+    progress = show_progress(progress)                  # CLM_NB_PROGRESS=0 silences it too (clm-nb --quiet)
+    bar = progress_bar(None, progress, "tasks", total=len(plan), initial=len(plan) - len(todo), unit="task")
     failed = []
     def on_done(item, error):
         if error: failed.append(item[0].key_text)

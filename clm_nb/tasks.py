@@ -13,9 +13,9 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm   # plain text bar: readable in papermill logs and in saved notebooks (no widget state)
 
-from .core import NOISE_POLICIES, check_choice, check_data, check_partitions, get_measure, measures
+from .core import (NOISE_POLICIES, check_choice, check_data, check_partitions, get_measure, measures,
+                         progress_bar)
 from .between import PAIRWISE, pair_breakdown, pair_summary
 from .datasets import (DatasetError, array_digest, imitate_partition, load_dataset, partition_ensemble,
                              resolve_data_dir, subsample_dataset)
@@ -50,14 +50,14 @@ def score_datasets(datasets: Iterable,             # objects with name, collecti
                    *,
                    noise: str | None = None,       # policy for the label -1 (NOISE_POLICIES); None: an ordinary label
                    random_state=None,              # seed of the random measures
-                   progress: bool = True,          # show a progress bar
+                   progress=None,                  # bar on stderr: True, False, None (automatic: core.show_progress)
                    total: int | None = None,       # the number of datasets, for the bar
                   ) -> pd.DataFrame:
     "Long table (collection, dataset, n, d, K, measure, value, seconds, error, weighted, share_below)."
     measure_names = list(measure_names)
     check_choice(noise, "noise", NOISE_POLICIES, who="score_datasets")
     rows = []
-    for ds in tqdm(datasets, desc="datasets", total=total, disable=not progress):
+    for ds in progress_bar(datasets, progress, "datasets", total=total):
         base = dict(collection=getattr(ds, "collection", ""), dataset=ds.name)
         if isinstance(ds, DatasetError):
             rows += [dict(base, measure=m, value=np.nan, seconds=np.nan, error=ds.error) for m in measure_names]
@@ -105,7 +105,7 @@ def score_partitions(pairs: Iterable,                # (keys, labels_a, labels_b
                      *,
                      noise: str | None = None,       # noise policy of `contingency` for `noise_label`
                      noise_label=-1,                 # the label that marks noise points
-                     progress: bool = True,          # show a progress bar
+                     progress=None,                  # bar on stderr: True, False, None (automatic: core.show_progress)
                      total: int | None = None,       # the number of pairs, for the bar
                     ) -> pd.DataFrame:
     "Long table (keys..., n, K_a, K_b, measure, value, seconds, error) of every external measure on every pair."
@@ -114,7 +114,7 @@ def score_partitions(pairs: Iterable,                # (keys, labels_a, labels_b
     if bad:
         raise ValueError(f"score_partitions compares two labelings; {bad} are not external measures.")
     rows, key_names = [], []
-    for keys, labels_a, labels_b in tqdm(pairs, desc="partitions", total=total, disable=not progress):
+    for keys, labels_a, labels_b in progress_bar(pairs, progress, "partitions", total=total):
         base = dict(keys)
         key_names += [k for k in base if k not in key_names]
         try:

@@ -143,3 +143,69 @@ def test_predict_k_uses_the_registry_optimum_and_direction():
     assert np.isnan(predict_k(curves.assign(silhouette=np.nan)).silhouette)
     with pytest.raises(ValueError, match="no measure named"):
         predict_k(curves.rename(columns={"silhouette": "silhouete"}))
+
+
+# --- which_index says what the evidence supports (issue 49) ----------------------------------------------------------
+
+def _rounded_blobs():
+    "24 points of three well-separated classes, rounded: coinciding points make some indices infinite as k nears n."
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(24, centers=[[0, 0], [8, 0], [4, 7]], cluster_std=0.6, random_state=1)
+    return np.round(X), y
+
+
+def test_which_index_refuses_empty_measures_and_bad_ks_at_the_door():
+    """Issue 49: `measures=[]` and `ks=[0, ...]` gave library errors from deep inside; they are refused before any
+    work, naming the option and the fix."""
+    from clm_nb.evaluation import which_index
+    X, y = _rounded_blobs()
+    with pytest.raises(ValueError, match="measures is empty"):
+        which_index(X, y, measures=[])
+    with pytest.raises(ValueError, match=r"ks=0 must be an integer in \[2, 23\]"):
+        which_index(X, y, ks=[0, 2, 3])
+    with pytest.raises(ValueError, match="ks=24"):
+        which_index(X, y, ks=[2, 24])
+    with pytest.raises(ValueError, match="not internal indices"):
+        which_index(X, y, measures=["ari"])
+
+
+def test_which_index_says_which_indices_it_could_not_judge():
+    """Issue 49: with ks up to n - 1, indices that are infinite on some partitions had r = NaN silently, and the reason
+    still claimed a lead "over every other index". Each is listed as not judged, with the partitions and the advice
+    to rank, and the lead is claimed over the indices judged only."""
+    from clm_nb.evaluation import which_index
+    X, y = _rounded_blobs()
+    ks = [2, 3, 4, 13, 22, 23]
+    choice = which_index(X, y, ks=ks, n_boot=200)
+    assert set(choice.not_judged) == {"calinski_harabasz", "davies_bouldin", "dunn"}, choice.not_judged
+    assert all("infinite on" in why and "spearman" in why for why in choice.not_judged.values())
+    assert "over every other index" not in choice.reason and "could not be judged" in choice.reason
+    assert (choice.believe, choice.leader) == ("silhouette", "silhouette") and "every other index judged" in choice.reason
+    assert "not judged: infinite on" in repr(choice)
+    ranked = which_index(X, y, ks=ks, n_boot=200, method="spearman")      # ranks weigh an infinite score
+    assert ranked.not_judged == {} and ranked.table.r.notna().all()
+
+
+def test_which_index_names_no_index_when_the_lead_is_not_clear():
+    """Issue 49: an overlapping interval is no clear lead. On standardised wine (k = 2..8) calinski_harabasz ranks
+    first but silhouette's interval overlaps its own: a tie, in rank order, and both pick k-means at k = 3."""
+    from sklearn.datasets import load_wine
+    from clm_nb.evaluation import which_index
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    choice = which_index(X, y, ks=range(2, 9), random_state=0)
+    assert choice.believe is None and choice.leader == "calinski_harabasz"
+    assert choice.tied == list(choice.table.index[:len(choice.tied)]) and "silhouette" in choice.tied
+    assert "pick kmeans k=3" in choice.reason
+
+
+def test_which_index_does_not_recommend_a_weak_leader():
+    """Issue 49: "believe calinski_harabasz" at r = 0.435 with a pick of ARI 0.27 (thyroid). A clear leader whose
+    correlation is weak (iris, k = 2..6: r = 0.38) is the leader, not a recommendation."""
+    from sklearn.datasets import load_iris
+    from clm_nb.evaluation import which_index
+    X, y = load_iris(return_X_y=True)
+    choice = which_index(X, y, measures=["calinski_harabasz"], ks=range(2, 7), n_boot=200)
+    assert choice.table.r.iloc[0] < 0.5
+    assert choice.believe is None and "agrees only weakly" in choice.reason, choice.reason
+    assert choice.leader == "calinski_harabasz"

@@ -438,3 +438,14 @@ def test_tables_and_charts_fit_their_pane(report, browser, width):
         page.wait_for_load_state("load")
         assert _clipped(page) == [], (width, f.name)
     page.close()
+
+def test_quiet_switch_silences_the_pages_bar(tmp_path, monkeypatch, capfd):
+    """Issue 49: `CLM_NB_PROGRESS=0` (what `clm-nb --quiet` sets) silences the report's `pages:` bar, which went on
+    writing to a log file with it (the leaderboard command asked for the bar)."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    monkeypatch.setenv("CLM_NB_PROGRESS", "0")
+    catalog = list_datasets(False, labeled=False, max_datasets=1)
+    results = run(profile_tasks(catalog, data_dir=False, n_permutations=5), store=tmp_path / "tasks", n_jobs=1)
+    build_report(leaderboard(results, catalog, data_dir=False), tmp_path / "site", view_points=10, progress=True)
+    err = capfd.readouterr().err
+    assert "pages" not in err and "tasks" not in err, err

@@ -134,3 +134,15 @@ def test_tasks_run_longest_first_unknown_costs_first(tmp_path, executor):
     res = run(tasks, store=tmp_path, executor=executor, n_jobs=1, progress=False)
     assert execution_order(tmp_path, tasks) == [1, 2, 4, 3, 5, 0]
     assert res.trial.tolist() == list(range(6))                                # results stay in task order
+
+
+def test_quiet_switch_silences_the_tasks_bar(tmp_path, monkeypatch, capfd):
+    """Issue 49: `CLM_NB_PROGRESS=0` (what `clm-nb --quiet` sets) is the one switch of every bar: the runner's `tasks:`
+    bar went on writing to a log file even with it, since the runner's default (and the CLI) asked for a bar."""
+    monkeypatch.setenv("CLM_NB_PROGRESS", "0")
+    run(grid(2), store=tmp_path / "a", executor="inline", progress=True)
+    run(grid(2), store=tmp_path / "b", executor="inline")
+    monkeypatch.delenv("CLM_NB_PROGRESS")
+    run(grid(2), store=tmp_path / "c", executor="inline")           # stderr is no terminal: no bar by default either
+    err = capfd.readouterr().err
+    assert "tasks" not in err, err

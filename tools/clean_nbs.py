@@ -13,6 +13,16 @@ venv by `make install`), whose display name equals its name, so plain nbdev-clea
 runs nbdev-clean and then writes both keys as that kernel reports them. An existing `language_info.version` is kept, so the result does not depend on the Python that runs
 the script (`make test` gives the same files on every machine); only a kernel on another Python version still
 marks a notebook modified (by the version alone).
+
+Jupyter runs the same cleaning on every save (issue 49): `pre_save_hook` is the project's pre-save hook, nbdev's
+convention (`nbdev.clean.clean_jupyter`, enabled by `jupyter_hooks = true` in pyproject's `[tool.nbdev]`), set by
+`tools/jupyter_server_config.py`, which `make install` links into the venv's own Jupyter config (never ~/.jupyter).
+For a notebook of `nbs/` it also keeps the stored outputs: a cell whose source is unchanged is saved with the outputs
+the file already holds, so running a notebook (Run All, a progress bar, a new number) and saving it leaves the file
+as it was; an edited or new cell is saved with its new outputs, without progress-bar widgets (their state is not
+saved: they would show as "Loading widget..."). Start Jupyter with `CLM_NB_SAVE_OUTPUTS=1` to store every cell's new
+outputs on purpose. Notebooks of other projects get nbdev's own hook, which does nothing unless their settings enable
+it.
 """
 import argparse, copy, functools, json, os
 from pathlib import Path
@@ -50,24 +60,86 @@ def _notebooks(path: Path):
     return [Path(f) for f in globtastic(path, file_glob="*.ipynb", skip_folder_re="^[_.]")]
 
 
+def _settings(root: Path = ROOT):
+    "The project's nbdev settings (pyproject's `[tool.nbdev]`), read from `root` wherever the process runs."
+    from nbdev.config import get_config
+    return get_config(path=root)
+
+
+def clean_notebook(nb: dict, metadata_only: bool = False, stored: dict | None = None) -> dict:
+    """`nb` (a notebook dict) cleaned in place as nbdev-clean cleans it with the project's settings (unless
+    `metadata_only`), then with the project kernel's metadata; `language_info.version` is taken from `stored` (the
+    file's notebook) when given, else kept from `nb`."""
+    if not metadata_only:
+        from nbdev.clean import clean_nb
+        cfg = _settings()
+        clean_nb(nb, cfg.clear_all, cfg.get("allowed_metadata_keys") or [], cfg.get("allowed_cell_metadata_keys") or [],
+                 cfg.clean_ids, cfg.get("allowed_out_metadata_keys") or [])
+    if stored is not None and (stored.get("metadata", {}).get("language_info") or {}).get("version"):
+        nb.setdefault("metadata", {}).setdefault("language_info", {})["version"] = \
+            stored["metadata"]["language_info"]["version"]
+    return set_kernel_metadata(nb)
+
+
 def clean(paths=None, metadata_only: bool = False) -> list[Path]:
     "nbdev-clean each path (file or folder; default nbs/), then set the kernel metadata; the files that step changed."
     from fastcore.nbio import nb2str
-    from nbdev.clean import nbdev_clean
     paths = [Path(p).resolve() for p in (paths or [ROOT / "nbs"])]
-    changed, cwd = [], os.getcwd()
+    changed = []
     for path in paths:
-        if not metadata_only:
-            os.chdir(ROOT)                                  # nbdev reads its settings from the project's pyproject.toml
-            try: nbdev_clean.__wrapped__(str(path))
-            finally: os.chdir(cwd)
         for f in _notebooks(path):
             text = f.read_text(encoding="utf-8")
-            new = nb2str(set_kernel_metadata(json.loads(text)))    # nbdev's own format: sorted keys, indent 1
+            new = nb2str(clean_notebook(json.loads(text), metadata_only))    # nbdev's own format: sorted keys, indent 1
             if new != text:
                 f.write_text(new, encoding="utf-8")
                 changed.append(f)
     return changed
+
+
+SAVE_OUTPUTS_ENV = "CLM_NB_SAVE_OUTPUTS"   # '1': a save from Jupyter stores every cell's new outputs
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return src if isinstance(src, str) else "".join(src)
+
+
+def _is_widget(output) -> bool:
+    "A widget view (a tqdm bar in Jupyter): its state is not saved, so the saved view shows nothing useful."
+    return "application/vnd.jupyter.widget-view+json" in (output.get("data") or {})
+
+
+def keep_stored_outputs(nb: dict, stored: dict | None, keep: bool = True) -> dict:
+    """Each code cell of `nb` whose id and source are those of a cell of `stored` (the notebook on disk) gets that
+    cell's outputs back (when `keep`); the others lose their widget views. `nb`, in place."""
+    old = {c.get("id"): c for c in (stored or {}).get("cells", []) if c.get("cell_type") == "code"}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code": continue
+        before = old.get(cell.get("id"))
+        if keep and before is not None and _source(before) == _source(cell):
+            cell["outputs"] = copy.deepcopy(before.get("outputs", []))
+        else:
+            cell["outputs"] = [o for o in cell.get("outputs", []) if not _is_widget(o)]
+    nb.get("metadata", {}).pop("widgets", None)          # the widgets' saved state: no view is left to show it
+    return nb
+
+
+def pre_save_hook(model, path, contents_manager=None, **kwargs):
+    """Jupyter's pre-save hook for the project (see the module's docstring): a notebook of the project's `nbs/` is
+    cleaned as `clean` cleans it and keeps the stored outputs of its unchanged cells; any other notebook goes to
+    nbdev's own hook (`nbdev.clean.clean_jupyter`)."""
+    if model.get("type") != "notebook" or (model.get("content") or {}).get("nbformat") != 4: return
+    root = Path(getattr(contents_manager, "root_dir", "") or os.getcwd()).expanduser()
+    os_path = (root / str(path).strip("/")).resolve()
+    cfg = _settings()
+    if not (os_path.is_relative_to(Path(cfg.config_path) / cfg.nbs_path) and cfg.jupyter_hooks):
+        from nbdev.clean import clean_jupyter
+        return clean_jupyter(path=str(os_path), model=model, **kwargs)
+    try: stored = json.loads(os_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError): stored = None          # a new file, or one that is not JSON: nothing to keep
+    nb = model["content"]
+    clean_notebook(nb, stored=stored)
+    keep_stored_outputs(nb, stored, keep=os.environ.get(SAVE_OUTPUTS_ENV, "").strip() != "1")
 
 
 if __name__ == "__main__":
