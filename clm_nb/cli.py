@@ -1044,7 +1044,7 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
     from clm_nb.prepare import missing_counts, prepare
     holes = missing_counts(feats)
     p = prepare(feats, y, missing="impute" if len(holes) else "refuse", drop_constant=False,   # encode, keep the rest
-                rare=rare, min_class_size=min_class_size)
+                rare=rare, min_class_size=min_class_size, leaks="warn")   # stored: a study reads the warnings
     X, y, names = p.X, p.y, p.features        # rows set aside leave X and y together (issue 49)
     if len(holes):                           # stored with the holes: a study chooses its own missing-value policy
         import numpy as np

@@ -17,11 +17,11 @@ from .core import (check_choice, check_class_pairs, check_flag, check_labels, ch
                          float_column, noise_mask, user_text, zscore)
 
 # %% auto #0
-__all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE', 'DUPLICATE_SHARE',
-           'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'INDEX_MIN_ROWS', 'RARE_DEFAULT',
-           'MIN_CLASS_SIZE', 'marker', 'say', 'PrepStep', 'Prepared', 'as_table', 'missing_counts', 'handle_missing',
-           'encode_columns', 'constant_columns', 'rare_classes', 'duplicate_rows', 'skewed_features', 'label_runs',
-           'tie_mixing', 'leakage_findings', 'saved_index_columns', 'drop_saved_index', 'robust_scale',
+__all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'LEAK_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE',
+           'DUPLICATE_SHARE', 'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'INDEX_MIN_ROWS',
+           'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'marker', 'say', 'PrepStep', 'Prepared', 'as_table', 'missing_counts',
+           'handle_missing', 'encode_columns', 'constant_columns', 'rare_classes', 'duplicate_rows', 'skewed_features',
+           'label_runs', 'tie_mixing', 'leakage_findings', 'saved_index_columns', 'drop_saved_index', 'robust_scale',
            'scale_features', 'prepare']
 
 # %% ../nbs/08a_prepare.ipynb #41e97fb2
@@ -31,6 +31,7 @@ pd = LazyModule("pandas")     # imported on first use: the command line reads th
 MISSING_POLICIES = ("refuse", "drop", "impute")      # what `prepare` does with missing feature values
 SCALINGS = ("none", "standardize", "robust", "log")  # the feature scalings (see `scale_features`)
 RARE_POLICIES = ("keep", "set_aside")                # classes below min_class_size: scored, or set aside and listed
+LEAK_POLICIES = ("leave_out", "warn")               # a column that may leak the labels: left out of the verdict, or warned of
 
 # %% ../nbs/08a_prepare.ipynb #7ae46fa6
 INTERFACES = ("python", "cli")
@@ -439,12 +440,14 @@ def _leak_reasons(X: pd.DataFrame, y) -> dict:
     return out
 
 def _leak_step(c: str, why: list, how: str, source: str) -> PrepStep:
-    "The warning on column `c` (input column `source`): its reasons and what was done ('out', 'kept' or 'only')."
+    "The warning on column `c` (input column `source`): its reasons and what was done ('out', 'kept', 'warned' or 'only')."
     advice = {"out": "It is left out of the verdict. If it encodes the label (an id, a sort key, a derived code), that is "
                      f"right; if it is a real measurement, keep it ({marker('keep_cols', [source])}), knowing that the "
                      "classes are then trivially separable along it.",
               "kept": f"It is kept on purpose ({marker('keep_cols', [source])}): the verdict reads it, and the classes are "
                       f"trivially separable along it; if it encodes the label, drop it ({marker('drop_cols', [source])}).",
+              "warned": "It is kept with this warning (leaks='warn': the features of a curated bundle are taken as "
+                        f"measurements); if it encodes the label, drop it ({marker('drop_cols', [source])}).",
               "only": "Every feature is flagged, so it is kept (nothing else would be left) and the verdict reads it; if it "
                       f"encodes the label (an id, a sort key, a derived code), drop it ({marker('drop_cols', [source])})."}
     return PrepStep("leakage", (c,), f"column {user_text(c)} may leak the labels: {'; '.join(why)}. {advice[how]}", True)
@@ -553,6 +556,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             min_class_size: int = MIN_CLASS_SIZE,  # classes with fewer points are rare
             noise=None,                         # the measures' noise policy; with one, the label -1 is not a class
             keep_cols=None,                     # input columns kept on purpose although flagged (an index, a leak)
+            leaks: str = "leave_out",           # flagged columns: 'leave_out' of the verdict, or 'warn' and keep them
            ) -> Prepared:
     "The features and labels made ready for the measures, and the record of every step (see the prose)."
     df = as_table(X)
@@ -562,6 +566,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
         raise ValueError(f"prepare: {len(df)} rows of features but labels of shape {y.shape}; give one label per row.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="prepare")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="prepare")
+    leaks = check_choice(leaks, "leaks", LEAK_POLICIES, who="prepare")
     drop_constant = check_flag(drop_constant, "drop_constant", who="prepare")
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="prepare")
     if ordinal is not None and not isinstance(ordinal, dict):
@@ -605,7 +610,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
     A = check_magnitude(enc.to_numpy(dtype=np.float64), list(enc.columns), who="prepare")  # squared distances must not overflow
     reasons = _leak_reasons(enc, y)
     source = {c: _source_column(c, list(df.columns)) for c in reasons}
-    how = {c: "kept" if source[c] in keep_cols else "out" for c in reasons}
+    how = {c: "kept" if source[c] in keep_cols else "warned" if leaks == "warn" else "out" for c in reasons}
     out = [c for c in reasons if how[c] == "out"]
     if out and len(out) == enc.shape[1]:               # every feature flagged: nothing would be left, all are kept
         how, out = {c: "only" for c in reasons}, []

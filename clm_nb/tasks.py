@@ -221,7 +221,7 @@ def ground_truth_tasks(datasets,                        # objects with collectio
             raise ValueError(f"ground_truth_tasks: the dataset {d.collection}/{d.name} is given twice; pass each once.")
         seen.add((d.collection, d.name))
         try:                                  # the features the CLM scores read: same preparation, same scaling
-            p = prepare(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
+            p = prepare(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")   # a bundle
             X, y = p.X, p.y
         except ValueError:                    # refused (e.g. missing values): the task fails and records why
             X, y = d.X, d.y
@@ -313,7 +313,7 @@ def measures_task(collection: str,              # the dataset's collection
     prepared as the study says (refused by the preparation: each measure records its own refusal of the raw data)."""
     ds = load_checked(collection, name, data_dir, data_digest)
     try:
-        p = prepare(ds.X, ds.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
+        p = prepare(ds.X, ds.y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")
         ds = SimpleNamespace(collection=ds.collection, name=ds.name, X=p.X, y=p.y)
     except ValueError:
         pass
