@@ -593,6 +593,35 @@ def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
             for m in views) + f", against a middle band {rule.low:g}–{rule.high:g} of width {rule.high - rule.low:.2f}.")
     return lines
 
+# %% ../nbs/17_assessment.ipynb #a49asmea
+def _assess_measures(measures,            # the caller's measures (None: the leaderboard's)
+                     primary: str,        # the ranking score
+                     rule: VerdictRule,   # the verdict rule, whose views' measures are required
+                     metric: str,         # a canonical metric
+                     kind: str,           # what X is (`_check_metric`)
+                    ) -> tuple[list, str]:
+    "(the measures `assess` computes, a note on those the metric leaves out); [] and a list without the views refused."
+    if not (measures is None or isinstance(measures, str)):
+        measures = list(measures)
+        if not measures:                                               # [] is not "the defaults"
+            raise ValueError(f"assess: measures=[] names no measure; give the measures to compute (at least the "
+                             f"views' {[m for _, m in rule.views]}), or leave measures out for the leaderboard's.")
+    names, left_out = metric_measures(measures, primary, rule, metric, kind)
+    need = [m for _, m in rule.views if m not in names]
+    if need:
+        raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
+    return names, left_out
+
+def _stability(table: pd.DataFrame | None,   # the variants table (None: not computed)
+               verdict: str,                 # the headline verdict
+               leaky: list,                  # flagged features the verdict reads (kept on purpose)
+              ) -> str:
+    "'stable', 'depends on preprocessing', the leak wording (`LEAK_STABILITY`) or 'not checked' (see the prose)."
+    stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
+    without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
+    return (LEAK_STABILITY if leaky and without != verdict else "not checked" if stable is None
+            else "stable" if stable else "depends on preprocessing")
+
 # %% ../nbs/17_assessment.ipynb #3547bcc9
 def assess(X,                                        # (n, d) data: a DataFrame (any column types) or an array
            y,                                        # one label per row, any hashable values (strings are fine)
@@ -632,15 +661,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     bars = "assess" if show_progress(progress) else False            # progress bars on stderr (a bad value: refused)
     if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
         check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
-    if not (measures is None or isinstance(measures, str)):
-        measures = list(measures)
-        if not measures:                                               # [] is not "the defaults"
-            raise ValueError(f"assess: measures=[] names no measure; give the measures to compute (at least the "
-                             f"views' {[m for _, m in rule.views]}), or leave measures out for the leaderboard's.")
-    names, left_out = metric_measures(measures, primary, rule, metric, kind)
-    need = [m for _, m in rule.views if m not in names]
-    if need:
-        raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
+    names, left_out = _assess_measures(measures, primary, rule, metric, kind)
     p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
                         min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
     variants = variants and kind == "coordinates"                    # no scaling variants of other points
@@ -664,11 +685,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
     labels = np.asarray(p.y, dtype=object)
     n_minus_one = int(noise_mask(labels).sum()) if noise is None else data.n_noise
-    stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
     leaky = p.columns_warned if kind == "coordinates" else []
-    without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
-    stability = (LEAK_STABILITY if leaky and without != verdict.verdict else "not checked" if stable is None
-                 else "stable" if stable else "depends on preprocessing")
+    stability = _stability(table, verdict.verdict, leaky)
     hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)
     return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
                       score_se=float(se) if pd.notna(se) else 0.0, scores=scores,

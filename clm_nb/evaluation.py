@@ -431,8 +431,10 @@ def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, 
                   notes: dict | None = None) -> tuple:
     "(believe, tied, reason) by the rule of `which_index`, from the correlation table and the best one's differences."
     if verdict != "trustworthy":
-        return None, [], (f"the labels are {verdict} as clusters ({why}): agreement with them says little about an "
-                          "index, so no index can be believed on these labels.")
+        said = (f"the labels are {verdict} as clusters" if verdict in ("doubtful", "unreliable")
+                else "the views cannot judge whether the labels are clusters")      # too few points, cannot judge
+        return None, [], (f"{said} ({why}): agreement with them says little about an index, so no index can be "
+                          "believed on these labels.")
     note = "".join(f" {m}: {w}." for m, w in (notes or {}).items())
     note += "".join(f" {m} could not be judged: {w}." for m, w in (not_judged or {}).items())
     judged = table[np.isfinite(table.r.astype(float))]

@@ -544,6 +544,54 @@ def _source_column(name: str, columns: list) -> str:
         return name
     return max((c for c in columns if name.startswith(f"{c}=")), key=len, default=name)
 
+# %% ../nbs/08a_prepare.ipynb #a49lkpol
+def _leak_policy(enc: pd.DataFrame,   # the encoded features
+                 y,                   # one label per row
+                 columns: list,       # the input columns (one-hot features name theirs)
+                 keep_cols: list,     # input columns kept on purpose
+                 leaks: str,          # 'leave_out' or 'warn' (LEAK_POLICIES)
+                ) -> tuple[list, list]:
+    "(the encoded features left out of the verdict, the leakage warnings) under the policy `leaks`."
+    reasons = _leak_reasons(enc, y)
+    source = {c: _source_column(c, columns) for c in reasons}
+    how = {c: "kept" if source[c] in keep_cols else "warned" if leaks == "warn" else "out" for c in reasons}
+    out = [c for c in reasons if how[c] == "out"]
+    if out and len(out) == enc.shape[1]:               # every feature flagged: nothing would be left, all are kept
+        how, out = {c: "only" for c in reasons}, []
+    return out, [_leak_step(c, reasons[c], how[c], source[c]) for c in reasons]
+
+# %% ../nbs/08a_prepare.ipynb #a49rarep
+def _rare_policy(enc: pd.DataFrame,   # the encoded features
+                 y: np.ndarray,       # one label per row
+                 rows: np.ndarray,    # the input row of each row
+                 rare: str,           # 'keep' or 'set_aside' (RARE_POLICIES)
+                 min_class_size: int, # classes with fewer points are rare
+                 noise,               # the measures' noise policy (the label -1 is no class with one)
+                ) -> tuple:
+    "(enc, y, rows, {rare class: size} set aside, the notes) under the rare-class policy, X and y kept together."
+    steps = []
+    set_aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
+    if set_aside:
+        keep = ~pd.Series(y).isin(list(set_aside)).to_numpy()
+        if len(set(y[keep]) - ({-1} if noise is not None else set())) < 2:     # nothing left to score: keep them all
+            steps.append(PrepStep("rare", (), f"{len(set_aside)} class(es) have fewer than {min_class_size} points, "
+                                  "too many to set aside (fewer than two classes would be left): all are kept, and "
+                                  "their class pairs rest on very few points.", True))
+            set_aside = {}
+    if set_aside:
+        enc, y, rows = enc[keep].reset_index(drop=True), y[keep], rows[keep]
+        listed = ", ".join(f"{user_text(k)} ({v})" for k, v in list(set_aside.items())[:10])
+        steps.append(PrepStep("rare", tuple(), f"set aside {len(set_aside)} class(es) below {min_class_size} points, "
+                              f"{sum(set_aside.values())} point(s): {listed}{' ...' if len(set_aside) > 10 else ''}; "
+                              "scored without them.", False))
+    elif rare == "keep":
+        tiny = rare_classes(y, min_class_size, noise=noise)
+        if tiny:
+            steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
+                                  f"({', '.join(f'{user_text(k)} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
+                                  "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
+    return enc, y, rows, set_aside, steps
+
 # %% ../nbs/08a_prepare.ipynb #fbaac3f0
 def prepare(X,                                  # (n, d) features: a DataFrame (any column types) or an array
             y,                                  # one label per row, any hashable values
@@ -586,35 +634,11 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             enc = enc.drop(columns=const)
             steps.append(PrepStep("constant", tuple(const), f"dropped {len(const)} constant column(s): "
                                   f"{', '.join(map(user_text, const[:10]))}{' ...' if len(const) > 10 else ''}."))
-    set_aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
-    if set_aside:
-        keep = ~pd.Series(y).isin(list(set_aside)).to_numpy()
-        if len(set(y[keep]) - ({-1} if noise is not None else set())) < 2:     # nothing left to score: keep them all
-            steps.append(PrepStep("rare", (), f"{len(set_aside)} class(es) have fewer than {min_class_size} points, "
-                                  "too many to set aside (fewer than two classes would be left): all are kept, and "
-                                  "their class pairs rest on very few points.", True))
-            set_aside = {}
-    if set_aside:
-        enc, y, rows = enc[keep].reset_index(drop=True), y[keep], rows[keep]
-        listed = ", ".join(f"{user_text(k)} ({v})" for k, v in list(set_aside.items())[:10])
-        steps.append(PrepStep("rare", tuple(), f"set aside {len(set_aside)} class(es) below {min_class_size} points, "
-                              f"{sum(set_aside.values())} point(s): {listed}{' ...' if len(set_aside) > 10 else ''}; "
-                              "scored without them.", False))
-    elif rare == "keep":
-        tiny = rare_classes(y, min_class_size, noise=noise)
-        if tiny:
-            steps.append(PrepStep("rare", tuple(), f"{len(tiny)} class(es) have fewer than {min_class_size} points "
-                                  f"({', '.join(f'{user_text(k)} ({v})' for k, v in list(tiny.items())[:10])}); each of their "
-                                  "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
+    enc, y, rows, set_aside, more = _rare_policy(enc, y, rows, rare, min_class_size, noise)
+    steps += more
     check_class_pairs(pd.Series(y[~noise_mask(y)] if noise is not None else y, dtype=object).nunique(), who="prepare")
     A = check_magnitude(enc.to_numpy(dtype=np.float64), list(enc.columns), who="prepare")  # squared distances must not overflow
-    reasons = _leak_reasons(enc, y)
-    source = {c: _source_column(c, list(df.columns)) for c in reasons}
-    how = {c: "kept" if source[c] in keep_cols else "warned" if leaks == "warn" else "out" for c in reasons}
-    out = [c for c in reasons if how[c] == "out"]
-    if out and len(out) == enc.shape[1]:               # every feature flagged: nothing would be left, all are kept
-        how, out = {c: "only" for c in reasons}, []
-    leaks = [_leak_step(c, reasons[c], how[c], source[c]) for c in reasons]
+    out, leaks = _leak_policy(enc, y, list(df.columns), keep_cols, leaks)
     cut = np.isin(np.asarray(enc.columns, dtype=object), out)
     left_X = A[:, cut] if out else None
     A, features = A[:, ~cut], [c for c in enc.columns if c not in out]

@@ -161,7 +161,7 @@ def test_duplicated_header_is_refused(tmp_path):
 def test_label_codes_are_not_merged_by_number_parsing(tmp_path):
     "`01` and `1`, `1.10` and `1.1` are four classes; read as numbers on request, with a warning naming them."
     labels = ["01", "1", "1.10", "1.1"] * 10
-    (tmp_path / "codes.csv").write_text("x,class\n" + "".join(f"{i},{c}\n" for i, c in enumerate(labels)))
+    (tmp_path / "codes.csv").write_text("x,class\n" + "".join(f"{i / 2},{c}\n" for i, c in enumerate(labels)))  # not 0..n-1: no saved index
     _, y, _ = read_labeled_file(tmp_path / "codes.csv", "class")
     assert sorted(set(y.tolist())) == ["01", "1", "1.1", "1.10"]
     with warnings.catch_warnings(record=True) as caught:

@@ -245,6 +245,7 @@ def _run_study_locked(name: str, study: Path, params: dict, digest: str) -> tupl
     for k, v in params.items():
         cmd += ["-y", json.dumps({k: v})]
     env = {k: v for k, v in os.environ.items() if k != "CLM_NB_DATA"}      # the embedded default, whatever the shell
+    env["CLM_NB_PROGRESS"] = "text"     # text bars on stderr (left out below), never widgets that load JS from a CDN
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode:
         raise SystemExit(f"study {name} failed while building the docs:\n{res.stderr[-3000:]}")
