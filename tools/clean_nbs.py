@@ -66,13 +66,13 @@ def _settings(root: Path = ROOT):
     return get_config(path=root)
 
 
-def clean_notebook(nb: dict, metadata_only: bool = False, stored: dict | None = None) -> dict:
+def clean_notebook(nb: dict, metadata_only: bool = False, stored: dict | None = None, root: Path = ROOT) -> dict:
     """`nb` (a notebook dict) cleaned in place as nbdev-clean cleans it with the project's settings (unless
     `metadata_only`), then with the project kernel's metadata; `language_info.version` is taken from `stored` (the
     file's notebook) when given, else kept from `nb`."""
     if not metadata_only:
         from nbdev.clean import clean_nb
-        cfg = _settings()
+        cfg = _settings(root)
         clean_nb(nb, cfg.clear_all, cfg.get("allowed_metadata_keys") or [], cfg.get("allowed_cell_metadata_keys") or [],
                  cfg.clean_ids, cfg.get("allowed_out_metadata_keys") or [])
     if stored is not None and (stored.get("metadata", {}).get("language_info") or {}).get("version"):
@@ -131,14 +131,18 @@ def pre_save_hook(model, path, contents_manager=None, **kwargs):
     if model.get("type") != "notebook" or (model.get("content") or {}).get("nbformat") != 4: return
     root = Path(getattr(contents_manager, "root_dir", "") or os.getcwd()).expanduser()
     os_path = (root / str(path).strip("/")).resolve()
-    cfg = _settings()
-    if not (os_path.is_relative_to(Path(cfg.config_path) / cfg.nbs_path) and cfg.jupyter_hooks):
+    # the project the notebook belongs to (its nearest pyproject.toml), not the one this file came from: a server may
+    # read this hook through another checkout's venv (CI's fresh clone serving a copy, a second worktree)
+    project = next((p for p in os_path.parents if (p / "pyproject.toml").is_file()), None)
+    cfg = _settings(project) if project is not None else None
+    ours = cfg is not None and cfg.get("lib_name") == "clm_nb" and cfg.jupyter_hooks   # another project: nbdev's hook
+    if not (ours and os_path.is_relative_to(Path(cfg.config_path) / cfg.nbs_path)):
         from nbdev.clean import clean_jupyter
         return clean_jupyter(path=str(os_path), model=model, **kwargs)
     try: stored = json.loads(os_path.read_text(encoding="utf-8"))
     except (OSError, ValueError): stored = None          # a new file, or one that is not JSON: nothing to keep
     nb = model["content"]
-    clean_notebook(nb, stored=stored)
+    clean_notebook(nb, stored=stored, root=project)
     keep_stored_outputs(nb, stored, keep=os.environ.get(SAVE_OUTPUTS_ENV, "").strip() != "1")
 
 
