@@ -185,14 +185,21 @@ def _exact_rotation(X, y, rng):
 EXACT = {"scale": _exact_scale, "translation": _exact_translation, "rotation": _exact_rotation}
 
 
-@pytest.mark.parametrize("name, invariance", [c for c in CLAIMS if c[1] in TRANSFORMS])
+# The order-reading measures on tied data: only a power-of-two scale is exact through the whole computation. An integer
+# shift or a signed permutation is exact on the coordinates, but the pair engine centres them before its Gram products
+# (mean(X + c) is not mean(X) + c to the last bit) and sums features in another order, so a tie can still split by
+# one ulp (seen: dbcv_btwn 0.12980 -> 0.12913 under an integer shift, in a CI run).
+TIED_CASES = [c for c in CLAIMS if c[1] in TRANSFORMS and (c[0] not in ORDER_SENSITIVE or c[1] == "scale")]
+
+
+@pytest.mark.parametrize("name, invariance", TIED_CASES)
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=tied_data())
 def test_claimed_invariance_holds_on_tied_data(name, invariance, case):
     """Issue 49: the claims on tied data (integer features). A transform that is not exact in binary splits a tie by
     a rounding error; every measure that reads a threshold on distances (DCSI, WCNN, DuNN-OWA, CVNN) must not see it.
     The measures that read the order of distances (`ORDER_SENSITIVE`) claim their invariances in exact arithmetic:
-    on tied data they are held to transforms exact in binary (powers of two, integer shifts, signed permutations)."""
+    on tied data they are held to a power-of-two scale (see `TIED_CASES`)."""
     X, y, rng = case
     before = _score_away_from_limits(name, X, y)
     if name in MONTE_CARLO and invariance == "rotation":
