@@ -11,7 +11,7 @@ import argparse
 import time
 from pathlib import Path
 
-from clm_nb.datasets import iter_datasets, list_datasets
+from clm_nb.bundle import iter_datasets, list_datasets
 from clm_nb.tasks import score_datasets
 
 SEVEN = ["ch_btwn", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a"]

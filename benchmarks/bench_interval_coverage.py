@@ -15,7 +15,7 @@ of the mean estimated se to the observed sd of the score over the datasets (1 = 
 import sys, time
 import numpy as np, pandas as pd
 from clm_nb.intervals import resample_scores
-from clm_nb.verdict import LEADERBOARD_MEASURES, clm_profile
+from clm_nb.profile import LEADERBOARD_MEASURES, clm_profile
 
 S = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 240

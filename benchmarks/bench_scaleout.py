@@ -233,7 +233,7 @@ def timed_run(tasks, n_workers: int, tmp: Path):
 
 
 def measure(args):
-    from clm_nb.datasets import load_dataset
+    from clm_nb.bundle import load_dataset
     from clm_nb.tasks import ground_truth_tasks
     data = [load_dataset(n, args.data_dir, collection="hjn_labeled96") for n in args.datasets]
     tasks = ground_truth_tasks(data, techniques=args.techniques, n_trials=args.n_trials, max_points=2000)

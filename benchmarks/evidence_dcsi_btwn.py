@@ -10,7 +10,7 @@ import sys, time
 from pathlib import Path
 import numpy as np, pandas as pd
 from clm_nb.core import zscore
-from clm_nb.datasets import load_dataset
+from clm_nb.bundle import load_dataset
 from clm_nb.between import dbcv_btwn, dcsi_btwn, ch_btwn
 
 out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)

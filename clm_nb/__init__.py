@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 import importlib as _importlib
 
 _SOURCES = {
-    "core": ("get_measure", "measures", "register", "score"),
+    "catalog": ("get_measure", "measures", "register", "score"),
     "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
                  "point_biserial", "silhouette", "xie_beni", "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn",
                  "dunn_owa", "sindex", "widest_gap"),
@@ -30,7 +30,7 @@ _SOURCES = {
                  "fowlkes_mallows", "inverse_purity", "jaccard_pairs", "mi", "nca", "nmi", "npa", "nvd", "psi", "purity",
                  "rand", "v_measure", "vi", "wallace_ab", "wallace_ba"),
     "consensus": ("aari", "anmi", "discotec"),
-    "datasets": ("list_datasets", "load_dataset"),
+    "bundle": ("list_datasets", "load_dataset"),
     "assessment": ("assess", "Assessment"),
 }
 _LAZY = {name: module for module, names in _SOURCES.items() for name in names}
@@ -60,16 +60,18 @@ __all__ = [
 
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("core", "pairs", "internal", "cvi", "curves", "separability", "density", "between", "external", "consensus",
-               "datasets", "prepare", "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "charts",
-               "report", "assessment", "cli", "all")
+_SUBMODULES = ("text", "checks", "registry", "gower", "core", "pairs", "internal", "cvi", "curves", "separability",
+               "density", "external", "consensus", "between", "catalog", "readers", "prepare", "synthetic", "bundle",
+               "profile", "intervals", "rule", "assessment", "clusterers", "runner", "tasks", "evaluation", "leaderboard",
+               "clustbench", "advice", "charts", "report", "cli", "all",
+               "datasets", "verdict")           # the last two: deprecated paths, kept for one release
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         module = _LAZY[name]
         if module != "assessment":                       # a measure or the registry: every measure, registered
-            _importlib.import_module("clm_nb.core").fill_registry()
+            _importlib.import_module("clm_nb.catalog")
         value = getattr(_importlib.import_module(f"clm_nb.{module}"), name)
         globals()[name] = value
         return value

@@ -16,9 +16,9 @@ from sklearn.datasets import load_iris
 import clm_nb
 from clm_nb.assessment import metric_measures, metric_views, prepare_points
 from clm_nb.cli import cli
-from clm_nb.core import METRIC_NAMES, get_measure
+from clm_nb.registry import METRIC_NAMES, get_measure
 from clm_nb.intervals import resample_scores
-from clm_nb.verdict import VIEWS, VerdictRule
+from clm_nb.profile import VIEWS, VerdictRule
 
 FAST = dict(n_permutations=5, ci=None, variants=False, max_permutations=5)
 
@@ -271,7 +271,7 @@ def test_cli_precomputed_without_labels_says_what_to_give(iris, tmp_path):
 
 def test_dim_is_checked_at_the_door(iris):
     X, y = iris
-    from clm_nb.verdict import clm_profile
+    from clm_nb.profile import clm_profile
     for bad in (0, 1.5, "4", True):
         with pytest.raises(ValueError, match="dim"):
             clm_nb.assess(X, y, dim=bad, **FAST)

@@ -263,7 +263,7 @@ def test_check_axioms_separates_within_from_between():
 
 def test_between_measures_over_a_shared_collection(shared_data_dir):
     "All between measures on a few real datasets of the bundle: finite, in range, ranked by the runner."
-    from clm_nb.datasets import iter_datasets
+    from clm_nb.bundle import iter_datasets
     from clm_nb.tasks import score_datasets
     long = score_datasets(iter_datasets(shared_data_dir, collections="hjn_labeled96", max_datasets=4, max_n=2000),
                           BETWEEN, random_state=0, progress=False)

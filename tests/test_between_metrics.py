@@ -11,7 +11,8 @@ from sklearn.datasets import make_blobs
 import clm_nb
 from clm_nb.between import (ch_a, ch_btwn, ch_t2, ch_t4, class_pairs, db_a, dbcv_btwn, dunn_a, i_a, pair_breakdown,
                             sc_a, xb_a)
-from clm_nb.core import PAIR_METRICS, check_data
+from clm_nb.registry import PAIR_METRICS
+from clm_nb.core import check_data
 from clm_nb.gower import gower
 from clm_nb.pairs import summarize
 

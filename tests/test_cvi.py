@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import ortho_group
 
-from clm_nb.core import check_data, get_measure
+from clm_nb.core import check_data
+from clm_nb.registry import get_measure
 from clm_nb.cvi import CVNNParts, cvdd, cvnn, cvnn_normalize, cvnn_parts, ratkowsky_lance, wb
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from clm_nb.datasets import load_dataset
+from clm_nb.bundle import load_dataset
 from clm_nb.runner import Task, demo_task, run, thread_report, worker_threads
 from clm_nb.tasks import ground_truth_tasks
 

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from clm_nb.datasets import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, iter_datasets, list_datasets,
-                             load_dataset, make_clm_blobs, resolve_data_dir)
+from clm_nb.bundle import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, iter_datasets, list_datasets,
+                           load_dataset, make_clm_blobs, resolve_data_dir)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -333,8 +333,8 @@ def test_shared_bundle_noise(name, collection):
 
 
 # ---------------------------------------------------------------- generators of the papers' benchmarks
-from clm_nb.datasets import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
-                             partition_ensemble, subsample_dataset)
+from clm_nb.bundle import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
+                           partition_ensemble, subsample_dataset)
 from clm_nb.external import ari as _ari
 
 
@@ -406,7 +406,7 @@ import sys
 import time
 import zipfile
 
-from clm_nb.datasets import ON_ERROR, DatasetError, array_digest, file_digest
+from clm_nb.bundle import ON_ERROR, DatasetError, array_digest, file_digest
 
 
 def _npy(a, allow_pickle=False) -> bytes:
@@ -543,7 +543,7 @@ def test_fault_exceptions_are_chained(faulty):
 
 MEMORY_GUARD = r"""
 import json, resource, sys
-from clm_nb.datasets import load_dataset
+from clm_nb.bundle import load_dataset
 vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (vm + (512 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
 out = {}
@@ -706,7 +706,7 @@ def test_arguments_checked_at_the_door(bundle, call, message):
 
 def test_header_less_index_advice_names_pandas_and_r(tmp_path):
     "Issue 49 (item 9): a header-less saved index may come from R's write.csv as well as from pandas."
-    from clm_nb.datasets import read_labeled_table
+    from clm_nb.bundle import read_labeled_table
     path = tmp_path / "r.csv"
     path.write_text('"","w","y"\n"1",0.5,"a"\n"2",0.1,"b"\n"3",0.7,"a"\n')
     with pytest.raises(ValueError, match=r"pandas: to_csv\(..., index=False\); R: write.csv\(..., row.names = FALSE\)"):

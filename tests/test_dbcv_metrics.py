@@ -13,7 +13,8 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial.distance import cdist, squareform
 
 import clm_nb
-from clm_nb.core import PAIR_METRICS, check_data
+from clm_nb.registry import PAIR_METRICS
+from clm_nb.core import check_data
 from clm_nb.cvi import cvnn, cvnn_parts
 from clm_nb.gower import gower
 from clm_nb.internal import LB_NEIGHBOURS, dbcv, intrinsic_dimension

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 import clm_nb
 from clm_nb.cli import cli
-from clm_nb.core import score
+from clm_nb.registry import score
 
 RNG = np.random.default_rng(38)
 Y60 = np.repeat([0, 1, 2], 20)
@@ -149,7 +149,7 @@ def test_a_hundred_thousand_classes_refused_at_the_door():
         import json, resource, time, numpy as np, warnings
         warnings.simplefilter("ignore")
         import clm_nb
-        from clm_nb.core import score
+        from clm_nb.registry import score
         rng = np.random.default_rng(0)
         n, K = 200_000, 100_000
         X = rng.normal(size=(n, 2)); y = np.arange(n) % K
@@ -237,7 +237,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-2 ** 63, 2 ** 63 - 1), min_size=1, max_size=8))
 def test_integer_columns_are_exact_or_refused(values):
-    from clm_nb.core import float_column
+    from clm_nb.checks import float_column
     a = np.array(values, dtype=np.int64)
     try:
         f = float_column(a, "x")

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from clm_nb.datasets import list_datasets
+from clm_nb.bundle import list_datasets
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.verdict import leaderboard, outrank_probability, profile_tasks, rank_intervals
+from clm_nb.profile import leaderboard, outrank_probability, profile_tasks, rank_intervals
 
 from browser import ARGS, CHROMIUM, sync_playwright
 from studycells import check_cell_error

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import clm_nb
-from clm_nb.core import INVARIANCES, KINDS
+from clm_nb.registry import INVARIANCES, KINDS
 
 REGISTRY = clm_nb.measures()
 LABELED = REGISTRY[REGISTRY.kind.isin(["internal", "between"])].name.tolist()   # f(X, labels, ...)
@@ -32,7 +32,7 @@ def test_metadata_is_well_formed(name):
 @pytest.mark.parametrize("name", REGISTRY.name.tolist())
 def test_summary_is_a_whole_paragraph_whose_formulas_render(name):
     "The summary the report and the docs show: a whole sentence, its `$...$` LaTeX all converted to MathML."
-    from clm_nb.core import render_math
+    from clm_nb.text import render_math
     info = clm_nb.get_measure(name)
     assert "\n" not in info.summary and info.summary.rstrip().endswith((".", ")")), info.summary   # not cut mid-sentence
     html = render_math(info.summary)
@@ -44,7 +44,7 @@ def test_summary_is_a_whole_paragraph_whose_formulas_render(name):
 def test_summary_reads_as_plain_text_in_the_terminal(name):
     "`clm-nb measures` prints the summary through `plain_math`: no LaTeX left in its formulas, brackets balanced."
     import re
-    from clm_nb.core import _MATH, plain_math
+    from clm_nb.text import _MATH, plain_math
     info = clm_nb.get_measure(name)
     for m in _MATH.finditer(info.summary):
         text = plain_math(m.group(0))

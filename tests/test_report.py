@@ -8,10 +8,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from clm_nb.datasets import list_datasets
+from clm_nb.bundle import list_datasets
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.verdict import DEFAULT_PRIMARY, leaderboard, profile_tasks
+from clm_nb.profile import DEFAULT_PRIMARY, leaderboard, profile_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -320,7 +320,7 @@ def hostile_site(tmp_path_factory, monkeypatch_module):
     refuses (one class), a name with U+202E, a 2-D dataset with feature names added from a file in the home folder."""
     import numpy as np
     import pandas as pd
-    from clm_nb.datasets import add_to_bundle
+    from clm_nb.bundle import add_to_bundle
     root = tmp_path_factory.mktemp("bundle")
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1, 2], 20)
@@ -359,7 +359,7 @@ def test_whole_site_with_unscoreable_datasets(hostile_site):
 def test_a_page_that_fails_is_a_recorded_problem(hostile_site, tmp_path, monkeypatch):
     "Issue 49: one page that cannot be built (any error) is a page saying why, a line of the index and of errors.csv."
     import clm_nb.report as report
-    from clm_nb.core import read_csv
+    from clm_nb.text import read_csv
     _, board, _ = hostile_site
     real = report._dataset_page
 

@@ -15,8 +15,9 @@ import clm_nb
 import clm_nb.assessment
 from clm_nb.between import QUADRATIC_MAX_POINTS, QUADRATIC_SAMPLES, quadratic_measures, sampled_breakdowns
 from clm_nb.cli import cli
-from clm_nb.core import PROGRESS_ENV, check_data, progress_bar, show_progress
-from clm_nb.verdict import LEADERBOARD_MEASURES, clm_profile
+from clm_nb.text import PROGRESS_ENV, progress_bar, show_progress
+from clm_nb.core import check_data
+from clm_nb.profile import LEADERBOARD_MEASURES, clm_profile
 
 
 @pytest.fixture(scope="module")

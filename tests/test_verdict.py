@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from clm_nb.datasets import add_to_bundle, list_datasets
+from clm_nb.bundle import add_to_bundle, list_datasets
 from clm_nb.runner import run, run_errors
-from clm_nb.verdict import labelling_tasks, leaderboard, profile_tasks
+from clm_nb.profile import labelling_tasks, leaderboard, profile_tasks
 
 MEASURES = ["ch_btwn", "dbcv_btwn"]
 

@@ -13,9 +13,9 @@ from sklearn.datasets import load_iris, make_blobs
 
 import clm_nb
 from clm_nb.cli import cli
-from clm_nb.datasets import list_datasets, load_dataset
+from clm_nb.bundle import list_datasets, load_dataset
 from clm_nb.runner import run
-from clm_nb.verdict import DEFAULT_SEED, VERDICTS, VerdictRule, clm_profile, profile_row, profile_tasks
+from clm_nb.profile import DEFAULT_SEED, VERDICTS, VerdictRule, clm_profile, profile_row, profile_tasks
 
 BUNDLE = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 HAS_BUNDLE = (BUNDLE / "manifest.csv").is_file()
@@ -257,7 +257,7 @@ def test_announced_time_counts_the_half_samples_and_the_variants():
     import io
     from types import SimpleNamespace
     from clm_nb.assessment import _say_plan
-    from clm_nb.verdict import LEADERBOARD_MEASURES
+    from clm_nb.profile import LEADERBOARD_MEASURES
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         _say_plan(SimpleNamespace(n=58_000, d=9, K=7), list(LEADERBOARD_MEASURES),
