@@ -10,20 +10,22 @@ from importlib.resources import files
 
 import numpy as np
 import pandas as pd
-from .text import show_progress, terminal_text, user_text
-from .checks import check_choice, check_flag, check_number
+from .text import render_math, show_progress, terminal_text, user_text
+from .checks import check_choice, check_ci, check_flag, check_number, check_permutations
 from .registry import METRIC_NAMES
+from .gower import gower_data
 from .core import (check_data, check_dissimilarity, check_labels, check_sparse, encode_labels, LabeledData,
-                         noise_mask, sparse)
-from .between import check_permutations, profile_plan, QUADRATIC_MAX_POINTS
+                         noise_mask, sparse, stratified_sample)
+from .between import profile_plan, QUADRATIC_MAX_POINTS
 from .catalog import get_measure, is_registered
 from .prepare import (as_table, drop_saved_index, handle_missing, MIN_CLASS_SIZE, MISSING_POLICIES, prepare,
                             Prepared, PrepStep, rare_classes, RARE_DEFAULT, RARE_POLICIES,
                             say, scale_features, SCALINGS)
+from .bundle import Dataset
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             judge_facts, JUDGED, LEADERBOARD_MEASURES, permutation_cap,
                             primary_score, profile_row, VerdictRule, VERDICTS, VIEWS)
-from .intervals import check_ci, MAX_RESAMPLES, resample_scores, stratified_sample
+from .intervals import MAX_RESAMPLES, resample_scores
 
 
 # %% auto #0
@@ -52,7 +54,6 @@ def _render(template: str, **context) -> str:
     "A package template (`clm_nb/templates/`) rendered with autoescape and the filters `math` and `say`."
     from jinja2 import Environment, select_autoescape     # imported on first use: only the HTML views need it
     from markupsafe import Markup
-    from clm_nb.text import render_math
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["math"] = lambda text: Markup(render_math(text))        # $...$ LaTeX typeset as MathML, offline
     env.filters["say"] = say                                            # option markers as Python keyword arguments
@@ -356,7 +357,6 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
                    keep_cols=None,       # gower: columns kept on purpose although a saved row index
                   ) -> Prepared:
     "The points that are not dense coordinates prepared by rows, validated once (see the prose)."
-    from clm_nb.gower import gower_data
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="assess")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="assess")
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="assess")
@@ -736,7 +736,6 @@ def assess_labellings(X,              # (n, d) data, as `assess` takes it
                      ) -> LabellingAssessments:
     "The CLM assessment of each reference labelling of the same data `X`: one `assess` per labelling, side by side."
     from clm_nb.clustbench import reference_labellings
-    from clm_nb.bundle import Dataset
     if isinstance(labellings, Dataset) and "noise" not in options:
         options = options | {"noise": "ignore"}       # a bundle's noise, as the leaderboard treats it
     if isinstance(labellings, pd.DataFrame):         # columns 1 and '1': refused by reference_labellings, not merged

@@ -15,21 +15,21 @@ import numpy as np
 import pandas as pd
 from numba import njit
 from scipy.special import expit, logsumexp
-from .checks import check_flag, check_number
+from .checks import check_flag, check_number, check_permutations
 from .registry import get_measure, MeasureInfo, METRIC_NAMES, PAIR_METRICS, register, SCALE_FREE
-from .core import check_class_pairs, check_data, LabeledData, normalize_scale
+from .core import check_class_pairs, check_data, LabeledData, MIN_CLASS_SAMPLE, normalize_scale, stratified_sample
 from .pairs import check_max_memory, check_metric, DEFAULT_MAX_MEMORY, METRICS, summarize
 from .internal import dbcv_value, intrinsic_dimension
+from .density import dcsi
 
 
 # %% auto #0
-__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'MIN_CLASS_SAMPLE', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE',
-           'MONTE_CARLO', 'MAX_PERMUTATIONS', 'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES',
-           'AXIOMS', 'canonical_order', 'ClassPair', 'class_pairs', 'relabellings', 'PairScore', 'geometric_median',
-           'pair_sample', 'MonteCarloScore', 'check_permutations', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a',
-           'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn',
-           'quadratic_measures', 'sampled_breakdowns', 'profile_plan', 'PairSummary', 'pair_summary', 'range_adjust',
-           'between', 'smape', 'check_axioms', 'axiom_table']
+__all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE', 'MONTE_CARLO',
+           'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES', 'AXIOMS', 'canonical_order', 'ClassPair',
+           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'ch_btwn',
+           'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown',
+           'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn', 'quadratic_measures', 'sampled_breakdowns', 'profile_plan',
+           'PairSummary', 'pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/13_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -503,8 +503,6 @@ def _sc_a_pair(pair: ClassPair, sums: np.ndarray, shift: float = 0.0) -> float:
     return 0.5 * (means[0] + means[1])
 
 # %% ../nbs/13_between.ipynb #b78d68da
-MIN_CLASS_SAMPLE = 25           # in a sampled class pair, each class keeps at least min(its size, 25) points
-
 def pair_sample(pair: ClassPair,  # the class pair, in canonical order
                 max_points: int,  # the sample size m (the pair is taken whole if smaller)
                 seed: int,        # the measure's seed; the draw depends on (seed, n_a, n_b) only
@@ -562,7 +560,6 @@ def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int,
 def _dcsi_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, min_pts: int,
                block: Callable | None = None) -> PairScore:
     "dcsi_btwn of one class pair: `_density_pair` with DCSI (`clm_nb.density.dcsi` on the sample's dissimilarities)."
-    from clm_nb.density import dcsi
     return _density_pair(pair, lambda Y, g, D: dcsi(D, g, metric="precomputed", min_pts=min_pts), n_permutations,
                          seed, max_points, block)
 
@@ -590,21 +587,6 @@ class MonteCarloScore:
         "How the points were sampled, in words ('' when every point was used)."
         return (f"computed on {self.n_samples} stratified samples of {self.sample_size:,} points" if self.n_samples
                 else "")
-
-# %% ../nbs/13_between.ipynb #6dc66ab4
-MAX_PERMUTATIONS = 10_000     # relabellings per class pair: the se is then 22 times below the paper's 20 (see above)
-
-def check_permutations(n_permutations,   # relabellings per class pair of a Monte-Carlo measure
-                       name: str,        # who checks, for the message (a measure, "assess", "--permutations")
-                      ) -> int:
-    "`n_permutations` as an int in [2, MAX_PERMUTATIONS], else a `ValueError` saying why those bounds."
-    try:
-        return check_number(n_permutations, "n_permutations", lo=2, hi=MAX_PERMUTATIONS, integer=True, who=name)
-    except ValueError as e:
-        raise ValueError(f"{e} The random-partition expectation (trick T4a) needs at least 2 relabellings (the paper "
-                         f"uses 20); more than {MAX_PERMUTATIONS:,} only lengthen the run (the standard error falls "
-                         "as 1/sqrt(T)).") from None
-
 
 # %% ../nbs/13_between.ipynb #4c29a13b
 def _check_shift(distance_shift, name: str) -> float:
@@ -1044,7 +1026,6 @@ def sampled_breakdowns(measures,                                # quadratic meas
                       ) -> dict[str, PairBreakdown]:
     """{measure: PairBreakdown} of each measure computed on `n_samples` stratified samples of `max_points` points
     (see the prose): the mean over the samples, a `MonteCarloScore` with its standard error and its `note`."""
-    from clm_nb.intervals import stratified_sample       # intervals imports this module: imported on first use
     names = list(measures)
     bad = [m for m in names if m not in quadratic_measures(PAIRWISE)]
     if bad:

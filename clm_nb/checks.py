@@ -22,11 +22,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 import numpy as np
 from .text import document_params, LazyModule, user_text
+from typing import Callable, Iterator
+import pandas as pd
+from numba import njit
+from scipy.special import expit, logsumexp
+from statistics import NormalDist
 
 
 # %% auto #0
-__all__ = ['MAX_EXACT_INT', 'who_prefix', 'show_value', 'interval_notation', 'check_number', 'check_choice', 'check_flag',
-           'check_keys', 'float_column']
+__all__ = ['MAX_PERMUTATIONS', 'MAX_EXACT_INT', 'who_prefix', 'show_value', 'interval_notation', 'check_number', 'check_choice',
+           'check_flag', 'check_keys', 'check_permutations', 'check_ci', 'float_column']
 
 # %% ../nbs/01_checks.ipynb #6e5757cd
 pd = LazyModule("pandas")     # module-private stand-in: imported on first use
@@ -152,6 +157,31 @@ def check_keys(keys,           # the names the caller gave (a dict's keys)
     raise ValueError(f"{who_prefix(who)}{name} names {', '.join(said(k) for k in unknown[:5])}"
                      f"{f' and {len(unknown) - 5} more' if len(unknown) > 5 else ''}, not a column of X; the columns "
                      f"are {listed}.")
+
+# %% ../nbs/01_checks.ipynb #6dc66ab4
+MAX_PERMUTATIONS = 10_000     # relabellings per class pair: the se is then 22 times below the paper's 20 (see above)
+
+def check_permutations(n_permutations,   # relabellings per class pair of a Monte-Carlo measure
+                       name: str,        # who checks, for the message (a measure, "assess", "--permutations")
+                      ) -> int:
+    "`n_permutations` as an int in [2, MAX_PERMUTATIONS], else a `ValueError` saying why those bounds."
+    try:
+        return check_number(n_permutations, "n_permutations", lo=2, hi=MAX_PERMUTATIONS, integer=True, who=name)
+    except ValueError as e:
+        raise ValueError(f"{e} The random-partition expectation (trick T4a) needs at least 2 relabellings (the paper "
+                         f"uses 20); more than {MAX_PERMUTATIONS:,} only lengthen the run (the standard error falls "
+                         "as 1/sqrt(T)).") from None
+
+
+# %% ../nbs/01_checks.ipynb #bed0a154
+def check_ci(ci,             # the confidence level, strictly between 0 and 1
+             who: str = "",  # the caller, for the message
+            ) -> float:
+    "The confidence level `ci` as a float in (0, 1), or a ValueError that names the slip (95 for 0.95)."
+    if isinstance(ci, (int, float, np.integer, np.floating)) and not isinstance(ci, bool) and 1 < ci < 100:
+        raise ValueError(f"{who + ': ' if who else ''}ci={ci!r} looks like a percentage; give the level as a "
+                         f"fraction, e.g. ci={ci / 100:g}.")
+    return check_number(ci, "ci", lo=0, hi=1, lo_open=True, hi_open=True, who=who)
 
 # %% ../nbs/01_checks.ipynb #15fa531b
 MAX_EXACT_INT = 2 ** 53     # float64 holds every integer of magnitude up to this exactly, not all beyond

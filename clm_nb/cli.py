@@ -326,9 +326,10 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
     import clm_nb
-    from clm_nb.between import check_permutations
+    from clm_nb.checks import check_permutations
     from clm_nb.checks import check_number
-    from clm_nb.intervals import MAX_RESAMPLES, check_ci
+    from clm_nb.intervals import MAX_RESAMPLES
+    from clm_nb.checks import check_ci
     from clm_nb.profile import DEFAULT_SEED, permutation_cap
     check_permutations(permutations, "--permutations")             # every option before the file is read
     seed = DEFAULT_SEED if seed is None else check_number(seed, "--seed", lo=0, integer=True)
@@ -636,7 +637,7 @@ def _leaderboard(data_dir, out, **o):
     Profiles the labeled datasets of the bundle DATA_DIR (without it: $CLM_NB_DATA, else the embedded default) and
     writes the site into OUT. Progress on stderr; stdout gets the path of index.html."""
     import inspect
-    from clm_nb.between import check_permutations
+    from clm_nb.checks import check_permutations
     from clm_nb.checks import check_number
     from clm_nb.prepare import RARE_DEFAULT
     from clm_nb.report import build_report

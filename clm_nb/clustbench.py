@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .core import encode_labels, noise_mask
-from .catalog import get_measure
+from .catalog import get_measure, measures
 from .bundle import Dataset, file_type, load_dataset, read_bytes, replace_file, resolve_data_dir, variant_index
+from .profile import VERDICTS
+from .evaluation import clm_aware_ranking
 
 
 # %% auto #0
@@ -80,7 +82,6 @@ def check_external(measure: str):
     "The registry entry of an external measure, or a `ValueError` listing the external ones."
     info = get_measure(measure)
     if info.kind != "external":
-        from clm_nb.registry import measures
         raise ValueError(f"measure={measure!r} is not an external measure (its kind: {info.kind}); a clustering is "
                          f"scored against a reference with an external one: {sorted(measures('external').name)}.")
     return info
@@ -328,7 +329,6 @@ def trusted_labellings(board,                                # a `clm_nb.verdict
                        verdicts=("trustworthy",),            # the verdicts admitted
                       ) -> pd.DataFrame:
     "The (collection, dataset, labels) whose CLM verdict is in `verdicts`: y's from `verdict`, the others' from verdict_<labels>."
-    from clm_nb.profile import VERDICTS
     verdicts = (verdicts,) if isinstance(verdicts, str) else tuple(verdicts)
     bad = [v for v in verdicts if v not in VERDICTS]
     if bad or not verdicts:
@@ -348,7 +348,6 @@ def rank_methods(scores: pd.DataFrame,         # `score_results` rows: method_gr
                  quantile: float | None = None, # filter: keep the top `quantile` share of datasets by CLM
                 ):
     "Rank the methods by mean score over the datasets, plain and CLM-aware (the leaderboard's primary score as CLM)."
-    from clm_nb.evaluation import clm_aware_ranking
     need = [c for c in ("method_group", "method", "collection", "dataset", "score") if c not in scores]
     if need:
         raise ValueError(f"scores lacks {need}; pass what score_results returns.")

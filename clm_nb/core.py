@@ -23,16 +23,23 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
+import mmap
+import numba
+from numba import njit, prange
+from statistics import NormalDist
+import pandas as pd
 from .text import document_params, LazyModule, user_text
 from .checks import check_choice, float_column, show_value, who_prefix
+from .gower import check_gower_pairs, gower_data
 
 # %% auto #0
 __all__ = ['NOISE_POLICIES', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL', 'MAX_CLASS_PAIRS', 'MAX_TABLE_PAIRS',
-           'noise_mask', 'encode_labels', 'check_noise', 'check_noise_label', 'magnitude_bound', 'check_finite',
-           'check_magnitude', 'check_X', 'check_euclidean', 'memmap_of', 'read_only_mapping', 'release_pages',
-           'Dissimilarities', 'folio_bytes', 'page_plan', 'check_dissimilarity', 'SparseRows', 'check_sparse',
-           'check_cosine_rows', 'LabeledData', 'check_labels', 'check_data', 'check_class_pairs', 'Partitions',
-           'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats', 'zscore', 'sum_pairs']
+           'MIN_CLASS_SAMPLE', 'noise_mask', 'encode_labels', 'check_noise', 'check_noise_label', 'magnitude_bound',
+           'check_finite', 'check_magnitude', 'check_X', 'check_euclidean', 'memmap_of', 'read_only_mapping',
+           'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'scan_dissimilarity', 'check_dissimilarity',
+           'SparseRows', 'check_sparse', 'check_cosine_rows', 'LabeledData', 'check_labels', 'check_data',
+           'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
+           'zscore', 'sum_pairs', 'stratified_sample', 'half_sample']
 
 # %% ../nbs/04_core.ipynb #6578a8af
 pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
@@ -354,6 +361,77 @@ def page_plan(arr,        # the matrix the kernels will read: a square float64 v
     rows = max(1, MEMMAP_RESIDENT // (max(int(lanes), 1) * span))
     return np.array([address, len(mm), rows, 0], np.int64)
 
+# %% ../nbs/04_core.ipynb #14620e76
+_SCAN_TILE = 64
+
+def _scan_band(m: int) -> int:
+    "Rows of the squares `scan_dissimilarity` reads an m x m matrix in: with its mirror, core's `MEMMAP_RESIDENT`."
+    return max(_SCAN_TILE, MEMMAP_RESIDENT // (16 * max(m, 1)) // _SCAN_TILE * _SCAN_TILE)   # m = 0: no division
+
+@njit(parallel=True, cache=True, nogil=True)
+def _scan_square(F, b0, b1, e0, e1):
+    """Rows b0..b1-1, columns e0..e1-1 against their mirror, per block of `_SCAN_TILE` rows: non-finite count, min,
+    max, largest |F - F.T|, largest |diagonal| (pairs i <= j only)."""
+    m = F.shape[0]
+    nb = (b1 - b0 + _SCAN_TILE - 1) // _SCAN_TILE
+    out = np.zeros((nb, 5))
+    for bi in prange(nb):
+        r0 = b0 + bi * _SCAN_TILE
+        r1 = min(b1, r0 + _SCAN_TILE)
+        bad, lo, hi, sk, dg = 0.0, np.inf, 0.0, 0.0, 0.0
+        for c0 in range(max(e0, r0 - (r0 - e0) % _SCAN_TILE), e1, _SCAN_TILE):
+            c1 = min(e1, c0 + _SCAN_TILE)
+            for i in range(r0, r1):
+                for j in range(max(c0, i), c1):
+                    a, b = F[i, j], F[j, i]
+                    if not (np.isfinite(a) and np.isfinite(b)):
+                        bad += 1
+                        continue
+                    lo, hi = min(lo, a, b), max(hi, a, b)
+                    if i == j:
+                        dg = max(dg, abs(a))
+                    else:
+                        sk = max(sk, abs(a - b))
+        out[bi, 0], out[bi, 1], out[bi, 2], out[bi, 3], out[bi, 4] = bad, lo, hi, sk, dg
+    return out
+
+@njit(parallel=True, cache=True, nogil=True)
+def _scan_flat(v):
+    "The same for a condensed vector, in blocks: non-finite count, min, max (no asymmetry, no diagonal)."
+    nb = (v.shape[0] + 65535) // 65536
+    out = np.zeros((nb, 5))
+    for bi in prange(nb):
+        bad, lo, hi = 0.0, np.inf, 0.0
+        for k in range(bi * 65536, min(v.shape[0], (bi + 1) * 65536)):
+            a = v[k]
+            if not np.isfinite(a):
+                bad += 1
+                continue
+            lo, hi = min(lo, a), max(hi, a)
+        out[bi, 0], out[bi, 1], out[bi, 2] = bad, lo, hi
+    return out
+
+def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
+    """(non-finite values, smallest, largest, largest asymmetry, largest |diagonal|) of a float64 C-contiguous square
+    matrix or condensed vector, in one parallel pass (a read-only memmap's pages released as it goes)."""
+    if F.ndim == 1:
+        out = _scan_flat(F)
+        release_pages(F)
+    else:                                # a square of rows at a time, its pages released after it (see the prose)
+        m, out = F.shape[0], [np.zeros((0, 5))]
+        band = _scan_band(m)
+        for b0 in range(0, m, band):
+            for e0 in range(b0, m, band):
+                out.append(_scan_square(F, b0, min(m, b0 + band), e0, min(m, e0 + band)))
+                if e0 > b0:                                           # the mirror's rows; band b0 stays mapped
+                    release_pages(F, rows=(e0, min(m, e0 + band)))
+            release_pages(F)
+        out = np.concatenate(out)
+    if out.shape[0] == 0:
+        return 0, 0.0, 0.0, 0.0, 0.0
+    return (int(out[:, 0].sum()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max()),
+            float(out[:, 4].max()))
+
 # %% ../nbs/04_core.ipynb #ec58303c
 DISSIMILARITY_RTOL = 1e-10     # asymmetry and a non-zero diagonal tolerated, relative to the largest dissimilarity
 
@@ -400,7 +478,6 @@ def check_dissimilarity(D,                    # (n, n) square matrix or (n(n-1)/
                           "float64 (np.save(path, np.ascontiguousarray(D, dtype=np.float64))) to have it read in "
                           "place.", UserWarning, stacklevel=3)
         arr = np.ascontiguousarray(arr, dtype=np.float64)
-    from clm_nb.pairs import scan_dissimilarity                   # numba: imported on first use
     bad, lo, top, skew, diag = scan_dissimilarity(arr)
     if bad:
         raise ValueError(f"{who}metric='precomputed': the matrix holds {bad:,} NaN or infinite value(s); every pair "
@@ -616,7 +693,6 @@ def _source(X, metric, measure: str):
     if metric == "precomputed":
         return check_dissimilarity(X, measure=measure)
     if metric == "gower":
-        from clm_nb.gower import check_gower_pairs, gower_data
         return check_gower_pairs(gower_data(X), measure=measure)
     if metric is not None and sparse.issparse(X):
         return check_sparse(X, measure=measure)
@@ -815,3 +891,45 @@ def sum_pairs(x,       # counts: contingency-table cells or cluster sizes, non-n
 
 # %% ../nbs/04_core.ipynb #9097759d
 document_params(globals())
+
+# %% ../nbs/04_core.ipynb #d0507555
+MIN_CLASS_SAMPLE = 25           # in a sampled class pair, each class keeps at least min(its size, 25) points
+
+def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `LabeledData`'s labels)
+                      size: int,             # the sample size (the data are returned whole if not larger)
+                      rng: np.random.Generator,  # the generator that draws the sample
+                      min_per_class: int = MIN_CLASS_SAMPLE,  # each class keeps at least min(its size, this)
+                     ) -> np.ndarray:
+    "Sorted row positions of a stratified random sample of `size` rows (see the prose), without replacement."
+    codes = np.asarray(codes)
+    n = codes.shape[0]
+    if n <= size:
+        return np.arange(n)
+    sizes = np.bincount(codes)
+    floor_ = np.minimum(sizes, min_per_class)
+    if floor_.sum() > size:
+        raise ValueError(f"stratified_sample: size={size} cannot keep min(n_c, {min_per_class}) points of each of the "
+                         f"{sizes.size} classes ({int(floor_.sum())} needed); raise size or lower min_per_class.")
+    want = size * sizes / n
+    take = np.minimum(sizes, np.maximum(np.floor(want).astype(np.int64), floor_))
+    while take.sum() != size:                          # largest remainder first; never beyond a class's size
+        gap = size - int(take.sum())
+        room = np.flatnonzero(take < sizes) if gap > 0 else np.flatnonzero(take > floor_)
+        order = room[np.argsort(-(want[room] - take[room]) if gap > 0 else (want[room] - take[room]), kind="stable")]
+        step = order[:abs(gap)]
+        take[step] += 1 if gap > 0 else -1
+    rows = [rng.choice(np.flatnonzero(codes == c), int(take[c]), replace=False) for c in range(sizes.size)]
+    return np.sort(np.concatenate(rows))
+
+# %% ../nbs/04_core.ipynb #272623da
+def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1
+                rng: np.random.Generator,  # the generator that draws the half-sample
+               ) -> np.ndarray:
+    "Sorted row positions of one stratified half-sample: floor(n_c/2) points of each class, at least min(n_c, 2)."
+    codes = np.asarray(codes)
+    sizes = np.bincount(codes)
+    keep = np.maximum(np.minimum(sizes, 2), sizes // 2)
+    order = np.argsort(codes, kind="stable")
+    starts = np.r_[0, np.cumsum(sizes)]
+    rows = [order[starts[c] + rng.choice(sizes[c], keep[c], replace=False)] for c in range(sizes.size)]
+    return np.sort(np.concatenate(rows))

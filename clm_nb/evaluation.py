@@ -15,11 +15,10 @@ from scipy.special import ndtr, ndtri
 from scipy.stats import friedmanchisquare, spearmanr, studentized_range
 from sklearn.cluster import KMeans
 from .text import user_text
-from .checks import check_number
+from .checks import check_ci, check_number
 from .core import check_data
 from .external import centroid_index
 from .catalog import get_measure
-from .intervals import check_ci
 
 
 # %% auto #0

@@ -11,65 +11,15 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from .text import progress_bar
-from .checks import check_choice, check_number
+from .checks import check_choice, check_ci, check_number, check_permutations
 from .registry import METRIC_NAMES
-from .core import check_data, LabeledData
-from .between import check_permutations, MIN_CLASS_SAMPLE
+from .core import check_data, half_sample, LabeledData, stratified_sample
 from .catalog import get_measure
+from .profile import check_board_measures, clm_profile, LEADERBOARD_MEASURES
 
 
 # %% auto #0
-__all__ = ['MAX_RESAMPLES', 'check_ci', 'stratified_sample', 'half_sample', 'Resamples', 'take_points', 'resample_scores']
-
-# %% ../nbs/20_intervals.ipynb #bed0a154
-def check_ci(ci,             # the confidence level, strictly between 0 and 1
-             who: str = "",  # the caller, for the message
-            ) -> float:
-    "The confidence level `ci` as a float in (0, 1), or a ValueError that names the slip (95 for 0.95)."
-    if isinstance(ci, (int, float, np.integer, np.floating)) and not isinstance(ci, bool) and 1 < ci < 100:
-        raise ValueError(f"{who + ': ' if who else ''}ci={ci!r} looks like a percentage; give the level as a "
-                         f"fraction, e.g. ci={ci / 100:g}.")
-    return check_number(ci, "ci", lo=0, hi=1, lo_open=True, hi_open=True, who=who)
-
-# %% ../nbs/20_intervals.ipynb #d0507555
-def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `LabeledData`'s labels)
-                      size: int,             # the sample size (the data are returned whole if not larger)
-                      rng: np.random.Generator,  # the generator that draws the sample
-                      min_per_class: int = MIN_CLASS_SAMPLE,  # each class keeps at least min(its size, this)
-                     ) -> np.ndarray:
-    "Sorted row positions of a stratified random sample of `size` rows (see the prose), without replacement."
-    codes = np.asarray(codes)
-    n = codes.shape[0]
-    if n <= size:
-        return np.arange(n)
-    sizes = np.bincount(codes)
-    floor_ = np.minimum(sizes, min_per_class)
-    if floor_.sum() > size:
-        raise ValueError(f"stratified_sample: size={size} cannot keep min(n_c, {min_per_class}) points of each of the "
-                         f"{sizes.size} classes ({int(floor_.sum())} needed); raise size or lower min_per_class.")
-    want = size * sizes / n
-    take = np.minimum(sizes, np.maximum(np.floor(want).astype(np.int64), floor_))
-    while take.sum() != size:                          # largest remainder first; never beyond a class's size
-        gap = size - int(take.sum())
-        room = np.flatnonzero(take < sizes) if gap > 0 else np.flatnonzero(take > floor_)
-        order = room[np.argsort(-(want[room] - take[room]) if gap > 0 else (want[room] - take[room]), kind="stable")]
-        step = order[:abs(gap)]
-        take[step] += 1 if gap > 0 else -1
-    rows = [rng.choice(np.flatnonzero(codes == c), int(take[c]), replace=False) for c in range(sizes.size)]
-    return np.sort(np.concatenate(rows))
-
-# %% ../nbs/20_intervals.ipynb #272623da
-def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1
-                rng: np.random.Generator,  # the generator that draws the half-sample
-               ) -> np.ndarray:
-    "Sorted row positions of one stratified half-sample: floor(n_c/2) points of each class, at least min(n_c, 2)."
-    codes = np.asarray(codes)
-    sizes = np.bincount(codes)
-    keep = np.maximum(np.minimum(sizes, 2), sizes // 2)
-    order = np.argsort(codes, kind="stable")
-    starts = np.r_[0, np.cumsum(sizes)]
-    rows = [order[starts[c] + rng.choice(sizes[c], keep[c], replace=False)] for c in range(sizes.size)]
-    return np.sort(np.concatenate(rows))
+__all__ = ['MAX_RESAMPLES', 'Resamples', 'take_points', 'resample_scores']
 
 # %% ../nbs/20_intervals.ipynb #4ac9b7c9
 @dataclass
@@ -124,7 +74,6 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
-    from clm_nb.profile import LEADERBOARD_MEASURES, check_board_measures, clm_profile   # verdict imports this module
     names = check_board_measures(LEADERBOARD_MEASURES if measures is None else measures, None)
     B = check_number(n_resamples, "n_resamples", lo=10, hi=MAX_RESAMPLES, integer=True, who="resample_scores")
     ci, n_permutations = check_ci(ci, "resample_scores"), check_permutations(n_permutations, "resample_scores")

@@ -24,8 +24,8 @@ from . import core
 __all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
            'DEFAULT_MAX_MEMORY', 'row_distances', 'NEEDS', 'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric',
            'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
-           'page_out', 'PairSummary', 'scan_dissimilarity', 'check_tolerance', 'check_table_sizes', 'pair_summary',
-           'silhouette_values', 'silhouette_widths', 'summarize']
+           'page_out', 'PairSummary', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
+           'silhouette_widths', 'summarize']
 
 # %% ../nbs/05_pairs.ipynb #f6adda43
 METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
@@ -1080,77 +1080,6 @@ def _run_pass(sd: SortedData, kernel, *args):
     finally:
         if sd.metric == "precomputed":
             release_pages(sd.src[0])
-
-# %% ../nbs/05_pairs.ipynb #14620e76
-_SCAN_TILE = 64
-
-def _scan_band(m: int) -> int:
-    "Rows of the squares `scan_dissimilarity` reads an m x m matrix in: with its mirror, core's `MEMMAP_RESIDENT`."
-    return max(_SCAN_TILE, core.MEMMAP_RESIDENT // (16 * max(m, 1)) // _SCAN_TILE * _SCAN_TILE)   # m = 0: no division
-
-@njit(parallel=True, cache=True, nogil=True)
-def _scan_square(F, b0, b1, e0, e1):
-    """Rows b0..b1-1, columns e0..e1-1 against their mirror, per block of `_SCAN_TILE` rows: non-finite count, min,
-    max, largest |F - F.T|, largest |diagonal| (pairs i <= j only)."""
-    m = F.shape[0]
-    nb = (b1 - b0 + _SCAN_TILE - 1) // _SCAN_TILE
-    out = np.zeros((nb, 5))
-    for bi in prange(nb):
-        r0 = b0 + bi * _SCAN_TILE
-        r1 = min(b1, r0 + _SCAN_TILE)
-        bad, lo, hi, sk, dg = 0.0, np.inf, 0.0, 0.0, 0.0
-        for c0 in range(max(e0, r0 - (r0 - e0) % _SCAN_TILE), e1, _SCAN_TILE):
-            c1 = min(e1, c0 + _SCAN_TILE)
-            for i in range(r0, r1):
-                for j in range(max(c0, i), c1):
-                    a, b = F[i, j], F[j, i]
-                    if not (np.isfinite(a) and np.isfinite(b)):
-                        bad += 1
-                        continue
-                    lo, hi = min(lo, a, b), max(hi, a, b)
-                    if i == j:
-                        dg = max(dg, abs(a))
-                    else:
-                        sk = max(sk, abs(a - b))
-        out[bi, 0], out[bi, 1], out[bi, 2], out[bi, 3], out[bi, 4] = bad, lo, hi, sk, dg
-    return out
-
-@njit(parallel=True, cache=True, nogil=True)
-def _scan_flat(v):
-    "The same for a condensed vector, in blocks: non-finite count, min, max (no asymmetry, no diagonal)."
-    nb = (v.shape[0] + 65535) // 65536
-    out = np.zeros((nb, 5))
-    for bi in prange(nb):
-        bad, lo, hi = 0.0, np.inf, 0.0
-        for k in range(bi * 65536, min(v.shape[0], (bi + 1) * 65536)):
-            a = v[k]
-            if not np.isfinite(a):
-                bad += 1
-                continue
-            lo, hi = min(lo, a), max(hi, a)
-        out[bi, 0], out[bi, 1], out[bi, 2] = bad, lo, hi
-    return out
-
-def scan_dissimilarity(F: np.ndarray) -> tuple[int, float, float, float, float]:
-    """(non-finite values, smallest, largest, largest asymmetry, largest |diagonal|) of a float64 C-contiguous square
-    matrix or condensed vector, in one parallel pass (a read-only memmap's pages released as it goes)."""
-    if F.ndim == 1:
-        out = _scan_flat(F)
-        release_pages(F)
-    else:                                # a square of rows at a time, its pages released after it (see the prose)
-        m, out = F.shape[0], [np.zeros((0, 5))]
-        band = _scan_band(m)
-        for b0 in range(0, m, band):
-            for e0 in range(b0, m, band):
-                out.append(_scan_square(F, b0, min(m, b0 + band), e0, min(m, e0 + band)))
-                if e0 > b0:                                           # the mirror's rows; band b0 stays mapped
-                    release_pages(F, rows=(e0, min(m, e0 + band)))
-            release_pages(F)
-        out = np.concatenate(out)
-    if out.shape[0] == 0:
-        return 0, 0.0, 0.0, 0.0, 0.0
-    return (int(out[:, 0].sum()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max()),
-            float(out[:, 4].max()))
 
 # %% ../nbs/05_pairs.ipynb #c14fb4fa
 class _ResolverState:

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .text import progress_bar, read_csv
-from .checks import check_choice, check_number
+from .checks import check_choice, check_ci, check_number, check_permutations, MAX_PERMUTATIONS
 from .registry import METRIC_NAMES
-from .core import check_data
+from .core import check_data, stratified_sample
 from .pairs import pair_summary, summarize
-from .between import (check_permutations, MAX_PERMUTATIONS, MONTE_CARLO, MonteCarloScore, pair_breakdown,
-                            PAIRWISE, quadratic_measures, sampled_breakdowns)
+from .between import (MONTE_CARLO, MonteCarloScore, pair_breakdown, PAIRWISE, quadratic_measures,
+                            sampled_breakdowns)
 from .catalog import get_measure
 from .prepare import MISSING_POLICIES, prepare, RARE_DEFAULT, RARE_POLICIES, say, scale_features, SCALINGS
 from .bundle import resolve_data_dir, variant_index
@@ -413,7 +413,6 @@ def judge_facts(data,                    # validated `clm_nb.core.LabeledData` (
     if data.kind != "coordinates" or metric != "euclidean" or data.n < 3:
         return facts
     from scipy.spatial.distance import pdist
-    from clm_nb.intervals import stratified_sample
     rows = np.arange(data.n) if data.n <= max_points else stratified_sample(data.labels, max_points,
                                                                              np.random.default_rng(seed))
     dist = pdist(data.X[rows])
@@ -859,7 +858,6 @@ def rank_intervals(values: pd.Series,       # each dataset's primary score (NaN:
                   ) -> pd.DataFrame:
     "Columns rank_low, rank_high: each dataset's rank interval from joint rank draws (see the prose)."
     from scipy.stats import rankdata
-    from clm_nb.intervals import check_ci
     ci = check_ci(ci, "rank_intervals")
     draws = draws.reindex(values.index)
     out = pd.DataFrame({"rank_low": np.nan, "rank_high": np.nan}, index=values.index)
@@ -964,7 +962,6 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
         measures = (results["measures"].dropna().iloc[0].split(",") if results is not None and "measures" in results
                     and results["measures"].notna().any() else list(LEADERBOARD_MEASURES))
     measures = check_board_measures(measures, primary)
-    from clm_nb.intervals import check_ci
     ci = check_ci(ci, "leaderboard")                  # at the door, even when the results hold no draws
     if not isinstance(rule, VerdictRule):
         raise ValueError(f"leaderboard: rule={rule!r} must be a VerdictRule.")

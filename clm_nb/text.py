@@ -24,7 +24,7 @@ import numpy as np
 
 
 # %% auto #0
-__all__ = ['FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'terminal_text', 'user_text', 'render_math', 'plain_math',
+__all__ = ['FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'render_math', 'plain_math', 'terminal_text', 'user_text',
            'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
            'param_comments', 'param_doc', 'document_params']
 
@@ -42,38 +42,6 @@ class LazyModule:
 
 # %% ../nbs/00_text.ipynb #64d7755a
 pd = LazyModule("pandas")     # module-private stand-in: imported on first use
-
-# %% ../nbs/00_text.ipynb #58b4278d
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
-
-def terminal_text(text,                     # what is about to be printed
-                  *,
-                  keep_layout: bool = True,  # keep newlines and tabs (False: escape them too)
-                 ) -> str:
-    """`text` with every control character (C0 and C1, ANSI escape sequences' ESC), bidirectional override and
-    invisible format character written as a visible escape (`\\x1b`, `\\u202e`), so that printing it can neither
-    move the cursor, recolour the terminal nor reverse the line; newlines and tabs are kept unless `keep_layout`
-    is False."""
-    text = "" if text is None else str(text)
-    def esc(m):
-        c = m.group(0)
-        if keep_layout and c in "\n\t": return c
-        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-    return _CONTROL.sub(esc, text.replace("\r\n", "\n") if keep_layout else text)
-
-# %% ../nbs/00_text.ipynb #97e3d0d7
-def user_text(value,           # a label, a column or a dataset name: anything a user controls
-              limit: int = 60,  # the longest text shown; longer text is cut and says how long it was
-             ) -> str:
-    """`value` quoted for a message: a number as itself, anything else as the `repr` of its text (control and
-    bidirectional characters escaped), cut to `limit` characters, with every `$` escaped as `\\$` so no math
-    renderer reads it as a formula."""
-    if isinstance(value, np.generic): value = value.item()
-    if isinstance(value, numbers.Number) and not isinstance(value, bool):
-        return str(value)
-    s = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-    cut = f"…({len(s):,} characters)" if len(s) > limit else ""
-    return (repr(s[:limit]) + cut).replace("$", "\\$")
 
 # %% ../nbs/00_text.ipynb #466ca53f
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)   # $$display$$ first, then $inline$
@@ -257,6 +225,38 @@ def plain_math(text) -> str:
         s = re.sub(r"([(\[]) (?=\S)", r"\1", s)
         return re.sub(r"(?<=\S) ([)\]⟩])", r"\1", s).strip()
     return _MATH.sub(one, "" if text is None else str(text)).replace("\\$", "$")
+
+# %% ../nbs/00_text.ipynb #58b4278d
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+def terminal_text(text,                     # what is about to be printed
+                  *,
+                  keep_layout: bool = True,  # keep newlines and tabs (False: escape them too)
+                 ) -> str:
+    """`text` with every control character (C0 and C1, ANSI escape sequences' ESC), bidirectional override and
+    invisible format character written as a visible escape (`\\x1b`, `\\u202e`), so that printing it can neither
+    move the cursor, recolour the terminal nor reverse the line; newlines and tabs are kept unless `keep_layout`
+    is False."""
+    text = "" if text is None else str(text)
+    def esc(m):
+        c = m.group(0)
+        if keep_layout and c in "\n\t": return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return _CONTROL.sub(esc, text.replace("\r\n", "\n") if keep_layout else text)
+
+# %% ../nbs/00_text.ipynb #97e3d0d7
+def user_text(value,           # a label, a column or a dataset name: anything a user controls
+              limit: int = 60,  # the longest text shown; longer text is cut and says how long it was
+             ) -> str:
+    """`value` quoted for a message: a number as itself, anything else as the `repr` of its text (control and
+    bidirectional characters escaped), cut to `limit` characters, with every `$` escaped as `\\$` so no math
+    renderer reads it as a formula."""
+    if isinstance(value, np.generic): value = value.item()
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        return str(value)
+    s = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    cut = f"…({len(s):,} characters)" if len(s) > limit else ""
+    return (repr(s[:limit]) + cut).replace("$", "\\$")
 
 # %% ../nbs/00_text.ipynb #5337823e
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from clm_nb.intervals import resample_scores, stratified_sample, half_sample, check_ci
+from clm_nb.intervals import resample_scores
+from clm_nb.core import stratified_sample, half_sample
+from clm_nb.checks import check_ci
 
 S, B = 80, 20
 MEANS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]])
