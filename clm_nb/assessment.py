@@ -21,10 +21,10 @@ from .catalog import get_measure, is_registered
 from .prepare import (as_table, drop_saved_index, handle_missing, MIN_CLASS_SIZE, MISSING_POLICIES, prepare,
                             Prepared, PrepStep, rare_classes, RARE_DEFAULT, RARE_POLICIES,
                             say, scale_features, SCALINGS)
-from .bundle import Dataset
+from .bundle import Dataset, reference_labellings
+from .rule import judge_facts, JUDGED, profile_row, VerdictRule, VERDICTS, VIEWS
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
-                            judge_facts, JUDGED, LEADERBOARD_MEASURES, permutation_cap,
-                            primary_score, profile_row, VerdictRule, VERDICTS, VIEWS)
+                            LEADERBOARD_MEASURES, permutation_cap, primary_score)
 from .intervals import MAX_RESAMPLES, resample_scores
 
 
@@ -735,7 +735,6 @@ def assess_labellings(X,              # (n, d) data, as `assess` takes it
                       **options,      # every option of `assess` (measures, noise, scaling, ci, ...), the same for each
                      ) -> LabellingAssessments:
     "The CLM assessment of each reference labelling of the same data `X`: one `assess` per labelling, side by side."
-    from clm_nb.clustbench import reference_labellings
     if isinstance(labellings, Dataset) and "noise" not in options:
         options = options | {"noise": "ignore"}       # a bundle's noise, as the leaderboard treats it
     if isinstance(labellings, pd.DataFrame):         # columns 1 and '1': refused by reference_labellings, not merged

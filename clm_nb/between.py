@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 from scipy.special import expit, logsumexp
-from .checks import check_flag, check_number, check_permutations
+import sys
+from .checks import check_flag, check_number, check_permutations, deprecated_aliases
 from .registry import get_measure, MeasureInfo, METRIC_NAMES, PAIR_METRICS, register, SCALE_FREE
 from .core import check_class_pairs, check_data, LabeledData, MIN_CLASS_SAMPLE, normalize_scale, stratified_sample
 from .pairs import check_max_memory, check_metric, DEFAULT_MAX_MEMORY, METRICS, summarize
@@ -29,7 +30,7 @@ __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'DBCV_MAX_PAI
            'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'ch_btwn',
            'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown',
            'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn', 'quadratic_measures', 'sampled_breakdowns', 'profile_plan',
-           'PairSummary', 'pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
+           'ClassPairSummary', 'class_pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/13_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -1085,7 +1086,7 @@ def profile_plan(n: int,                                 # points
 
 # %% ../nbs/13_between.ipynb #026b1b79
 @dataclass(frozen=True)
-class PairSummary:
+class ClassPairSummary:
     "The size-aware views of one pairwise between-dataset measure's class-pair scores (see the prose)."
     mean: float          # T3: the equal-weight mean over class pairs (the measure itself)
     weighted: float      # the mean weighted by n_a * n_b
@@ -1094,22 +1095,26 @@ class PairSummary:
     worst: float         # the lowest class-pair score
 
 # %% ../nbs/13_between.ipynb #8c5c1a70
-def pair_summary(pairs: pd.DataFrame, threshold: float = 0.3) -> PairSummary:
+def class_pair_summary(pairs: pd.DataFrame, threshold: float = 0.3) -> ClassPairSummary:
     """The size-aware summaries of a class-pair table (columns class_a, class_b, n_a, n_b, value; as `pair_breakdown`
     and `class_pair_scores` return it): equal-weight mean, n_a·n_b-weighted mean, share of points below `threshold`."""
-    threshold = check_number(threshold, "threshold", who="pair_summary")
+    threshold = check_number(threshold, "threshold", who="class_pair_summary")
     need = [c for c in ("class_a", "class_b", "n_a", "n_b", "value") if c not in pairs]
     if need:
-        raise ValueError(f"pair_summary: the pair table lacks the columns {need}; pass pair_breakdown(...).pairs.")
+        raise ValueError(f"class_pair_summary: the pair table lacks the columns {need}; pass pair_breakdown(...).pairs.")
     if len(pairs) == 0:
-        raise ValueError("pair_summary: the pair table is empty; a dataset needs at least two classes to have a pair.")
+        raise ValueError("class_pair_summary: the pair table is empty; a dataset needs at least two classes to have a pair.")
     v = pairs["value"].to_numpy(dtype=np.float64)
     w = pairs["n_a"].to_numpy(dtype=np.float64) * pairs["n_b"].to_numpy(dtype=np.float64)
     sizes = dict(zip(pairs["class_a"], pairs["n_a"])) | dict(zip(pairs["class_b"], pairs["n_b"]))
     low = set(pairs.loc[v < threshold, "class_a"]) | set(pairs.loc[v < threshold, "class_b"])
-    return PairSummary(mean=float(v.mean()), weighted=float(np.sum(w * v) / np.sum(w)),
+    return ClassPairSummary(mean=float(v.mean()), weighted=float(np.sum(w * v) / np.sum(w)),
                        share_below=float(sum(sizes[c] for c in low) / sum(sizes.values())),
                        threshold=threshold, worst=float(v.min()))
+
+# %% ../nbs/13_between.ipynb #8356de7d
+__getattr__ = deprecated_aliases(__name__, {"pair_summary": (sys.modules[__name__], "class_pair_summary"),
+                                             "PairSummary": (sys.modules[__name__], "ClassPairSummary")})
 
 # %% ../nbs/13_between.ipynb #14d634df
 def _measure_info(measure) -> MeasureInfo:

@@ -34,6 +34,7 @@ from .text import read_csv, user_text, write_csv
 from .checks import check_choice, check_flag, check_number
 from .core import check_data, encode_labels, LabeledData, noise_mask, zscore
 from .external import ari
+from collections.abc import Iterator
 
 
 # %% auto #0
@@ -42,7 +43,7 @@ __all__ = ['DATA_ENV', 'MANIFEST', 'SCENARIOS', 'EMBEDDED_DATASETS', 'LIST_COLUM
            'shuffle_labels', 'make_clm_blobs', 'make_two_gaussians', 'subsample_dataset', 'make_imbalanced_blobs',
            'make_handl', 'imitate_partition', 'partition_ensemble', 'hub_ensemble', 'list_datasets', 'variant_index',
            'file_type', 'read_bytes', 'load_dataset', 'DatasetError', 'iter_datasets', 'read_labeled_table',
-           'read_labeled_file', 'read_dissimilarity_file', 'replace_file', 'add_to_bundle']
+           'read_labeled_file', 'read_dissimilarity_file', 'replace_file', 'add_to_bundle', 'reference_labellings']
 
 # %% ../nbs/18_bundle.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -1750,3 +1751,39 @@ def add_to_bundle(X,                         # (n, d) numeric data
 # %% ../nbs/18_bundle.ipynb #2b588e82
 from .text import document_params
 document_params(globals())
+
+# %% ../nbs/18_bundle.ipynb #0ded78b6
+def reference_labellings(references) -> dict[str, np.ndarray]:
+    """The reference labellings as `{name: 1-D array}`, all of one length: from a `Dataset` (its `labellings()`), a dict,
+    a list or 2-D array of label vectors (named labels0, labels1, ...), or one label vector."""
+    if isinstance(references, Iterator):          # a generator: read once, as the list it stands for
+        references = list(references)
+    if isinstance(references, Dataset):
+        refs = references.labellings()
+    elif isinstance(references, dict):
+        refs = dict(references)
+    elif isinstance(references, np.ndarray) and references.ndim == 2:
+        refs = {f"labels{i}": r for i, r in enumerate(references)}
+    elif isinstance(references, (list, tuple)) and len(references) and all(np.ndim(r) == 1 for r in references):
+        refs = {f"labels{i}": r for i, r in enumerate(references)}
+    elif isinstance(references, (list, tuple, np.ndarray, pd.Series, pd.Index)):
+        refs = {"labels0": references}
+    else:
+        raise ValueError(f"references is a {type(references).__name__}; pass a Dataset, a dict {{name: labels}}, a list "
+                         "of label vectors or one label vector.")
+    if not refs:
+        raise ValueError("no reference labelling given: pass a Dataset, a dict {name: labels} or a list of label vectors.")
+    out = {}
+    for name, r in refs.items():
+        if str(name) in out:
+            raise ValueError(f"two references are named {str(name)!r} (keys {[k for k in refs if str(k) == str(name)]!r}); "
+                             "a name is text, so give each labelling a distinct one.")
+        a = np.asarray(r)
+        if a.ndim != 1 or a.shape[0] == 0:
+            raise ValueError(f"reference {name!r} has shape {a.shape}; a labelling is a non-empty 1-D vector, one label "
+                             "per point.")
+        out[str(name)] = a
+    lengths = {k: v.shape[0] for k, v in out.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"the reference labellings differ in length ({lengths}); each must label the same points.")
+    return out

@@ -16,7 +16,7 @@ import vl_convert as vlc
 from .core import noise_mask, zscore
 from .catalog import get_measure
 from .bundle import subsample_dataset
-from .profile import VerdictRule, VERDICTS
+from .rule import VerdictRule, VERDICTS
 
 
 # %% auto #0

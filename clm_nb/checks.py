@@ -31,7 +31,7 @@ from statistics import NormalDist
 
 # %% auto #0
 __all__ = ['MAX_PERMUTATIONS', 'MAX_EXACT_INT', 'who_prefix', 'show_value', 'interval_notation', 'check_number', 'check_choice',
-           'check_flag', 'check_keys', 'check_permutations', 'check_ci', 'float_column']
+           'check_flag', 'check_keys', 'check_permutations', 'check_ci', 'float_column', 'deprecated_aliases']
 
 # %% ../nbs/01_checks.ipynb #6e5757cd
 pd = LazyModule("pandas")     # module-private stand-in: imported on first use
@@ -239,6 +239,20 @@ def float_column(values,         # one column: a numpy array or a pandas Series 
     raise ValueError(f"{who_prefix(who)}X column {_column_name(column)} holds integers up to {max(-lo, hi):,} in "
                      f"magnitude, beyond 2^53 = {MAX_EXACT_INT:,}, and float64 cannot hold {int(lossy.sum()):,} of its "
                      f"{a.size:,} values exactly (they would round, and distinct points could become one); {fix}.")
+
+# %% ../nbs/01_checks.ipynb #34b63f9b
+def deprecated_aliases(module: str,   # the module that offers the old names (its `__name__`)
+                       aliases: dict, # old name -> (the module object it lives in now, its name there)
+                      ) -> Callable:
+    "A module `__getattr__` that serves each old name of `aliases` from its new home, with a `DeprecationWarning`."
+    def __getattr__(name):
+        if name in aliases:
+            home, new = aliases[name]
+            warnings.warn(f"{module}.{name} is deprecated and will be removed in the next release; use "
+                          f"{home.__name__}.{new}", DeprecationWarning, stacklevel=2)
+            return getattr(home, new)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return __getattr__
 
 # %% ../nbs/01_checks.ipynb #82daef08
 document_params(globals())

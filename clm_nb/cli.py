@@ -552,7 +552,7 @@ def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None, 
     (results cached in the store); failures written to `out/errors.csv` (`errors_<scaling or labels>.csv` otherwise)."""
     from clm_nb.runner import run, run_errors
     from clm_nb.text import write_csv
-    from clm_nb.profile import profile_tasks
+    from clm_nb.tasks import profile_tasks
     tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
                           n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
                           rare=o["rare"], seed=o["seed"], n_resamples=0 if scaling or labels != "y" else o["resamples"],
@@ -576,7 +576,8 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     import clm_nb
     from clm_nb.bundle import list_datasets, resolve_data_dir
     from clm_nb.report import build_report
-    from clm_nb.profile import VerdictRule, leaderboard
+    from clm_nb.rule import VerdictRule
+    from clm_nb.leaderboard import leaderboard
     catalog = list_datasets(data_dir, collections=o["collections"] or None, labeled=False, max_n=o["max_n"],
                             max_datasets=o["max_datasets"])
     click.echo(f"{len(catalog)} dataset(s) ({int(catalog.labeled.sum())} labeled) from "
@@ -643,8 +644,8 @@ def _leaderboard(data_dir, out, **o):
     from clm_nb.report import build_report
     from clm_nb.intervals import MAX_RESAMPLES
     from clm_nb.runner import check_writable
-    from clm_nb.profile import (DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, VerdictRule,
-                                check_board_measures)
+    from clm_nb.profile import DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED, LEADERBOARD_MEASURES, check_board_measures
+    from clm_nb.rule import VerdictRule
     check_permutations(o["permutations"], "--permutations")      # every option before any work (see the prose)
     o["seed"] = DEFAULT_SEED if o["seed"] is None else check_number(o["seed"], "--seed", lo=0, integer=True)
     check_number(o["n_jobs"], "--n-jobs", lo=1, integer=True)

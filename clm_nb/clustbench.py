@@ -19,51 +19,15 @@ import numpy as np
 import pandas as pd
 from .core import encode_labels, noise_mask
 from .catalog import get_measure, measures
-from .bundle import Dataset, file_type, load_dataset, read_bytes, replace_file, resolve_data_dir, variant_index
-from .profile import VERDICTS
+from .bundle import (file_type, load_dataset, read_bytes, reference_labellings, replace_file, resolve_data_dir,
+                           variant_index)
+from .rule import VERDICTS
 from .evaluation import clm_aware_ranking
 
 
 # %% auto #0
-__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'MAX_RESULT_BYTES', 'reference_labellings', 'ReferenceScores', 'check_external',
-           'score_references', 'read_results', 'clustbench_labels', 'write_results', 'score_results',
-           'trusted_labellings', 'rank_methods']
-
-# %% ../nbs/28_clustbench.ipynb #0ded78b6
-def reference_labellings(references) -> dict[str, np.ndarray]:
-    """The reference labellings as `{name: 1-D array}`, all of one length: from a `Dataset` (its `labellings()`), a dict,
-    a list or 2-D array of label vectors (named labels0, labels1, ...), or one label vector."""
-    if isinstance(references, Iterator):          # a generator: read once, as the list it stands for
-        references = list(references)
-    if isinstance(references, Dataset):
-        refs = references.labellings()
-    elif isinstance(references, dict):
-        refs = dict(references)
-    elif isinstance(references, np.ndarray) and references.ndim == 2:
-        refs = {f"labels{i}": r for i, r in enumerate(references)}
-    elif isinstance(references, (list, tuple)) and len(references) and all(np.ndim(r) == 1 for r in references):
-        refs = {f"labels{i}": r for i, r in enumerate(references)}
-    elif isinstance(references, (list, tuple, np.ndarray, pd.Series, pd.Index)):
-        refs = {"labels0": references}
-    else:
-        raise ValueError(f"references is a {type(references).__name__}; pass a Dataset, a dict {{name: labels}}, a list "
-                         "of label vectors or one label vector.")
-    if not refs:
-        raise ValueError("no reference labelling given: pass a Dataset, a dict {name: labels} or a list of label vectors.")
-    out = {}
-    for name, r in refs.items():
-        if str(name) in out:
-            raise ValueError(f"two references are named {str(name)!r} (keys {[k for k in refs if str(k) == str(name)]!r}); "
-                             "a name is text, so give each labelling a distinct one.")
-        a = np.asarray(r)
-        if a.ndim != 1 or a.shape[0] == 0:
-            raise ValueError(f"reference {name!r} has shape {a.shape}; a labelling is a non-empty 1-D vector, one label "
-                             "per point.")
-        out[str(name)] = a
-    lengths = {k: v.shape[0] for k, v in out.items()}
-    if len(set(lengths.values())) > 1:
-        raise ValueError(f"the reference labellings differ in length ({lengths}); each must label the same points.")
-    return out
+__all__ = ['RESULT_FILE', 'RESULT_COLUMNS', 'MAX_RESULT_BYTES', 'ReferenceScores', 'check_external', 'score_references',
+           'read_results', 'clustbench_labels', 'write_results', 'score_results', 'trusted_labellings', 'rank_methods']
 
 # %% ../nbs/28_clustbench.ipynb #427bfedf
 @dataclass(frozen=True)

@@ -28,8 +28,9 @@ import numba
 from numba import njit, prange
 from statistics import NormalDist
 import pandas as pd
+from . import checks, registry, text
 from .text import document_params, LazyModule, user_text
-from .checks import check_choice, float_column, show_value, who_prefix
+from .checks import check_choice, deprecated_aliases, float_column, show_value, who_prefix
 from .gower import check_gower_pairs, gower_data
 
 # %% auto #0
@@ -920,6 +921,46 @@ def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `Label
         take[step] += 1 if gap > 0 else -1
     rows = [rng.choice(np.flatnonzero(codes == c), int(take[c]), replace=False) for c in range(sizes.size)]
     return np.sort(np.concatenate(rows))
+
+# %% ../nbs/04_core.ipynb #03c0a2ae
+__getattr__ = deprecated_aliases(__name__, {
+    "MAX_EXACT_INT": (checks, "MAX_EXACT_INT"),
+    "INVARIANCES": (registry, "INVARIANCES"),
+    "KINDS": (registry, "KINDS"),
+    "METRIC_NAMES": (registry, "METRIC_NAMES"),
+    "PAIR_METRICS": (registry, "PAIR_METRICS"),
+    "PAIR_SUMMARIES": (registry, "PAIR_SUMMARIES"),
+    "DIRECTIONS": (registry, "DIRECTIONS"),
+    "OPTIMA": (registry, "OPTIMA"),
+    "SCALE_FREE": (registry, "SCALE_FREE"),
+    "MEASURE_MODULES": (registry, "MEASURE_MODULES"),
+    "FORMULA_START": (text, "FORMULA_START"),
+    "PROGRESS_ENV": (text, "PROGRESS_ENV"),
+    "LazyModule": (text, "LazyModule"),
+    "check_number": (checks, "check_number"),
+    "check_choice": (checks, "check_choice"),
+    "check_flag": (checks, "check_flag"),
+    "float_column": (checks, "float_column"),
+    "MeasureInfo": (registry, "MeasureInfo"),
+    "register": (registry, "register"),
+    "measures": (registry, "measures"),
+    "get_measure": (registry, "get_measure"),
+    "score": (registry, "score"),
+    "render_math": (text, "render_math"),
+    "plain_math": (text, "plain_math"),
+    "terminal_text": (text, "terminal_text"),
+    "user_text": (text, "user_text"),
+    "check_keys": (checks, "check_keys"),
+    "spreadsheet_safe": (text, "spreadsheet_safe"),
+    "write_csv": (text, "write_csv"),
+    "read_csv": (text, "read_csv"),
+    "show_progress": (text, "show_progress"),
+    "progress_bar": (text, "progress_bar"),
+    "line_comments": (text, "line_comments"),
+    "param_comments": (text, "param_comments"),
+    "param_doc": (text, "param_doc"),
+    "document_params": (text, "document_params"),
+})
 
 # %% ../nbs/04_core.ipynb #272623da
 def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1

@@ -22,8 +22,9 @@ from .text import plain_math, progress_bar, read_csv, render_math, terminal_text
 from .between import MONTE_CARLO
 from .catalog import get_measure, is_registered
 from .bundle import load_dataset
-from .profile import Leaderboard, VERDICTS
+from .rule import VERDICTS
 from .evaluation import rank_agreement
+from .leaderboard import Leaderboard
 from .charts import (agreement_heatmap, chart_svg, collection_chart, distribution_chart, ground_truth_chart,
                            pair_chart, stability_chart, verdict_chart, view_chart,
                            view_points_2d, views_chart)

@@ -13,16 +13,25 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
+import datetime
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
 from .text import progress_bar
-from .checks import check_choice
+from .checks import check_choice, check_number, check_permutations
 from .core import check_data, check_partitions, NOISE_POLICIES
-from .pairs import pair_summary, summarize
+from .pairs import summarize
 from .external import contingency
-from .between import pair_breakdown, PAIRWISE
+from .between import class_pair_summary, pair_breakdown, PAIRWISE
 from .catalog import get_measure, measures
-from .prepare import prepare, RARE_DEFAULT
+from .prepare import MISSING_POLICIES, prepare, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
 from .bundle import (array_digest, DatasetError, imitate_partition, load_dataset, partition_ensemble,
-                           resolve_data_dir, subsample_dataset)
+                           resolve_data_dir, subsample_dataset, variant_index)
+from .rule import VerdictRule
+from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
+                            LEADERBOARD_MEASURES, parse_primary, permutation_cap,
+                            PROFILE_COLUMNS)
+from .intervals import MAX_RESAMPLES, resample_scores
 from .runner import Task, watch_module
 
 
@@ -32,7 +41,7 @@ watch_module(__name__)   # the runner refuses a task of this module once its fil
 __all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
            'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
            'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
-           'score_factors']
+           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks']
 
 # %% ../nbs/25_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -87,7 +96,7 @@ def score_datasets(datasets: Iterable,             # objects with name, collecti
             try:
                 if m in PAIRWISE:                     # one pass gives the measure and its class pairs
                     b = pair_breakdown(m, data, random_state=random_state)
-                    value, err, summary = float(b.score), "", pair_summary(b.pairs)
+                    value, err, summary = float(b.score), "", class_pair_summary(b.pairs)
                 else:
                     value, err = float(get_measure(m).func(data, random_state=random_state)), ""
             except ValueError as e:
@@ -438,3 +447,154 @@ def score_factors(X,                                       # the base dataset, (
 # %% ../nbs/25_tasks.ipynb #de25fd2b
 from .text import document_params
 document_params(globals())
+
+# %% ../nbs/25_tasks.ipynb #07d00790
+def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
+               y,                        # their labels
+               prof: pd.DataFrame,       # the task's `clm_profile` (the full-data values)
+               primary: str,             # the ranking score: its measures are resampled
+               *,
+               noise,                    # the noise policy
+               n_permutations: int,      # relabellings per class pair
+               scaling: str,             # the features' scaling
+               n_resamples: int,         # half-samples
+               seed: int,                # the seed of the half-samples
+              ) -> pd.DataFrame:
+    "The profile rows (part 'draw') of `resample_scores`' draws of the primary's measures (see the prose)."
+    names = [m for m in parse_primary(primary)[1]]
+    sc = prof[prof.part == "score"].set_index("measure")
+    if sc.loc[names, "value"].isna().any():
+        return pd.DataFrame(columns=PROFILE_COLUMNS)
+    values = {m: sc.at[m, "value"] for m in names} | {f"{m}_weighted": sc.at[m, "weighted"] for m in names}
+    r = resample_scores(X if scaling == "none" else scale_features(X, scaling), y, measures=names,
+                        n_resamples=n_resamples, noise=noise, n_permutations=n_permutations, random_state=seed,
+                        values=values)
+    rows = [dict(part="draw", measure=m, value=float(v), n_a=b) for m in names if r.draws[m].notna().all()
+            for b, v in enumerate(r.draws[m])]
+    out = pd.DataFrame(rows, columns=PROFILE_COLUMNS)
+    out[["class_a", "class_b", "problem"]] = ""
+    return out.astype({"n_a": "Int64", "n_b": "Int64"})
+
+# %% ../nbs/25_tasks.ipynb #c800a42b
+def _refused_profile(measures,       # the measures the task was to compute (names or `check_board_measures` input)
+                    problem: str,   # why none could be computed
+                   ) -> pd.DataFrame:
+    "Profile rows of a dataset that cannot be scored: one score row per measure, no value, the reason in `problem`."
+    return pd.DataFrame([dict(part="score", measure=m, value=np.nan, se=np.nan, weighted=np.nan, share_below=np.nan,
+                              worst=np.nan, time_s=0.0, problem=problem) for m in check_board_measures(measures, None)],
+                        columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""}).astype({"n_a": "Int64",
+                                                                                                 "n_b": "Int64"})
+
+# %% ../nbs/25_tasks.ipynb #f46c8afa
+def profile_task(collection: str,                       # the dataset's collection (in the bundle or the default)
+                 name: str,                             # the dataset's name in that collection
+                 *,
+                 data_dir,                              # the bundle folder (False: the embedded default)
+                 measures,                              # passed to `clm_profile`
+                 noise,                                 # passed to `clm_profile` and `prepare`
+                 n_permutations: int,                   # passed to `clm_profile`
+                 scaling: str = DEFAULT_SCALING,        # passed to `clm_profile`
+                 missing: str = "refuse",               # passed to `clm_nb.prepare.prepare`
+                 rare: str = RARE_DEFAULT,              # passed to `clm_nb.prepare.prepare`
+                 threshold: float = 0.3,                # passed to `clm_profile`
+                 data_digest: str | None = None,        # the content fingerprint the task was planned with
+                 sha256: str | None = None,             # the manifest's file checksum (identifies the task only)
+                 seed: int | None = None,               # the relabellings' seed (None: the runner's random_state)
+                 max_permutations: int | None = None,   # passed to `clm_profile` (None: no re-estimation)
+                 rule=None,                             # passed to `clm_profile`: the cut-offs it re-estimates against
+                 random_state=None,                     # the runner's seed, used only when `seed` is None
+                 n_resamples: int = 0,                  # half-samples of the primary's measures (0: no draws)
+                 primary: str = DEFAULT_PRIMARY,        # the ranking score whose measures are resampled
+                 labels: str = "y",                     # the reference labelling judged ('y', 'labels1', ...)
+                ) -> pd.DataFrame:
+    "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
+    try:
+        ds = load_checked(collection, name, data_dir, data_digest, labels)
+    except ValueError as e:                   # another labelling that cannot be read: that labelling's problem only
+        if labels == "y":
+            raise
+        return _refused_profile(measures, f"reference labelling {labels} cannot be read: {e}")
+    try:
+        p = prepare(ds.X, ds.y, missing=missing, rare=rare, noise=noise, leaks="warn")   # a curated bundle: warn only
+    except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
+        return _refused_profile(measures, str(e))
+    prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
+                       random_state=random_state if seed is None else seed, scaling=scaling, threshold=threshold,
+                       primary=None, max_permutations=max_permutations, rule=rule)
+    prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
+                        columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
+    parts = [prof] + ([prep.astype({"n_a": "Int64", "n_b": "Int64"})] if len(prep) else [])
+    if n_resamples:
+        parts.append(_draw_rows(p.X, p.y, prof, primary, noise=noise, n_permutations=n_permutations,
+                                scaling=scaling, n_resamples=n_resamples,
+                                seed=random_state if seed is None else seed))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else prof
+
+
+# %% ../nbs/25_tasks.ipynb #fd1df620
+def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` table (unlabeled rows are skipped)
+                  *,
+                  data_dir=None,                           # the bundle folder (None: `$CLM_NB_DATA` or the default)
+                  measures=LEADERBOARD_MEASURES,           # the between-dataset measures to compute
+                  primary: str = DEFAULT_PRIMARY,          # checked against `measures`, not part of the tasks
+                  noise: str | None = None,                # as in `clm_profile`; part of the task key
+                  n_permutations: int = 20,                # as in `clm_profile`; part of the task key
+                  scaling: str = DEFAULT_SCALING,          # as in `clm_profile`; part of the task key
+                  missing: str = "refuse",                 # as in `profile_task`; part of the task key
+                  rare: str = RARE_DEFAULT,                # as in `profile_task`; part of the task key
+                  threshold: float = 0.3,                  # as in `clm_profile`; part of the task key
+                  seed: int = DEFAULT_SEED,                # the relabellings' seed of every task; part of the task key
+                  max_permutations: int | None = None,     # the cap of `permutation_cap`; part of the task key
+                  rule=None,                               # the `VerdictRule` the re-estimation reads (None: the default)
+                  n_resamples: int = 0,                    # half-samples of the primary's measures, for rank intervals
+                  labels: str = "y",                       # the reference labelling judged; part of the task key
+                 ) -> list[Task]:
+    """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; with
+    labels='labels1' (or 2, ...), only the datasets that have that labelling."""
+    names = check_board_measures(measures, primary)
+    scaling = check_choice(scaling, "scaling", SCALINGS, who="profile_tasks")
+    missing = check_choice(missing, "missing", MISSING_POLICIES, who="profile_tasks")
+    rare = check_choice(rare, "rare", RARE_POLICIES, who="profile_tasks")
+    threshold = check_number(threshold, "threshold", who="profile_tasks")
+    n_permutations = check_permutations(n_permutations, "profile_tasks")   # before any task: not once per dataset
+    cap = permutation_cap(n_permutations, max_permutations, "profile_tasks")
+    seed = check_number(seed, "seed", lo=0, integer=True, who="profile_tasks")
+    n_resamples = check_number(n_resamples, "n_resamples", lo=0, hi=MAX_RESAMPLES, integer=True, who="profile_tasks")
+    if 0 < n_resamples < 10:
+        raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
+    if rule is not None and not isinstance(rule, VerdictRule):
+        raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
+    variant = variant_index(labels)
+    root = resolve_data_dir(data_dir)
+    where = str(root) if root else False
+    labeled = catalog[catalog["labeled"]] if "labeled" in catalog else catalog
+    if variant:                                                    # only the datasets with that many labellings
+        labeled = labeled[labeled["label_variants"].astype(float).fillna(1) > variant]
+    size = labeled["n"] * labeled["n_classes"].astype(float).fillna(1)
+    order = size.sort_values(ascending=False, kind="stable").index
+    settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
+                "missing": missing, "rare": rare, "threshold": threshold, "max_permutations": cap} \
+        | ({"n_resamples": n_resamples, "primary": primary} if n_resamples else {})
+    tasks = []
+    for i in order:
+        c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
+        key = {"kind": "clm_profile", "collection": c, "dataset": n, **settings, "measures": ",".join(names),
+               "relabel_seed": seed} | ({"labels": labels} if variant else {})     # 'y' keeps the keys it always had
+        tasks.append(Task(key, profile_task, {"collection": c, "name": n, "data_dir": where,
+                                              "data_digest": dataset_digest(c, n, where, labels),
+                                              "sha256": labeled.at[i, "sha256"] if "sha256" in labeled else None,
+                                              **settings, "seed": seed} | ({} if rule is None else {"rule": rule})
+                                             | ({"labels": labels} if variant else {}),
+                          unhashed=("data_dir",)))
+    return tasks
+
+# %% ../nbs/25_tasks.ipynb #58c7f2bc
+def labelling_tasks(catalog: pd.DataFrame,   # a `list_datasets` table (its `label_variants` column counts the labellings)
+                    **options,               # every option of `profile_tasks` but `labels`
+                   ) -> dict[str, list[Task]]:
+    "The profile tasks of every reference labelling beyond y: {'labels1': [...], 'labels2': [...], ...}."
+    if "labels" in options:
+        raise ValueError("labelling_tasks: labels is what it varies; leave it out (profile_tasks takes one labelling).")
+    counts = catalog["label_variants"].astype(float).fillna(1) if "label_variants" in catalog else pd.Series([1.0])
+    most = int(counts.max()) if len(counts) else 1
+    return {f"labels{v}": profile_tasks(catalog, labels=f"labels{v}", **options) for v in range(1, most)}

@@ -18,7 +18,8 @@ from clm_nb.assessment import metric_measures, metric_views, prepare_points
 from clm_nb.cli import cli
 from clm_nb.registry import METRIC_NAMES, get_measure
 from clm_nb.intervals import resample_scores
-from clm_nb.profile import VIEWS, VerdictRule
+from clm_nb.rule import VIEWS
+from clm_nb.rule import VerdictRule
 
 FAST = dict(n_permutations=5, ci=None, variants=False, max_permutations=5)
 

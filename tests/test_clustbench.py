@@ -14,12 +14,13 @@ import pytest
 from sklearn.cluster import AgglomerativeClustering, KMeans
 
 from browser import ARGS, CHROMIUM, NEEDS_BROWSER, sync_playwright
-from clm_nb.clustbench import (clustbench_labels, read_results, reference_labellings, score_references,
-                               score_results, write_results)
+from clm_nb.clustbench import clustbench_labels, read_results, score_references, score_results, write_results
+from clm_nb.bundle import reference_labellings
 from clm_nb.bundle import list_datasets, load_dataset
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.profile import leaderboard, profile_tasks
+from clm_nb.leaderboard import leaderboard
+from clm_nb.tasks import profile_tasks
 
 MULTI = [("gagolews_v1/wut", "x2"), ("gagolews_v1/wut", "x3"), ("gagolews_v1/graves", "zigzag"),
          ("gagolews_v1/sipu", "compound")]

@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from clm_nb.bundle import list_datasets
-from clm_nb.profile import profile_tasks
+from clm_nb.tasks import profile_tasks
 from clm_nb.runner import (FAULTS, Task, _closure, code_version, demo_task, load_results, read_result, result_path,
                            run, run_errors, stored_status, task_seed, value_digest)
 from clm_nb.text import spreadsheet_safe
@@ -128,7 +128,7 @@ def test_changed_code_misses_the_cache(tmp_path, monkeypatch):
 
 def test_code_version_follows_the_clm_nb_modules_a_task_imports():
     from clm_nb.clusterers import ground_truth_task
-    from clm_nb.profile import profile_task
+    from clm_nb.tasks import profile_task
     assert code_version(ground_truth_task) != code_version(profile_task)
     assert code_version(demo_task) == code_version(run)                     # same module
     from clm_nb.tasks import measures_task

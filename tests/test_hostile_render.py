@@ -22,7 +22,8 @@ from clm_nb.text import render_math, user_text
 from clm_nb.bundle import add_to_bundle, list_datasets
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.profile import leaderboard, profile_tasks
+from clm_nb.leaderboard import leaderboard
+from clm_nb.tasks import profile_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

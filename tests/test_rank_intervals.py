@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 from clm_nb.bundle import list_datasets
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.profile import leaderboard, outrank_probability, profile_tasks, rank_intervals
+from clm_nb.leaderboard import leaderboard, outrank_probability, rank_intervals
+from clm_nb.tasks import profile_tasks
 
 from browser import ARGS, CHROMIUM, sync_playwright
 from studycells import check_cell_error

@@ -11,7 +11,9 @@ import pytest
 from clm_nb.bundle import list_datasets
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.profile import DEFAULT_PRIMARY, leaderboard, profile_tasks
+from clm_nb.profile import DEFAULT_PRIMARY
+from clm_nb.leaderboard import leaderboard
+from clm_nb.tasks import profile_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -7,7 +7,8 @@ import pandas as pd
 
 from clm_nb.bundle import add_to_bundle, list_datasets
 from clm_nb.runner import run, run_errors
-from clm_nb.profile import labelling_tasks, leaderboard, profile_tasks
+from clm_nb.tasks import labelling_tasks, profile_tasks
+from clm_nb.leaderboard import leaderboard
 
 MEASURES = ["ch_btwn", "dbcv_btwn"]
 

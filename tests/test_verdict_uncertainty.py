@@ -15,7 +15,9 @@ import clm_nb
 from clm_nb.cli import cli
 from clm_nb.bundle import list_datasets, load_dataset
 from clm_nb.runner import run
-from clm_nb.profile import DEFAULT_SEED, VERDICTS, VerdictRule, clm_profile, profile_row, profile_tasks
+from clm_nb.profile import DEFAULT_SEED, clm_profile
+from clm_nb.rule import VERDICTS, VerdictRule, profile_row
+from clm_nb.tasks import profile_tasks
 
 BUNDLE = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 HAS_BUNDLE = (BUNDLE / "manifest.csv").is_file()
