@@ -1,4 +1,4 @@
-"""Time and peak memory of DBCV (run by hand; the figures go in nbs/02_internal.ipynb, "Speed and memory").
+"""Time and peak memory of DBCV (run by hand; the figures go in nbs/06_internal.ipynb, "Speed and memory").
 
     .venv/bin/python benchmarks/bench_dbcv.py [--n 50000] [--cases blobs huge value]
 

@@ -60,10 +60,10 @@ _DOC_ARGS = ("max_memory bounds the engine's memory; the result is exact whateve
 def aucc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
          labels=None,                           # one label per row, any hashable values
          *,
-         metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+         metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
          noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
          random_state=None,                     # accepted for a common signature; unused (exact, not random)
-         max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory, see 01_pairs)
+         max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory, see 05_pairs)
          tolerance: float | None = None,        # None: exact; t: within t of the exact value, certified (fast mode)
         ) -> float:
     """Area under the ROC curve of pairs ranked by similarity, same-cluster pairs positive (higher is better).
@@ -96,7 +96,7 @@ _PR_REFERENCE = "Jaskowiak & Costa, Clustering validation with the area under pr
 def auprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
           labels=None,                           # one label per row, any hashable values
           *,
-          metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+          metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
           noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
           random_state=None,                     # accepted for a common signature; unused (exact, not random)
           estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
@@ -120,7 +120,7 @@ def auprc(X,                                     # (n, d) data, or a `LabeledDat
 def auiprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
            labels=None,                           # one label per row, any hashable values
            *,
-           metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+           metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
            noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
            random_state=None,                     # accepted for a common signature; unused (exact, not random)
            estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
@@ -144,7 +144,7 @@ def auiprc(X,                                     # (n, d) data, or a `LabeledDa
 def sauprc(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
            labels=None,                           # one label per row, any hashable values
            *,
-           metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+           metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
            noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
            random_state=None,                     # accepted for a common signature; unused (exact, not random)
            estimator: str = "step",               # 'step' (average precision) or 'trapezoid' (trapezoidal rule)
@@ -166,7 +166,7 @@ def bounded_score(X,                                     # (n, d) data, or a `La
                   *,
                   tolerance: float = 1e-6,               # the largest bound accepted (0: the exact value)
                   estimator: str = "step",               # for the precision-recall areas: 'step' or 'trapezoid'
-                  metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+                  metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
                   noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
                   max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for the engine (None: half the free memory)
                  ) -> BoundedScore:

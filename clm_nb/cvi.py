@@ -288,7 +288,7 @@ def _distance_rows(src, code, s, P):
         page_out(src, code, 1)
 
 def _foreign_points(data: LabeledData, k: int, metric: str) -> np.ndarray:
-    "q_k(x) for points of any kind (`01_pairs`'s layout), in the order of `data`: blocks of exact distance rows."
+    "q_k(x) for points of any kind (`05_pairs`'s layout), in the order of `data`: blocks of exact distance rows."
     sd = sort_by_cluster(data, metric)
     rows = max(1, int(_BLOCK_MB * 2**20) // (8 * sd.n))
     P, q = np.empty((min(rows, sd.n), sd.n)), np.empty(sd.n)
@@ -324,7 +324,7 @@ def cvnn_parts(X,                          # (n, p) data, sparse rows, a dissimi
                labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
                *,
                k: int = 10,                # nearest neighbours per point, 1 <= k < n
-               metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
+               metric: str = "euclidean",  # any metric of the pair engine (`05_pairs`), 'precomputed', 'gower' too
                noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
                random_state=None,          # accepted for a common signature; unused (not random)
               ) -> CVNNParts:
@@ -363,7 +363,7 @@ def cvnn_normalize(parts: Sequence[CVNNParts]) -> np.ndarray:
 def cvnn(X,                          # (n, p) data, sparse rows, a dissimilarity matrix, a table, a `LabeledData`
          labels=None,                # one label per row, any hashable values (None with a `LabeledData`)
          *,
-         metric: str = "euclidean",  # any metric of the pair engine (`01_pairs`), 'precomputed', 'gower' too
+         metric: str = "euclidean",  # any metric of the pair engine (`05_pairs`), 'precomputed', 'gower' too
          noise=None,                 # noise policy: None, 'ignore', 'cluster' or 'singletons'
          random_state=None,          # accepted for a common signature; unused (not random)
          k: int = 10,                # nearest neighbours per point, 1 <= k < n

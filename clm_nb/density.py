@@ -135,7 +135,7 @@ def _check_min_pts(min_pts, who):
 def dcsi(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a mixed table
          labels=None,                           # one label per row, any hashable values
          *,
-         metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+         metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
          noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
          noise_label=-1,                        # the label that marks noise (read by the noise policy)
          min_pts: int = 5,                      # minPts of the core-point definition (the paper's default: 5)
@@ -148,7 +148,7 @@ def dcsi(X,                                     # (n, d) data (dense or sparse),
 def dcsi_parts(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a table
                labels=None,                           # one label per row, any hashable values
                *,
-               metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+               metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
                noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
                noise_label=-1,                        # the label that marks noise (read by the noise policy)
                min_pts: int = 5,                      # minPts of the core-point definition (the paper's default: 5)
@@ -271,7 +271,7 @@ def _disco_sorted(sd, min_pts: int, noise_code: int) -> np.ndarray:
 def disco_samples(X,                                     # (n, d) data (dense or sparse), dissimilarities, a table
                   labels=None,                           # one label per row, any hashable values
                   *,
-                  metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+                  metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
                   noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
                   noise_label=-1,                        # the label that marks noise
                   min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)
@@ -303,7 +303,7 @@ def disco_samples(X,                                     # (n, d) data (dense or
 def disco(X,                                     # (n, d) data (dense or sparse), a dissimilarity matrix, a mixed table
           labels=None,                           # one label per row, any hashable values
           *,
-          metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+          metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
           noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
           noise_label=-1,                        # the label that marks noise
           min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)

@@ -216,7 +216,7 @@ SUMS_BYTES = 16 * MAX_TABLE_PAIRS      # bytes the silhouettes' n x K sums may t
 def silhouette(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                labels=None,                           # one cluster label per row, any hashable values
                *,
-               metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+               metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
                noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                random_state=None,                     # ignored: deterministic; kept for a uniform signature
                max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -240,7 +240,7 @@ def silhouette(X,                                     # (n, d) data, or a `Label
 def silhouette_w(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                  labels=None,                           # one cluster label per row, any hashable values
                  *,
-                 metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                 metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
                  noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                  random_state=None,                     # ignored: deterministic; kept for a uniform signature
                  max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -334,7 +334,7 @@ def ball_hall(X,                          # (n, d) data, or a `LabeledData` (the
 def c_index(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
             labels=None,                           # one cluster label per row, any hashable values
             *,
-            metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+            metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
             noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
             random_state=None,                     # ignored: deterministic; kept for a uniform signature
             max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -358,7 +358,7 @@ def c_index(X,                                     # (n, d) data, or a `LabeledD
 def point_biserial(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                    labels=None,                           # one cluster label per row, any hashable values
                    *,
-                   metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                   metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
                    noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                    random_state=None,                     # ignored: deterministic; kept for a uniform signature
                    max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -383,7 +383,7 @@ def point_biserial(X,                                     # (n, d) data, or a `L
 def gamma(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
           labels=None,                           # one cluster label per row, any hashable values
           *,
-          metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+          metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
           noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
           random_state=None,                     # ignored: deterministic; kept for a uniform signature
           max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -409,7 +409,7 @@ def gamma(X,                                     # (n, d) data, or a `LabeledDat
 def g_plus(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
            labels=None,                           # one cluster label per row, any hashable values
            *,
-           metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+           metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
            noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -437,7 +437,7 @@ def g_plus(X,                                     # (n, d) data, or a `LabeledDa
 def tau(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
         labels=None,                           # one cluster label per row, any hashable values
         *,
-        metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+        metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
         noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
         random_state=None,                     # ignored: deterministic; kept for a uniform signature
         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -463,7 +463,7 @@ def tau(X,                                     # (n, d) data, or a `LabeledData`
 def mcclain_rao(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                 labels=None,                           # one cluster label per row, any hashable values
                 *,
-                metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+                metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
                 noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                 random_state=None,                     # ignored: deterministic; kept for a uniform signature
                 max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -519,7 +519,7 @@ def _owa(v: np.ndarray, op: str, D: int, share: np.ndarray | None = None) -> flo
 def wcnn(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
          labels=None,                           # one cluster label per row, any hashable values
          *,
-         metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+         metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
          noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,                     # ignored: deterministic; kept for a uniform signature
          max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free memory)
@@ -544,7 +544,7 @@ def wcnn(X,                                     # (n, d) data, or a `LabeledData
 def dunn_owa(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
              labels=None,                           # one cluster label per row, any hashable values
              *,
-             metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+             metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
              noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
              random_state=None,                     # ignored: deterministic; kept for a uniform signature
              max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free)
@@ -618,7 +618,7 @@ def _dists_to(pp, a, pts, lo, hi, out):
         row = F[I[a]]
         for k in range(m):
             out[k] = row[I[pts[lo + k]]]
-        page_out(src, code, 1)                    # a memmap's pages: released every so many rows (`01_pairs`)
+        page_out(src, code, 1)                    # a memmap's pages: released every so many rows (`05_pairs`)
     elif code == 6:                               # a condensed matrix: the same, with its index formula
         F, I, M = src[0], src[1], src[2][0]
         for k in range(m):
@@ -1212,7 +1212,7 @@ def dbcv_parts(X,                                     # (n, d) data (dense or sp
 def sindex(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
            labels=None,                           # one cluster label per row, any hashable values
            *,
-           metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+           metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
            noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
            random_state=None,                     # ignored: deterministic; kept for a uniform signature
            max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for blocks of distance rows (None: half the free memory)
@@ -1237,7 +1237,7 @@ def sindex(X,                                     # (n, d) data, or a `LabeledDa
 def widest_gap(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                labels=None,                           # one cluster label per row, any hashable values
                *,
-               metric: str = "euclidean",             # a metric of the pair engine (`01_pairs`), e.g. 'euclidean'
+               metric: str = "euclidean",             # a metric of the pair engine (`05_pairs`), e.g. 'euclidean'
                noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
                random_state=None,                     # ignored: deterministic; kept for a uniform signature
                max_memory: int | None = DEFAULT_MAX_MEMORY,  # bytes for lane buffers (None: half the free memory)

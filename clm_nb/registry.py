@@ -50,7 +50,7 @@ INVARIANCES = {
 KINDS = ("internal", "between", "external", "ensemble")
 METRIC_NAMES = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine", "precomputed", "gower")  # canonical
 PAIR_METRICS = METRIC_NAMES            # what a measure that reads only pair distances accepts (the pair engine's)
-PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 01_pairs
+PAIR_SUMMARIES = ("ranks", "pr", "pr_inverse", "ks", "c_index", "moments", "extremes", "cluster_sums")   # see 05_pairs
 DIRECTIONS = ("max", "min")
 OPTIMA = ("extremum", "knee")
 

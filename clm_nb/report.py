@@ -226,7 +226,7 @@ def _measure_href(name: str, docs_url: str | None, depth: int = 0) -> str | None
     return _docs_href(docs_url, f"measures.html#{name}", depth) or "../" * depth + f"overview.html#measure-{name}"
 
 # %% ../nbs/31_report.ipynb #a5520abb
-_DOC_PAGES = (("between", "the between-dataset measures"), ("verdict", "the profiles and the verdict"),
+_DOC_PAGES = (("between", "the between-dataset measures"), ("profile", "the profiles"), ("rule", "the verdict rule"),
               ("report", "this report"), ("studies/dataset_ranking", "the dataset-ranking study (ground truth, "
               "rank stability)"), ("studies/leaderboard", "the study that builds this report"))
 

@@ -23,7 +23,7 @@ __all__ = ['dsi', 'dsi_per_cluster']
 def dsi(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
         labels=None,                           # one label per row, any hashable values
         *,
-        metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+        metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
         noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
         random_state=None,                     # accepted for a common signature; unused (exact, not random)
         max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
@@ -45,7 +45,7 @@ def dsi(X,                                     # (n, d) data, or a `LabeledData`
 def dsi_per_cluster(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
                     labels=None,                           # one label per row, any hashable values
                     *,
-                    metric: str = "euclidean",             # a metric of the pair engine (see `01_pairs`)
+                    metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
                     noise=None,                            # noise policy: None, 'ignore', 'cluster' or 'singletons'
                     max_memory: int | None = DEFAULT_MAX_MEMORY,  # pair engine bytes (None: half the free memory)
                    ) -> np.ndarray:

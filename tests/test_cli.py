@@ -1,4 +1,4 @@
-"""The `clm-nb` command line (issue 22, notebook 18_cli). Every command runs once through the installed console script
+"""The `clm-nb` command line (issue 22, notebook 32_cli). Every command runs once through the installed console script
 in a subprocess (all of them started together, as `scripted` below: each pays the package's import), checking the
 success output, the `--json` schemas and one-line errors with exit code 1, never a traceback; the other variants run
 in-process with click's CliRunner, which goes through the same group, exit codes and error handling. Small data only

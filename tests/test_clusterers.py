@@ -1,4 +1,4 @@
-"""Clustering techniques (10_clusterers): every registered technique runs on tiny data, seeds reproduce, limits and
+"""Clustering techniques (23_clusterers): every registered technique runs on tiny data, seeds reproduce, limits and
 bad input are refused, the TPE search improves on the default and is seeded, pools and classifier proxies."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""DISCOTEC (08_consensus): equal to the n × n definition (every divergence, constraints, noise), invariances,
+"""DISCOTEC (12_consensus): equal to the n × n definition (every divergence, constraints, noise), invariances,
 baselines against scikit-learn, and bad input."""
 import math
 from itertools import combinations

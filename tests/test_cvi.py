@@ -190,7 +190,7 @@ def test_cvdd_with_singleton_cluster_matches_formula():
     assert cvdd(X, y) == pytest.approx(_cvdd_naive(X, y), rel=1e-12)
 
 
-# --- worked examples (the same as in nbs/05_cvi.ipynb) ---------------------------------------------------------------
+# --- worked examples (the same as in nbs/07_cvi.ipynb) ---------------------------------------------------------------
 
 def test_worked_examples():
     X = np.array([[0., 0, 1], [0, 2, 3], [4, 0, 3], [4, 2, 5]]); y = [0, 0, 1, 1]

@@ -1,4 +1,4 @@
-"""Issue 41, the scatter-matrix family, S_Dbw/SD and NbClust's split statistics (nbs/05_cvi.ipynb).
+"""Issue 41, the scatter-matrix family, S_Dbw/SD and NbClust's split statistics (nbs/07_cvi.ipynb).
 
 Peers: permetrics 2.1.0 (`ClusteringMetric`) where it follows Desgraupes's definitions, the s_dbw package 0.4.0
 (`S_Dbw`, `SD`) for every variant it offers; elsewhere plain from-definition oracles written here (loops over the

@@ -3,7 +3,7 @@ limits, noise policies, bad input, the invariances it claims (hypothesis), and h
 
 The oracle builds full distance matrices and takes each cluster's MST with scipy. The mutual-reachability graph has
 many exactly equal weights, so the MST is not unique; `dbcv` picks the tree of the leximax order of
-(core_a, core_b, dist) (see nbs/02_internal.ipynb), and the oracle ranks the edges in that order before calling scipy,
+(core_a, core_b, dist) (see nbs/06_internal.ipynb), and the oracle ranks the edges in that order before calling scipy,
 so both use the same tree. On continuous random data the three values never tie exactly, so the index order that
 breaks the remaining ties does not matter there."""
 import warnings

@@ -134,7 +134,7 @@ def test_levina_bickel_recovers_known_dimensions(case, true_dim):
 
 def test_levina_bickel_known_biases():
     # a lattice's shells of equal distances push it up (TwoNN would be infinite: T1 = T2 everywhere); a cube's faces
-    # pull it down as the dimension grows. Documented in nbs/02_internal.ipynb, not tuned away.
+    # pull it down as the dimension grows. Documented in nbs/06_internal.ipynb, not tuned away.
     assert 2 < intrinsic_dimension(np.indices((30, 30)).reshape(2, -1).T.astype(float)) < 3
     assert 4 < intrinsic_dimension(np.random.default_rng(5).uniform(size=(1500, 5))) < 4.6
 
@@ -152,7 +152,7 @@ def matlab_style(D, y, dim):
     """DBCV on the distances the authors' MATLAB code uses (dbcv.m: dist = squareform(pdist(data)).^2, core distances
     with d = the number of columns), re-written with numpy for data without duplicates or singletons; D is that
     squared matrix. The mutual-reachability graph has many equal weights, so the tree is the one of clm_nb's leximax
-    order (see nbs/02_internal.ipynb; MATLAB's Prim breaks those ties its own way)."""
+    order (see nbs/06_internal.ipynb; MATLAB's Prim breaks those ties its own way)."""
     labels = np.unique(y)
     core, comp, inner = np.zeros(len(y)), {}, {}
     for c in labels:

@@ -1,4 +1,4 @@
-"""Protocols of 11_evaluation on hand-computed examples: Table-1 correlations, pairwise rank stability, CLM-aware
+"""Protocols of 26_evaluation on hand-computed examples: Table-1 correlations, pairwise rank stability, CLM-aware
 technique rankings."""
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""External indices (04_external): scikit-learn agreement, exact pair counts at n = 10^7, brute-force oracles for the
+"""External indices (11_external): scikit-learn agreement, exact pair counts at n = 10^7, brute-force oracles for the
 matching indices and the Centroid Index tie rule, the hand-worked tables, a hypothesis property for every invariance
 an external measure claims, declared ranges, and bad input."""
 import itertools

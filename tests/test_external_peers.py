@@ -1,4 +1,4 @@
-"""Issue 41's external indices (04_external) against the installed peers: genieclust 1.3.0 (NCA, pivoted accuracy,
+"""Issue 41's external indices (11_external) against the installed peers: genieclust 1.3.0 (NCA, pivoted accuracy,
 adjusted Fowlkes–Mallows, mutual information) and clusim 0.4 (variation of information, element-centric similarity,
 ARI and AMI under the five random models of Gates & Ahn 2017), plus from-definition oracles where the peer refuses
 (genieclust's accuracies on non-square tables) or has no such index (Wallace), degenerate cases and bad input."""

@@ -1,4 +1,4 @@
-"""Hostile and careless input to the readers and the bundle writer (issue 38, notebooks 09_datasets and 18_cli).
+"""Hostile and careless input to the readers and the bundle writer (issue 38, notebooks 18_bundle and 32_cli).
 
 Each test reproduces one probe of the issue. The probes that could allocate gigabytes or block forever on the code
 before the fix (the bombs, /dev/zero, a FIFO, the huge label) run in a subprocess bounded in address space

@@ -1,4 +1,4 @@
-"""Issue 41's additions to `02_internal`, against genieclust 1.3.0 (the authors' code of the 2021 CVI study), fpc's
+"""Issue 41's additions to `06_internal`, against genieclust 1.3.0 (the authors' code of the 2021 CVI study), fpc's
 definitions (fpc is not installed: oracles written from its `cluster.stats`) and plain O(n^2) loops:
 
 - `dunn`: the centroid options without the pair engine, the same values as before; genieclust's
@@ -157,7 +157,7 @@ def test_dbcv_parts_noise_and_bad_input():
 def test_wcss_is_clusterstats_wss_and_ball_hall_times_k(name):
     X, y = DATA[name]
     st = check_data(X, y).stats
-    wss = st.wss * st.scale ** 2                                     # clusterCrit's trace_w (05_cvi)
+    wss = st.wss * st.scale ** 2                                     # clusterCrit's trace_w (07_cvi)
     assert -cv.negated_wcss_index(X, y) == pytest.approx(wss, rel=1e-12)
     K = y.max() + 1
     assert cv.negated_ball_hall_index(X, y) == pytest.approx(-K * ball_hall(X, y), rel=1e-12)
@@ -220,7 +220,7 @@ def test_dunn_owa_against_genieclust(name):
     X, y = DATA[name]
     if _boundary_ties(X, 10) or _boundary_ties(X, 25):
         pytest.skip("ties at the M-th neighbour: genieclust keeps the one its k-NN search meets first, we share the "
-                    "places out (02_internal); tested for row-order invariance below")
+                    "places out (06_internal); tested for row-order invariance below")
     for num in OWA:
         for den in OWA:
             if num == den == "Const":

@@ -203,7 +203,7 @@ def test_signed_notebook_renders_its_chart(page):
 
 
 # --- Saving from Jupyter keeps the tree clean (issue 49, item 7) -----------------------------------------------------
-# JupyterLab's Run All and autosave rewrote nbs/17_assessment.ipynb and the study notebook (execution counts, the
+# JupyterLab's Run All and autosave rewrote nbs/22_assessment.ipynb and the study notebook (execution counts, the
 # kernel's cell metadata, new numbers in the stored outputs, progress-bar widgets): `make test`'s clean check failed
 # and `git status` showed hundreds of lines. `make install` links tools/jupyter_server_config.py into the venv's
 # Jupyter config; its pre-save hook (tools/clean_nbs.py) cleans the notebook and keeps the stored outputs of the
@@ -227,7 +227,7 @@ def test_pre_save_hook_keeps_stored_outputs_of_unchanged_cells(tmp_path, monkeyp
     """The hook on a notebook of nbs/ as JupyterLab sends it after a run: unchanged cells get the stored outputs
     back, an edited cell keeps its new output without the progress-bar widget, the metadata are cleaned."""
     clean_nbs = _load_tool("clean_nbs")
-    name = "17_assessment.ipynb"
+    name = "22_assessment.ipynb"
     stored = json.loads((ROOT / "nbs" / name).read_text(encoding="utf-8"))
     model_nb = nbformat.reads(json.dumps(stored), as_version=4)
     code = [c for c in model_nb.cells if c.cell_type == "code"]
@@ -334,13 +334,13 @@ def _execute(client, code, timeout=180):
 
 @needs_jupyter
 def test_running_and_saving_in_jupyter_keeps_the_tree_clean(server_of_a_clone):
-    """`jupyter lab` configured as `make install` configures it: a kernel session on nbs/17_assessment.ipynb and on the
+    """`jupyter lab` configured as `make install` configures it: a kernel session on nbs/22_assessment.ipynb and on the
     leaderboard study, cells run (a display, a progress-bar widget, new execution counts, the kernel's metadata) and
     each notebook saved through the contents API as JupyterLab saves it: `git status --porcelain nbs/` stays empty."""
     from jupyter_client import BlockingKernelClient
     url, token, clone, env = server_of_a_clone
     kernel = {"name": "clm_nb"}                      # the study joins the first notebook's kernel (JupyterLab allows it)
-    for path, runs in [("nbs/17_assessment.ipynb", ["c346fdb8", "dcc919c7", "7ad0bcaf", "83225786"]),
+    for path, runs in [("nbs/22_assessment.ipynb", ["c346fdb8", "dcc919c7", "7ad0bcaf", "83225786"]),
                        ("nbs/studies/leaderboard.ipynb", None)]:
         model = _api(url, token, "GET", f"/api/contents/{path}?content=1&type=notebook")
         nb = nbformat.from_dict(model["content"])
@@ -369,7 +369,7 @@ def test_running_and_saving_in_jupyter_keeps_the_tree_clean(server_of_a_clone):
                 todo[-1].outputs = bar + todo[-1].outputs
         finally:
             client.stop_channels()
-        assert any(c.outputs for c in todo) or not runs      # 17_assessment's cells showed a display and a bar
+        assert any(c.outputs for c in todo) or not runs      # 22_assessment's cells showed a display and a bar
         nb.metadata["kernelspec"] = {"display_name": "clm_nb", "language": "python", "name": "clm_nb"}
         nb.metadata["language_info"] = info["language_info"]
         _api(url, token, "PUT", f"/api/contents/{path}", {"type": "notebook", "format": "json", "content": nb})

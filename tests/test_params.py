@@ -58,7 +58,7 @@ SPECIAL = {
     "must_link": ([("abc", {}), ([[0, 1, 2]], {}), ([[0, 999]], {}), ([[0, 0]], {}), ([[0, 1], [2]], {}), ([[0.5, 1]], {})]),
     "cannot_link": ([("abc", {}), ([[0, 999]], {}), ([[3, 3]], {})]),
     "labels_partial": ([([0, 1], {}), (np.zeros((3, 3)), {})]),
-    # None = half the free memory (01_pairs); a budget is a positive whole number of bytes
+    # None = half the free memory (05_pairs); a budget is a positive whole number of bytes
     "max_memory": ([(v, {}) for v in (0, -1, 1.5, np.nan, np.inf, "1GB", True, 1 + 2j, [10**8])]),
     # None = the default exponent (dbcv: X's columns, or the intrinsic dimension; dbcv_btwn on coordinates: the data's
     # dimension); a dimension is a whole number >= 1
@@ -147,7 +147,7 @@ def test_complex_X_refused(name):
 
 @pytest.mark.parametrize("name", list(clm_nb.measures().name))
 def test_noise_defaults_to_none(name):
-    "One noise default everywhere: -1 is an ordinary label unless a policy is asked for (00_core, noise policy)."
+    "One noise default everywhere: -1 is an ordinary label unless a policy is asked for (04_core, noise policy)."
     params = inspect.signature(clm_nb.get_measure(FORWARDS.get(name, name)).func).parameters
     assert "noise" in params and params["noise"].default is None
 

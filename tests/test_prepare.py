@@ -1,4 +1,4 @@
-"""The preparation step (clm_nb.prepare, notebook 08a_prepare): each diagnosis has cases that trigger it and cases that
+"""The preparation step (clm_nb.prepare, notebook 16_prepare): each diagnosis has cases that trigger it and cases that
 must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused."""
 import numpy as np
 import pandas as pd

@@ -5,7 +5,7 @@
 What it does, in order:
 1. Collects the sources into `_docs_build/src/`: the pages of `docs/*.md` (and the executed notebook page
    `docs/any_distance.ipynb`, shown with its stored outputs); every notebook of `nbs/`, renamed after the
-   module it exports (`nbs/02_internal.ipynb` -> `internal.html`) with nbdev's `#|` directives stripped, `#| hide`
+   module it exports (`nbs/06_internal.ipynb` -> `internal.html`) with nbdev's `#|` directives stripped, `#| hide`
    cells removed and an anchor `<a id="name">` before each exported definition (so `between.html#ch_btwn` is the
    derivation of `ch_btwn`); the measure reference generated from the registry (`measures.html#<name>`); one API page
    per module (`api/<module>.html`, autodoc, parameter docs from the docments comments); the real-data gallery
@@ -43,7 +43,7 @@ GENERATED = {"gallery.md"}                 # pages of PAGES written by the build
 
 
 def notebook_modules() -> dict[str, str]:
-    "Map each numbered notebook's stem (`02_internal`, `08a_prepare`) to the module it exports (`internal`)."
+    "Map each numbered notebook's stem (`06_internal`, `16_prepare`) to the module it exports (`internal`)."
     out = {}
     for path in sorted(NBS.glob("[0-9][0-9]*_*.ipynb")):
         nb = json.loads(path.read_text())
@@ -56,7 +56,7 @@ def notebook_modules() -> dict[str, str]:
 
 
 def rewrite_links(text: str, modules: dict[str, str], studies: set[str], prefix: str = "") -> str:
-    """Turn mentions of notebooks (`nbs/02_internal.ipynb`, `studies/x.ipynb`, in links or code spans) into links to
+    """Turn mentions of notebooks (`nbs/06_internal.ipynb`, `studies/x.ipynb`, in links or code spans) into links to
     their pages; `studies` names the executed studies the site has (a study left out stays a code span)."""
 
     def target(ref: str) -> str | None:
