@@ -20,7 +20,8 @@ from threadpoolctl import threadpool_limits
 
 from clm_nb.clusterers import CLASSIFIERS, classifier_proxies
 from clm_nb.core import check_partitions
-from clm_nb.bundle import load_dataset, subsample_dataset
+from clm_nb.bundle import load_dataset
+from clm_nb.synthetic import subsample_dataset
 
 
 def study_view(name: str, data_dir: Path, collection: str, max_points: int, seed: int):

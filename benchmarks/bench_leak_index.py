@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 import clm_nb
-from clm_nb.bundle import read_labeled_table
+from clm_nb.readers import read_labeled_table
 
 R = [("MASS", "cats", "Sex"), ("MASS", "birthwt", "low"), ("datasets", "InsectSprays", "spray"),
      ("carData", "Pottery", "Site"), ("DAAG", "possum", "Pop"), ("MASS", "crabs", "sp"), ("MASS", "fgl", "type"),

@@ -15,7 +15,7 @@ import pandas as pd
 import vl_convert as vlc
 from .core import noise_mask, zscore
 from .catalog import get_measure
-from .bundle import subsample_dataset
+from .synthetic import subsample_dataset
 from .rule import VerdictRule, VERDICTS
 
 

@@ -153,7 +153,7 @@ def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, d
     step."""
     import warnings
     from clm_nb.text import terminal_text
-    from clm_nb.bundle import read_labeled_table         # imported when a command runs: --help stays fast
+    from clm_nb.readers import read_labeled_table         # imported when a command runs: --help stays fast
     ctx = click.get_current_context(silent=True)
     extra = dict(ctx.meta.get(_READ_OPTIONS, {})) if ctx is not None else {}
     with warnings.catch_warnings(record=True) as caught:
@@ -347,7 +347,7 @@ def _assess(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, 
     if metric in ("precomputed", "gower"):
         kw.pop("drop_constant")                      # columns are not features to drop (gower), or there are none
     if metric == "precomputed" and str(data).lower().endswith(".npy"):
-        from clm_nb.bundle import read_dissimilarity_file
+        from clm_nb.readers import read_dissimilarity_file
         if label_col or drop_cols or sep or decimal != ".":         # refused, not silently ignored
             raise ValueError("--metric precomputed reads an .npy matrix, which has no columns: --label-col, --drop-col, "
                              "--sep and --decimal do not apply (its labels come with --labels FILE.npy).")

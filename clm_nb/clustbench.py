@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from .core import encode_labels, noise_mask
 from .catalog import get_measure, measures
-from .bundle import (file_type, load_dataset, read_bytes, reference_labellings, replace_file, resolve_data_dir,
-                           variant_index)
+from .readers import file_type, read_bytes
+from .bundle import load_dataset, reference_labellings, replace_file, resolve_data_dir, variant_index
 from .rule import VERDICTS
 from .evaluation import clm_aware_ranking
 

@@ -23,7 +23,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import NearestNeighbors
 from .core import check_X
 from .catalog import get_measure
-from .bundle import subsample_dataset
+from .synthetic import subsample_dataset
 
 
 # %% auto #0

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from .text import progress_bar, show_progress
 from .checks import check_choice, check_flag, check_number
 from .pairs import memory_share, MEMORY_SHARE_VARIABLE
-from .bundle import array_digest
+from .readers import array_digest
 from . import __version__
 
 

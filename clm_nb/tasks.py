@@ -24,9 +24,10 @@ from .pairs import summarize
 from .external import contingency
 from .between import class_pair_summary, pair_breakdown, PAIRWISE
 from .catalog import get_measure, measures
+from .readers import array_digest
 from .prepare import MISSING_POLICIES, prepare, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
-from .bundle import (array_digest, DatasetError, imitate_partition, load_dataset, partition_ensemble,
-                           resolve_data_dir, subsample_dataset, variant_index)
+from .synthetic import imitate_partition, partition_ensemble, subsample_dataset
+from .bundle import DatasetError, load_dataset, resolve_data_dir, variant_index
 from .rule import VerdictRule
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, parse_primary, permutation_cap,

@@ -8,7 +8,8 @@ from sklearn.datasets import load_iris
 
 import clm_nb
 from clm_nb.assessment import assess, assess_labellings
-from clm_nb.bundle import Dataset, read_labeled_table
+from clm_nb.bundle import Dataset
+from clm_nb.readers import read_labeled_table
 
 FAST = dict(ci=None, variants=False)
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from clm_nb.bundle import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, iter_datasets, list_datasets,
-                           load_dataset, make_clm_blobs, resolve_data_dir)
+                           load_dataset, resolve_data_dir)
+from clm_nb.synthetic import make_clm_blobs
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -333,8 +334,8 @@ def test_shared_bundle_noise(name, collection):
 
 
 # ---------------------------------------------------------------- generators of the papers' benchmarks
-from clm_nb.bundle import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
-                           partition_ensemble, subsample_dataset)
+from clm_nb.synthetic import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
+                              partition_ensemble, subsample_dataset)
 from clm_nb.external import ari as _ari
 
 
@@ -406,7 +407,8 @@ import sys
 import time
 import zipfile
 
-from clm_nb.bundle import ON_ERROR, DatasetError, array_digest, file_digest
+from clm_nb.bundle import ON_ERROR, DatasetError
+from clm_nb.readers import array_digest, file_digest
 
 
 def _npy(a, allow_pickle=False) -> bytes:
@@ -706,7 +708,7 @@ def test_arguments_checked_at_the_door(bundle, call, message):
 
 def test_header_less_index_advice_names_pandas_and_r(tmp_path):
     "Issue 49 (item 9): a header-less saved index may come from R's write.csv as well as from pandas."
-    from clm_nb.bundle import read_labeled_table
+    from clm_nb.readers import read_labeled_table
     path = tmp_path / "r.csv"
     path.write_text('"","w","y"\n"1",0.5,"a"\n"2",0.1,"b"\n"3",0.7,"a"\n')
     with pytest.raises(ValueError, match=r"pandas: to_csv\(..., index=False\); R: write.csv\(..., row.names = FALSE\)"):

@@ -25,7 +25,8 @@ from click.testing import CliRunner
 
 from clm_nb import datasets
 from clm_nb.cli import cli
-from clm_nb.bundle import add_to_bundle, list_datasets, load_dataset, read_labeled_file, read_labeled_table
+from clm_nb.bundle import add_to_bundle, list_datasets, load_dataset
+from clm_nb.readers import read_labeled_file, read_labeled_table
 
 LIMIT = 2 << 30                                   # RLIMIT_AS of the bounded probes
 TIMEOUT = 60                                      # seconds; the fixed code answers each probe in about one import
@@ -62,7 +63,7 @@ BOUND = 256 << 20                                 # the probes' read bound: well
 PROBE = f"""
 import sys, json
 BOUND = {BOUND}
-from clm_nb.bundle import read_labeled_table
+from clm_nb.readers import read_labeled_table
 for path in sys.argv[1:]:
     try:
         feats, y = read_labeled_table(path, None if path.endswith(".npz") else "class", max_bytes=BOUND)

@@ -90,7 +90,7 @@ def test_spearman_table_missing_values_and_seed():
 def test_which_index_on_iris_read_back_from_csv(tmp_path):
     "Real data as a user has it (a CSV): the labels are trustworthy, and the answer follows the stated rule."
     from sklearn.datasets import load_iris
-    from clm_nb.bundle import read_labeled_table
+    from clm_nb.readers import read_labeled_table
     load_iris(as_frame=True).frame.to_csv(tmp_path / "iris.csv", index=False)
     X, y = read_labeled_table(tmp_path / "iris.csv", "target")
     choice = which_index(X, y, ks=range(2, 7), n_boot=300, random_state=0)

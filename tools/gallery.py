@@ -170,7 +170,7 @@ def _first_line_error(e: BaseException) -> str:
 def assess_one(spec: Spec, csv_path: Path) -> dict:
     "Read the CSV back, assess it (default missing='refuse' first), and return the record the page is built from."
     import clm_nb
-    from clm_nb.bundle import read_labeled_table
+    from clm_nb.readers import read_labeled_table
     X, y = read_labeled_table(csv_path, spec.label, drop_cols=list(spec.drop_cols))
     refused, missing = None, "refuse"
     try:
