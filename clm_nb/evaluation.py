@@ -22,10 +22,10 @@ from .catalog import get_measure
 
 
 # %% auto #0
-__all__ = ['CORRELATIONS', 'MIN_AGREEMENT', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'spearman_table',
-           'rho_differences', 'Selection', 'select_by_cv', 'Stability', 'rank_stability', 'CLMReport',
-           'clm_aware_ranking', 'index_correlation', 'hit_the_best', 'rank_difference', 'regret', 'IndexChoice',
-           'which_index', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
+__all__ = ['CORRELATIONS', 'KNEE_RULES', 'rank_by_measure', 'rank_agreement', 'bootstrap_counts', 'spearman_table',
+           'paired_difference', 'rho_differences', 'Selection', 'select_by_cv', 'Stability', 'rank_stability',
+           'CLMReport', 'clm_aware_ranking', 'oriented_pool', 'index_correlation', 'hit_the_best', 'rank_difference',
+           'regret', 'FriedmanNemenyi', 'friedman_nemenyi', 'knee_point', 'predict_k', 'ci_similarity_runs']
 
 # %% ../nbs/26_evaluation.ipynb #0e47d101
 def rank_by_measure(scores: pd.DataFrame) -> pd.DataFrame:
@@ -85,7 +85,7 @@ def _weighted_corr(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> 
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 # %% ../nbs/26_evaluation.ipynb #b1c32a7f
-def _bootstrap_counts(n: int, n_boot: int, random_state) -> np.ndarray:
+def bootstrap_counts(n: int, n_boot: int, random_state) -> np.ndarray:
     "`n_boot` bootstrap draws of n units, as counts: a (n_boot, n) array of multinomial(n, 1/n) rows."
     return np.random.default_rng(random_state).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
 
@@ -133,7 +133,7 @@ def spearman_table(truth: pd.Series,          # one ground-truth score per datas
     ci = None if ci is None else check_ci(ci, "spearman_table")
     n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="spearman_table")
     t, X = _units(truth, competitors)
-    W = _bootstrap_counts(len(t), n_boot, random_state) if ci else None
+    W = bootstrap_counts(len(t), n_boot, random_state) if ci else None
     rows = []
     for name in X.columns:
         ok = X[name].notna().to_numpy()
@@ -149,7 +149,7 @@ def spearman_table(truth: pd.Series,          # one ground-truth score per datas
     return out
 
 # %% ../nbs/26_evaluation.ipynb #78a0cb2a
-def _paired_difference(t: np.ndarray, xa: np.ndarray, xb: np.ndarray, W: np.ndarray, method: str, ci: float) -> dict:
+def paired_difference(t: np.ndarray, xa: np.ndarray, xb: np.ndarray, W: np.ndarray, method: str, ci: float) -> dict:
     "corr(t, xa) − corr(t, xb) on the units where all three are defined, with its paired BCa interval over the draws W."
     ok = np.isfinite(t) & np.isfinite(xa) & np.isfinite(xb)
     row = {"difference": np.nan, "low": np.nan, "high": np.nan, "share_ahead": np.nan, "units": int(ok.sum())}
@@ -177,10 +177,10 @@ def rho_differences(truth: pd.Series,          # one ground-truth score per data
         raise ValueError(f"rho_differences: against={user_text(against)} is not a column of `competitors` "
                          f"({', '.join(map(str, competitors.columns))}); name one of them.")
     t, X = _units(truth, competitors)
-    W = _bootstrap_counts(len(t), n_boot, random_state)
+    W = bootstrap_counts(len(t), n_boot, random_state)
     order = spearman_table(truth, competitors, ci=None).competitor.tolist()
     pairs = ([(c, against) for c in order if c != against] if against is not None else list(combinations(order, 2)))
-    rows = [{"a": a, "b": b} | _paired_difference(t, X[a].to_numpy(), X[b].to_numpy(), W, "spearman", ci) for a, b in pairs]
+    rows = [{"a": a, "b": b} | paired_difference(t, X[a].to_numpy(), X[b].to_numpy(), W, "spearman", ci) for a, b in pairs]
     out = pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high", "share_ahead", "units"])
     out = out.rename(columns={"units": "datasets"})
     out["separated"] = np.where(out.low > 0, "a ahead", np.where(out.high < 0, "b ahead", "not separated"))
@@ -327,7 +327,7 @@ def clm_aware_ranking(results: pd.DataFrame,          # rows: datasets, columns:
     return CLMReport(table.sort_values("clm_rank"), pd.DataFrame(flips, columns=["a", "b", "plain", "clm_aware"]), w)
 
 # %% ../nbs/26_evaluation.ipynb #34470e61
-def _oriented_pool(scores: pd.DataFrame, external) -> tuple[pd.DataFrame, pd.Series]:
+def oriented_pool(scores: pd.DataFrame, external) -> tuple[pd.DataFrame, pd.Series]:
     "The pool's scores and external score, each oriented higher-is-better, after checking that they match."
     if not isinstance(scores, pd.DataFrame):
         raise ValueError("give `scores` as a DataFrame: one row per partition, "
@@ -355,8 +355,8 @@ def index_correlation(scores: pd.DataFrame,     # rows: partitions, columns: int
         raise ValueError(f"index_correlation: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
     ci = None if ci is None else check_ci(ci, "index_correlation")
     n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="index_correlation")
-    S, ext = _oriented_pool(scores, external)
-    W = _bootstrap_counts(len(S), n_boot, random_state) if ci else None
+    S, ext = oriented_pool(scores, external)
+    W = bootstrap_counts(len(S), n_boot, random_state) if ci else None
     rows = {}
     for m in S.columns:
         ok = (S[m].notna() & ext.notna()).to_numpy()
@@ -380,7 +380,7 @@ def _best(v: pd.Series) -> pd.Index:
 # %% ../nbs/26_evaluation.ipynb #e27ba827
 def hit_the_best(scores: pd.DataFrame, external) -> pd.Series:
     "1 if the partition(s) a measure scores best include one of the externally best partitions, else 0 (NaN if none)."
-    S, ext = _oriented_pool(scores, external)
+    S, ext = oriented_pool(scores, external)
     top = _best(ext)
     return pd.Series({m: float(len(_best(S[m]).intersection(top)) > 0) if S[m].notna().any() else np.nan
                       for m in S.columns}, name="hit_the_best")
@@ -388,7 +388,7 @@ def hit_the_best(scores: pd.DataFrame, external) -> pd.Series:
 # %% ../nbs/26_evaluation.ipynb #95a67879
 def rank_difference(scores: pd.DataFrame, external) -> pd.Series:
     "Sum over the pool of |rank by the external score - rank by the measure| (1 = best, ties share the lowest rank)."
-    S, ext = _oriented_pool(scores, external)
+    S, ext = oriented_pool(scores, external)
     r_ext = ext.rank(ascending=False, method="min")
     return pd.Series({m: float((S[m].rank(ascending=False, method="min") - r_ext).abs().sum())
                       if S[m].notna().all() else np.nan for m in S.columns}, name="rank_difference")
@@ -396,154 +396,9 @@ def rank_difference(scores: pd.DataFrame, external) -> pd.Series:
 # %% ../nbs/26_evaluation.ipynb #32e4ff39
 def regret(scores: pd.DataFrame, external) -> pd.Series:
     "Best external score of the pool minus the external score of the partition(s) the measure ranks first."
-    S, ext = _oriented_pool(scores, external)
+    S, ext = oriented_pool(scores, external)
     return pd.Series({m: float(ext.max() - ext[_best(S[m])].mean()) if S[m].notna().any() else np.nan
                       for m in S.columns}, name="regret")
-
-# %% ../nbs/26_evaluation.ipynb #537697ef
-@dataclass
-class IndexChoice:
-    "Which internal index to believe on one labelled dataset, and why (see `which_index`)."
-    believe: str | None            # the index to believe, or None (see `reason`)
-    reason: str                    # the rule's outcome, or why the labels cannot judge an index
-    verdict: str                   # the CLM verdict of the labels (`clm_nb.assess`)
-    tied: list                     # the indices, in rank order, the pool cannot separate from the best one (else empty)
-    table: pd.DataFrame            # per index: r, low, high, partitions, pick, pick_k, pick_<external>
-    differences: pd.DataFrame      # the best index against each other one: difference, low, high, share_ahead
-    pool: pd.DataFrame             # the scored pool (`clm_nb.tasks.score_pool`)
-    external: str = "ari"          # the external measure of the pool
-    ci: float = 0.95               # the level of the intervals
-    leader: str | None = None      # the index ranked first, named or not
-    not_judged: dict = field(default_factory=dict)   # index -> why it has no correlation on this pool
-
-    def __repr__(self) -> str:
-        named = self.believe or ("none: a tie of " + ", ".join(self.tied) if self.tied else "none")
-        head = f"IndexChoice: believe {named} (labels {self.verdict}; {len(self.pool)} partitions)"
-        rows = [f"  {m:<22} not judged: {self.not_judged.get(m, 'no correlation')}" if not np.isfinite(r.r) else
-                f"  {m:<22} {r.r:6.3f}  [{r.low:6.3f}, {r.high:6.3f}]   picks {r.pick} k={r.pick_k} "
-                f"({self.external} {r['pick_' + self.external]:.3f})" for m, r in self.table.iterrows()]
-        cols = f"  {'index':<22} {'r':>6}  {f'{self.ci:.0%} interval':^16}   partition it would pick"
-        return "\n".join([head, f"  {self.reason}", cols, *rows])
-
-# %% ../nbs/26_evaluation.ipynb #67e593b4
-MIN_AGREEMENT = 0.5    # the leader's correlation below which it is not named (explains < 1/4 of the variance)
-
-def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, why: str, ci: float, *,
-                  external: str = "ari", pool_best: float = np.nan, not_judged: dict | None = None,
-                  notes: dict | None = None) -> tuple:
-    "(believe, tied, reason) by the rule of `which_index`, from the correlation table and the best one's differences."
-    if verdict != "trustworthy":
-        said = (f"the labels are {verdict} as clusters" if verdict in ("doubtful", "unreliable")
-                else "the views cannot judge whether the labels are clusters")      # too few points, cannot judge
-        return None, [], (f"{said} ({why}): agreement with them says little about an index, so no index can be "
-                          "believed on these labels.")
-    note = "".join(f" {m}: {w}." for m, w in (notes or {}).items())
-    note += "".join(f" {m} could not be judged: {w}." for m, w in (not_judged or {}).items())
-    judged = table[np.isfinite(table.r.astype(float))]
-    if judged.empty:
-        return None, [], "no index has a correlation with the external score on this pool." + note
-    best = judged.r.idxmax()
-    b = judged.loc[best]
-    if not b.low > 0:
-        return None, [], (f"no index agrees with the labels: the best, {best}, has r = {b.r:.3f} and its "
-                          f"{ci:.0%} interval reaches {b.low:.3f}." + note)
-    others = [m for m in judged.sort_values("r", ascending=False).index if m != best]
-    lead = dict(zip(differences.b, differences.low)) if len(differences) else {}
-    unclear = [m for m in others if judged.high[m] >= b.low or not lead.get(m, np.nan) > 0]
-    tied = others[:others.index(unclear[-1]) + 1] if unclear else []          # in rank order, none omitted
-    picks = {(judged.pick[m], int(judged.pick_k[m])) for m in [best, *tied]}
-    pick = (f"it picks {b.pick} k={int(b.pick_k)} ({external} {b['pick_' + external]:.3f}; the pool's best "
-            f"partition has {pool_best:.3f})")
-    if tied:
-        same = (f" All of them pick {b.pick} k={int(b.pick_k)} ({external} {b['pick_' + external]:.3f}): the "
-                "evidence supports that partition, not one index." if len(picks) == 1 else "")
-        return None, [best, *tied], (f"a tie: {best} ranks first (r = {b.r:.3f}, {ci:.0%} interval {b.low:.3f} to "
-                                     f"{b.high:.3f}), but the interval of {', '.join(tied)} overlaps it or the paired "
-                                     f"interval of its lead holds 0; this pool cannot tell them apart.{same}" + note)
-    if b.r < MIN_AGREEMENT:
-        return None, [], (f"{best} leads every other index judged, but agrees only weakly with the labels over the "
-                          f"pool (r = {b.r:.3f} < {MIN_AGREEMENT}, {ci:.0%} interval {b.low:.3f} to {b.high:.3f}); "
-                          f"{pick}. A weak agreement is no recommendation: compare its pick with the others' before "
-                          "relying on it." + note)
-    return best, [], (f"{best}: r = {b.r:.3f}; its {ci:.0%} interval is clear of every other index judged and the "
-                      f"paired interval of its lead lies above 0; {pick}." + note)
-
-# %% ../nbs/26_evaluation.ipynb #48af79b3
-def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
-                y,                                   # one label per row
-                *,
-                measures=("silhouette", "davies_bouldin", "calinski_harabasz", "dunn"),  # internal indices to judge
-                external: str = "ari",               # the external measure of each partition against y
-                protocol: str = "paper003",          # the pool (`clm_nb.clusterers.partition_pool`)
-                ks=None,                             # the pool's numbers of clusters (None: the protocol's)
-                method: str = "pearson",             # correlation: 'pearson', 'spearman' or 'kendall'
-                ci: float = 0.95,                    # level of the intervals
-                n_boot: int = 1000,                  # bootstrap draws of the partitions
-                random_state=0,                      # seed of the assessment, the pool and the bootstrap
-               ) -> IndexChoice:
-    "Check the labels (CLM), score a pool of partitions, and name the index to believe on these data (see the prose)."
-    from clm_nb.assessment import assess          # on first use: assessment imports the verdict machinery
-    from clm_nb.tasks import score_pool
-    try:
-        Xa = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("which_index: X must be numeric features; prepare a table first "
-                         "(clm_nb.prepare.prepare(X, y).X) and pass that.") from None
-    if method not in CORRELATIONS:
-        raise ValueError(f"which_index: method={method!r}; use 'pearson', 'spearman' or 'kendall'.")
-    ci = check_ci(ci, "which_index")
-    n_boot = check_number(n_boot, "n_boot", lo=10, integer=True, who="which_index")
-    names = [measures] if isinstance(measures, str) else list(measures)
-    if not names:
-        raise ValueError("which_index: measures is empty; name the internal indices to judge, e.g. "
-                         "measures=['silhouette', 'davies_bouldin'] (clm_nb.measures('internal') lists them).")
-    wrong = [m for m in names if get_measure(m).kind != "internal"]        # an unknown name: get_measure says so
-    if wrong:
-        raise ValueError(f"which_index: {wrong} are not internal indices; clm_nb.measures('internal') lists them.")
-    if ks is not None:
-        ks = [check_number(k, "ks", lo=2, hi=max(len(Xa) - 1, 2), integer=True, who="which_index")
-              for k in ([ks] if np.ndim(ks) == 0 else ks)]
-        if not ks:
-            raise ValueError("which_index: ks is empty; give the numbers of clusters of the pool, e.g. ks=range(2, 9), "
-                             "or None for the protocol's.")
-    a = assess(Xa, y, variants=False, random_state=random_state)
-    pool = score_pool(Xa, y, protocol=protocol, measures=names, external=(external,), ks=ks, random_state=random_state)
-    scores = pool[names].astype(float)
-    inf = {m: np.isinf(scores[m].to_numpy()) for m in names}
-    def _span(ks):                                    # "13–23" for a run of consecutive k, else "2, 5"
-        ks = sorted(set(ks))
-        return f"{ks[0]}–{ks[-1]}" if len(ks) > 2 and ks[-1] - ks[0] == len(ks) - 1 else ", ".join(map(str, ks))
-    inf_k = {m: _span(pool.k[inf[m]].astype(int)) for m in names if inf[m].any()}
-    notes = {}
-    for m in inf_k:
-        if method == "pearson":                       # a mean and a variance cannot weigh an infinite score
-            scores[m] = np.nan
-        else:                                         # ranks can: beyond every finite score, in its direction
-            finite = scores[m][~inf[m]]
-            top, bottom = (finite.max() + 1, finite.min() - 1) if len(finite) else (1.0, -1.0)
-            scores[m] = scores[m].replace({np.inf: top, -np.inf: bottom})
-            notes[m] = f"infinite at k = {inf_k[m]}, ranked beyond its finite scores"
-    table = index_correlation(scores, pool[external], method=method, ci=ci, n_boot=n_boot, random_state=random_state)
-    S, ext = _oriented_pool(scores, pool[external])
-    not_judged = {m: (f"infinite on {int(inf[m].sum())} of {len(pool)} partitions (k = {inf_k[m]}), which a Pearson "
-                      "correlation cannot weigh (method='spearman' ranks them)") if m in inf_k and method == "pearson"
-                  else "fewer than 3 finite scores" if table.partitions[m] < 3 else "constant over the pool"
-                  for m in names if not np.isfinite(table.r[m])}
-    S_all, _ = _oriented_pool(pool[names].astype(float), pool[external])   # the picks see +inf as the best score
-    picks = {m: S_all[m].idxmax() if S_all[m].notna().any() else None for m in names}
-    table["pick"] = [pool.family[i] if i is not None else "" for i in picks.values()]
-    table["pick_k"] = [int(pool.k[i]) if i is not None else 0 for i in picks.values()]
-    table[f"pick_{external}"] = [float(pool[external][i]) if i is not None else np.nan for i in picks.values()]
-    table = table.sort_values("r", ascending=False, na_position="last")
-    W, best = _bootstrap_counts(len(pool), n_boot, random_state), table.index[0]
-    diffs = pd.DataFrame([{"a": best, "b": m} | _paired_difference(ext.to_numpy(float), S[best].to_numpy(float),
-                                                                    S[m].to_numpy(float), W, method, ci)
-                          for m in table.index[1:]], columns=["a", "b", "rho_a", "rho_b", "difference", "low", "high",
-                                                             "share_ahead", "units"])
-    believe, tied, reason = _choose_index(table, diffs, a.verdict, a.reason, ci, external=external,
-                                          pool_best=float(pool[external][ext.idxmax()]), not_judged=not_judged, notes=notes)
-    leader = best if np.isfinite(table.r[best]) else None
-    return IndexChoice(believe, reason, a.verdict, tied, table, diffs, pool, external, ci, leader, not_judged)
 
 # %% ../nbs/26_evaluation.ipynb #d49d14ee
 @dataclass

@@ -16,7 +16,8 @@ from sklearn.datasets import load_iris
 import clm_nb
 from clm_nb.assessment import metric_measures, metric_views, prepare_points
 from clm_nb.cli import cli
-from clm_nb.registry import METRIC_NAMES, get_measure
+from clm_nb.registry import METRIC_NAMES
+from clm_nb.catalog import get_measure
 from clm_nb.intervals import resample_scores
 from clm_nb.rule import VIEWS
 from clm_nb.rule import VerdictRule

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import ortho_group
 
 from clm_nb.core import check_data
-from clm_nb.registry import get_measure
+from clm_nb.catalog import get_measure
 from clm_nb.cvi import CVNNParts, cvdd, cvnn, cvnn_normalize, cvnn_parts, ratkowsky_lance, wb
 
 

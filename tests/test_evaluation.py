@@ -158,7 +158,7 @@ def _rounded_blobs():
 def test_which_index_refuses_empty_measures_and_bad_ks_at_the_door():
     """Issue 49: `measures=[]` and `ks=[0, ...]` gave library errors from deep inside; they are refused before any
     work, naming the option and the fix."""
-    from clm_nb.evaluation import which_index
+    from clm_nb.advice import which_index
     X, y = _rounded_blobs()
     with pytest.raises(ValueError, match="measures is empty"):
         which_index(X, y, measures=[])
@@ -174,7 +174,7 @@ def test_which_index_says_which_indices_it_could_not_judge():
     """Issue 49: with ks up to n - 1, indices that are infinite on some partitions had r = NaN silently, and the reason
     still claimed a lead "over every other index". Each is listed as not judged, with the partitions and the advice
     to rank, and the lead is claimed over the indices judged only."""
-    from clm_nb.evaluation import which_index
+    from clm_nb.advice import which_index
     X, y = _rounded_blobs()
     ks = [2, 3, 4, 30, 58, 59]
     choice = which_index(X, y, ks=ks, n_boot=200)
@@ -191,7 +191,7 @@ def test_which_index_names_no_index_when_the_lead_is_not_clear():
     """Issue 49: an overlapping interval is no clear lead. On standardised wine (k = 2..8) calinski_harabasz ranks
     first but silhouette's interval overlaps its own: a tie, in rank order, and both pick k-means at k = 3."""
     from sklearn.datasets import load_wine
-    from clm_nb.evaluation import which_index
+    from clm_nb.advice import which_index
     X, y = load_wine(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
     choice = which_index(X, y, ks=range(2, 9), random_state=0)
@@ -204,7 +204,7 @@ def test_which_index_does_not_recommend_a_weak_leader():
     """Issue 49: "believe calinski_harabasz" at r = 0.435 with a pick of ARI 0.27 (thyroid). A clear leader whose
     correlation is weak (iris, k = 2..6: r = 0.38) is the leader, not a recommendation."""
     from sklearn.datasets import load_iris
-    from clm_nb.evaluation import which_index
+    from clm_nb.advice import which_index
     X, y = load_iris(return_X_y=True)
     choice = which_index(X, y, measures=["calinski_harabasz"], ks=range(2, 7), n_boot=200)
     assert choice.table.r.iloc[0] < 0.5

@@ -89,7 +89,7 @@ def test_infinite_value_refused_naming_column_and_row(value):
     """Issue 49: one inf in a numeric column made its range infinite and silently zeroed the column (silhouette
     0.938 -> 1.0, assess TRUSTWORTHY); gower, score and assess refuse it, naming the column and the row."""
     import clm_nb
-    from clm_nb.registry import score
+    from clm_nb.catalog import score
     X, y = _blobs_table()
     X.loc[3, "x"] = value
     pattern = r"gower_data: X column 'x' holds 1 infinite value\(s\), first at row 3"

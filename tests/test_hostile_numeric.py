@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 import clm_nb
 from clm_nb.cli import cli
-from clm_nb.registry import score
+from clm_nb.catalog import score
 
 RNG = np.random.default_rng(38)
 Y60 = np.repeat([0, 1, 2], 20)
@@ -149,7 +149,7 @@ def test_a_hundred_thousand_classes_refused_at_the_door():
         import json, resource, time, numpy as np, warnings
         warnings.simplefilter("ignore")
         import clm_nb
-        from clm_nb.registry import score
+        from clm_nb.catalog import score
         rng = np.random.default_rng(0)
         n, K = 200_000, 100_000
         X = rng.normal(size=(n, 2)); y = np.arange(n) % K

@@ -18,7 +18,7 @@ from sklearn.datasets import load_iris, load_wine, make_blobs
 
 import clm_nb.internal as internal
 from clm_nb.core import check_data
-from clm_nb.registry import measures
+from clm_nb.catalog import measures
 from clm_nb.internal import (DUNN_BETWEEN, DUNN_WITHIN, ball_hall, dbcv, dbcv_parts, dunn, dunn_owa, g_plus,
                              mcclain_rao, silhouette_w, sindex, size_entropy, tau, wcnn, widest_gap)
 

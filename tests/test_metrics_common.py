@@ -24,7 +24,8 @@ from scipy.spatial.distance import cdist, pdist
 from sklearn.datasets import make_blobs
 
 import clm_nb
-from clm_nb.registry import METRIC_NAMES, get_measure, measures
+from clm_nb.registry import METRIC_NAMES
+from clm_nb.catalog import get_measure, measures
 
 COORDINATE = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine")
 assert set(COORDINATE) | {"precomputed", "gower"} == set(METRIC_NAMES), "a new metric name: add it to these tests"

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from clm_nb.evaluation import index_correlation, rho_differences, spearman_table, which_index
+from clm_nb.evaluation import index_correlation, rho_differences, spearman_table
+from clm_nb.advice import which_index
 
 SEEDS, N, LEVEL = 200, 100, 0.95
 TOLERANCE = 3 * np.sqrt(LEVEL * (1 - LEVEL) / SEEDS)
