@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 # The top level is deliberately small, in the style of `sklearn.metrics.cluster`: the measures (one function each,
-# all registered with their metadata), the registry (`measures`, `score`, `get_measure`, `register`) and the entry
+# all registered with their metadata; the names come from the registry, no list of them is typed here), the registry (`measures`, `score`, `get_measure`, `register`) and the entry
 # points a user calls first (`assess`, `load_dataset`, `list_datasets`). Everything else lives in its submodule
 # (`clm_nb.report.build_report`, `clm_nb.runner.run`, ...); `from clm_nb.all import *` imports it all.
 #
@@ -15,47 +15,16 @@ __version__ = "0.1.0"
 
 import importlib as _importlib
 
-_SOURCES = {
-    "catalog": ("get_measure", "measures", "register", "score"),
-    "internal": ("ball_hall", "c_index", "calinski_harabasz", "davies_bouldin", "dbcv", "dunn", "gamma", "i_index",
-                 "point_biserial", "silhouette", "xie_beni", "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn",
-                 "dunn_owa", "sindex", "widest_gap"),
-    "cvi": ("banfeld_raftery", "cdbw", "cop", "cvdd", "cvnn", "det_ratio", "friedman", "ksq_detw", "log_det_ratio",
-            "log_ss_ratio", "ratkowsky_lance", "ray_turi", "s_dbw", "scott_symons", "sd", "trace_w", "wb"),
-    "curves": ("aucc", "auiprc", "auprc", "sauprc"),
-    "separability": ("dsi",),
-    "density": ("dcsi", "disco"),
-    "between": ("ch_a", "ch_btwn", "ch_t2", "ch_t4", "db_a", "dbcv_btwn", "dcsi_btwn", "dunn_a", "i_a", "sc_a", "xb_a"),
-    "external": ("afm", "ami", "ari", "centroid_index", "centroid_index_relative", "criterion_h", "csi", "ecs",
-                 "fowlkes_mallows", "inverse_purity", "jaccard_pairs", "mi", "nca", "nmi", "npa", "nvd", "psi", "purity",
-                 "rand", "v_measure", "vi", "wallace_ab", "wallace_ba"),
-    "consensus": ("aari", "anmi", "discotec"),
-    "bundle": ("list_datasets", "load_dataset"),
-    "assessment": ("assess", "Assessment"),
-}
-_LAZY = {name: module for module, names in _SOURCES.items() for name in names}
+_ENTRY_POINTS = {"assess": "assessment", "Assessment": "assessment", "load_dataset": "bundle",
+                 "list_datasets": "bundle"}
+_REGISTRY_NAMES = ("measures", "score", "get_measure", "register")   # the registry, read through clm_nb.catalog
 
-__all__ = [
-    # registry
-    "measures", "score", "get_measure", "register",
-    # entry points
-    "assess", "Assessment", "load_dataset", "list_datasets",
-    # internal measures
-    "calinski_harabasz", "davies_bouldin", "dunn", "silhouette", "xie_beni", "i_index", "ball_hall", "c_index",
-    "point_biserial", "gamma", "dbcv", "ratkowsky_lance", "wb", "cvnn", "cvdd", "trace_w", "det_ratio",
-    "log_det_ratio", "log_ss_ratio", "ksq_detw", "scott_symons", "friedman", "banfeld_raftery", "ray_turi", "s_dbw", "sd",
-    "cop", "cdbw",
-    "aucc", "auprc", "auiprc", "sauprc", "dsi", "dcsi", "disco",
-    "silhouette_w", "g_plus", "tau", "mcclain_rao", "wcnn", "dunn_owa", "sindex", "widest_gap",
-    # between-dataset measures (comparable across datasets)
-    "ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a", "dunn_a", "sc_a", "dbcv_btwn", "dcsi_btwn",
-    # external measures
-    "ari", "rand", "ami", "nmi", "v_measure", "fowlkes_mallows", "jaccard_pairs", "purity", "inverse_purity", "nvd",
-    "criterion_h", "psi", "centroid_index", "centroid_index_relative", "csi", "nca", "npa", "afm", "mi", "vi",
-    "wallace_ab", "wallace_ba", "ecs",
-    # ensemble measures
-    "discotec", "aari", "anmi",
-]
+
+def _measure_names() -> list[str]:
+    "The package's registered measures, in registry order (imports every measure module: `clm_nb.catalog`)."
+    catalog = _importlib.import_module("clm_nb.catalog")
+    table = catalog.measures()
+    return [n for n in table.name if catalog.get_measure(n).func.__module__.startswith("clm_nb.")]
 
 
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
@@ -68,18 +37,23 @@ _SUBMODULES = ("text", "checks", "registry", "gower", "core", "pairs", "internal
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        module = _LAZY[name]
-        if module != "assessment":                       # a measure or the registry: every measure, registered
-            _importlib.import_module("clm_nb.catalog")
-        value = getattr(_importlib.import_module(f"clm_nb.{module}"), name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
+    if name in _SUBMODULES:                              # `clm_nb.between` is the module, never the function between()
         return _importlib.import_module(f"clm_nb.{name}")
-    raise AttributeError(f"module 'clm_nb' has no attribute {name!r}; the top level holds the measures, the registry "
-                         "and assess/load_dataset/list_datasets, everything else is in its submodule (see clm_nb.all)")
+    if name in _ENTRY_POINTS:
+        value = getattr(_importlib.import_module(f"clm_nb.{_ENTRY_POINTS[name]}"), name)
+    elif name in _REGISTRY_NAMES:
+        value = getattr(_importlib.import_module("clm_nb.catalog"), name)
+    elif name == "__all__":                              # what the registry knows, never a list typed by hand
+        value = list(_REGISTRY_NAMES) + list(_ENTRY_POINTS) + _measure_names()
+    elif not name.startswith("_") and name in _measure_names():
+        value = _importlib.import_module("clm_nb.catalog").get_measure(name).func
+    else:
+        raise AttributeError(f"module 'clm_nb' has no attribute {name!r}; the top level holds the measures, the "
+                             "registry and assess/load_dataset/list_datasets, everything else is in its submodule "
+                             "(see clm_nb.all)")
+    globals()[name] = value
+    return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
+    return sorted(set(globals()) | set(_ENTRY_POINTS) | set(_REGISTRY_NAMES) | set(_measure_names()) | set(_SUBMODULES))

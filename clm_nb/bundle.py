@@ -745,10 +745,6 @@ def add_to_bundle(X,                         # (n, d) numeric data
         replace_file(root / MANIFEST, lambda p: write_csv(m, p))
     return path
 
-# %% ../nbs/18_bundle.ipynb #2b588e82
-from .text import document_params
-document_params(globals())
-
 # %% ../nbs/18_bundle.ipynb #0ded78b6
 def reference_labellings(references) -> dict[str, np.ndarray]:
     """The reference labellings as `{name: 1-D array}`, all of one length: from a `Dataset` (its `labellings()`), a dict,
@@ -784,3 +780,7 @@ def reference_labellings(references) -> dict[str, np.ndarray]:
     if len(set(lengths.values())) > 1:
         raise ValueError(f"the reference labellings differ in length ({lengths}); each must label the same points.")
     return out
+
+# %% ../nbs/18_bundle.ipynb #2b588e82
+from .text import document_params
+document_params(globals())

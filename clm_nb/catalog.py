@@ -9,6 +9,7 @@ import warnings
 
 from . import between, consensus, curves, cvi, density, external, internal, separability   # each registers its measures
 from .registry import MEASURE_MODULES, get_measure, is_registered, measures, register, score
+from .text import document_params
 
 # %% auto #0
 __all__ = ['fill_registry']
@@ -18,3 +19,6 @@ def fill_registry() -> None:
     "Deprecated (importing `clm_nb.catalog` registers every measure): does nothing but warn."
     warnings.warn("fill_registry is deprecated and will be removed: importing clm_nb.catalog (or using clm_nb.measures) "
                   "registers every measure", DeprecationWarning, stacklevel=2)
+
+# %% ../nbs/14_catalog.ipynb #cecfd097
+document_params(globals())

@@ -46,7 +46,12 @@ def show_value(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 # %% ../nbs/01_checks.ipynb #e14bae23
-def interval_notation(lo, hi, lo_open: bool, hi_open: bool) -> str:
+def interval_notation(lo,              # the lower end (None: unbounded below)
+                      hi,              # the upper end (None: unbounded above)
+                      lo_open: bool,   # whether the lower end is excluded
+                      hi_open: bool,   # whether the upper end is excluded
+                     ) -> str:
+    "The range [lo, hi] in interval notation, `(` or `)` for an excluded or infinite end: `[0, inf)`."
     left = "(" if lo_open or lo is None else "["
     right = ")" if hi_open or hi is None else "]"
     return f"{left}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{right}"

@@ -28,7 +28,7 @@ import numba
 from numba import njit, prange
 from statistics import NormalDist
 import pandas as pd
-from . import checks, registry, text
+from . import text, checks, registry
 from .text import document_params, LazyModule, user_text
 from .checks import check_choice, deprecated_aliases, float_column, show_value, who_prefix
 from .gower import check_gower_pairs, gower_data
@@ -890,9 +890,6 @@ def sum_pairs(x,       # counts: contingency-table cells or cluster sizes, non-n
         return int(np.sum(x * (x - 1) // 2))
     return sum(int(v) * (int(v) - 1) // 2 for v in x)
 
-# %% ../nbs/04_core.ipynb #9097759d
-document_params(globals())
-
 # %% ../nbs/04_core.ipynb #d0507555
 MIN_CLASS_SAMPLE = 25           # in a sampled class pair, each class keeps at least min(its size, 25) points
 
@@ -924,7 +921,12 @@ def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `Label
 
 # %% ../nbs/04_core.ipynb #03c0a2ae
 __getattr__ = deprecated_aliases(__name__, {
+    "LazyModule": (text, "LazyModule"),
+    "check_number": (checks, "check_number"),
+    "check_choice": (checks, "check_choice"),
+    "check_flag": (checks, "check_flag"),
     "MAX_EXACT_INT": (checks, "MAX_EXACT_INT"),
+    "float_column": (checks, "float_column"),
     "INVARIANCES": (registry, "INVARIANCES"),
     "KINDS": (registry, "KINDS"),
     "METRIC_NAMES": (registry, "METRIC_NAMES"),
@@ -933,16 +935,9 @@ __getattr__ = deprecated_aliases(__name__, {
     "DIRECTIONS": (registry, "DIRECTIONS"),
     "OPTIMA": (registry, "OPTIMA"),
     "SCALE_FREE": (registry, "SCALE_FREE"),
-    "MEASURE_MODULES": (registry, "MEASURE_MODULES"),
-    "FORMULA_START": (text, "FORMULA_START"),
-    "PROGRESS_ENV": (text, "PROGRESS_ENV"),
-    "LazyModule": (text, "LazyModule"),
-    "check_number": (checks, "check_number"),
-    "check_choice": (checks, "check_choice"),
-    "check_flag": (checks, "check_flag"),
-    "float_column": (checks, "float_column"),
     "MeasureInfo": (registry, "MeasureInfo"),
     "register": (registry, "register"),
+    "MEASURE_MODULES": (registry, "MEASURE_MODULES"),
     "measures": (registry, "measures"),
     "get_measure": (registry, "get_measure"),
     "score": (registry, "score"),
@@ -951,9 +946,11 @@ __getattr__ = deprecated_aliases(__name__, {
     "terminal_text": (text, "terminal_text"),
     "user_text": (text, "user_text"),
     "check_keys": (checks, "check_keys"),
+    "FORMULA_START": (text, "FORMULA_START"),
     "spreadsheet_safe": (text, "spreadsheet_safe"),
     "write_csv": (text, "write_csv"),
     "read_csv": (text, "read_csv"),
+    "PROGRESS_ENV": (text, "PROGRESS_ENV"),
     "show_progress": (text, "show_progress"),
     "progress_bar": (text, "progress_bar"),
     "line_comments": (text, "line_comments"),
@@ -974,3 +971,6 @@ def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1
     starts = np.r_[0, np.cumsum(sizes)]
     rows = [order[starts[c] + rng.choice(sizes[c], keep[c], replace=False)] for c in range(sizes.size)]
     return np.sort(np.concatenate(rows))
+
+# %% ../nbs/04_core.ipynb #9097759d
+document_params(globals())

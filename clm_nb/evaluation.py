@@ -85,7 +85,10 @@ def _weighted_corr(x: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> 
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 # %% ../nbs/26_evaluation.ipynb #b1c32a7f
-def bootstrap_counts(n: int, n_boot: int, random_state) -> np.ndarray:
+def bootstrap_counts(n: int,         # units (datasets) resampled
+                     n_boot: int,    # bootstrap draws
+                     random_state,   # seed or generator of the draws
+                    ) -> np.ndarray:
     "`n_boot` bootstrap draws of n units, as counts: a (n_boot, n) array of multinomial(n, 1/n) rows."
     return np.random.default_rng(random_state).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
 
@@ -149,7 +152,13 @@ def spearman_table(truth: pd.Series,          # one ground-truth score per datas
     return out
 
 # %% ../nbs/26_evaluation.ipynb #78a0cb2a
-def paired_difference(t: np.ndarray, xa: np.ndarray, xb: np.ndarray, W: np.ndarray, method: str, ci: float) -> dict:
+def paired_difference(t: np.ndarray,   # (n,) the target (ground truth) per unit
+                      xa: np.ndarray,  # (n,) the first competitor per unit
+                      xb: np.ndarray,  # (n,) the second competitor per unit
+                      W: np.ndarray,   # (n_boot, n) bootstrap counts (`bootstrap_counts`)
+                      method: str,     # the correlation, one of `CORRELATIONS`
+                      ci: float,       # the interval level
+                     ) -> dict:
     "corr(t, xa) − corr(t, xb) on the units where all three are defined, with its paired BCa interval over the draws W."
     ok = np.isfinite(t) & np.isfinite(xa) & np.isfinite(xb)
     row = {"difference": np.nan, "low": np.nan, "high": np.nan, "share_ahead": np.nan, "units": int(ok.sum())}

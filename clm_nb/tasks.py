@@ -445,10 +445,6 @@ def score_factors(X,                                       # the base dataset, (
             rows.append({"factor": factor, "level": level, "measure": m, "value": value, "measure_error": err})
     return pd.DataFrame(rows, columns=["factor", "level", "measure", "value", "measure_error"])
 
-# %% ../nbs/25_tasks.ipynb #de25fd2b
-from .text import document_params
-document_params(globals())
-
 # %% ../nbs/25_tasks.ipynb #07d00790
 def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
                y,                        # their labels
@@ -599,3 +595,7 @@ def labelling_tasks(catalog: pd.DataFrame,   # a `list_datasets` table (its `lab
     counts = catalog["label_variants"].astype(float).fillna(1) if "label_variants" in catalog else pd.Series([1.0])
     most = int(counts.max()) if len(counts) else 1
     return {f"labels{v}": profile_tasks(catalog, labels=f"labels{v}", **options) for v in range(1, most)}
+
+# %% ../nbs/25_tasks.ipynb #de25fd2b
+from .text import document_params
+document_params(globals())

@@ -5,7 +5,7 @@
 # %% ../nbs/99_verdict.ipynb #a59ef7de
 from __future__ import annotations
 
-from . import leaderboard, profile, rule, tasks
+from . import rule, profile, tasks, leaderboard
 from .checks import deprecated_aliases
 
 # %% auto #0
@@ -21,18 +21,18 @@ __getattr__ = deprecated_aliases("clm_nb.verdict", {
     "SUMMARIES": (profile, "SUMMARIES"),
     "PROFILE_COLUMNS": (profile, "PROFILE_COLUMNS"),
     "PRIMARY_COMBINATIONS": (profile, "PRIMARY_COMBINATIONS"),
+    "check_board_measures": (profile, "check_board_measures"),
+    "primary_score": (profile, "primary_score"),
     "ADAPT_STEP": (profile, "ADAPT_STEP"),
     "ADAPT_FACTOR": (profile, "ADAPT_FACTOR"),
     "ADAPT_MEMORY": (profile, "ADAPT_MEMORY"),
-    "VERDICTS": (rule, "VERDICTS"),
-    "JUDGED": (rule, "JUDGED"),
-    "check_board_measures": (profile, "check_board_measures"),
-    "primary_score": (profile, "primary_score"),
     "permutation_cap": (profile, "permutation_cap"),
     "clm_profile": (profile, "clm_profile"),
     "profile_task": (tasks, "profile_task"),
     "profile_tasks": (tasks, "profile_tasks"),
     "labelling_tasks": (tasks, "labelling_tasks"),
+    "VERDICTS": (rule, "VERDICTS"),
+    "JUDGED": (rule, "JUDGED"),
     "judge_facts": (rule, "judge_facts"),
     "VerdictRule": (rule, "VerdictRule"),
     "profile_row": (rule, "profile_row"),

@@ -198,7 +198,8 @@ def test_docstrings_name_every_parameter(module):
         absent = [p for p in params if not re.search(rf"^{p}( : .*)?$", section, re.M)]
         if absent:
             missing[name] = absent
-    assert checked
+    if not checked:
+        pytest.skip(f"clm_nb.{module} defines no public callable with parameters")
     assert not missing, missing
 
 
