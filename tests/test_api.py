@@ -177,7 +177,7 @@ def _public_callables(mod):
     for m in MODULES])
 def test_docstrings_name_every_parameter(module):
     """help(), Jupyter's `?` and inspect.getdoc show each parameter of every public function, class and method (the
-    'Parameters' section `clm_nb.core.document_params` builds from the docments comments; issue 37)."""
+    'Parameters' section `clm_nb.text.document_params` builds from the docments comments; issue 37)."""
     import inspect
     import re
     mod = importlib.import_module(f"clm_nb.{module}")

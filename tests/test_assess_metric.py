@@ -87,7 +87,7 @@ def test_measures_that_do_not_read_the_points_are_refused_or_left_out():
     with pytest.raises(ValueError, match=r"\[.ch_a.*do not read a Gower table"):
         metric_measures(["ch_a", "sc_a", "dbcv_btwn"], "sc_a", VerdictRule(), "gower", "gower")
     names, left = metric_measures(None, "sc_a", VerdictRule(), "euclidean", "coordinates")
-    assert names == list(clm_nb.verdict.LEADERBOARD_MEASURES) and left == ""
+    assert names == list(clm_nb.profile.LEADERBOARD_MEASURES) and left == ""
     if not reads("sc_a", "gower"):
         with pytest.raises(ValueError, match="primary='sc_a' cannot be computed under metric='gower'"):
             metric_measures(None, "sc_a", VerdictRule(), "gower", "gower")

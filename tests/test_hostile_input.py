@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from clm_nb import datasets
+from clm_nb import bundle as datasets   # the bundle (its writer, replace_file, MANIFEST)
 from clm_nb.cli import cli
 from clm_nb.bundle import add_to_bundle, list_datasets, load_dataset
 from clm_nb.readers import read_labeled_file, read_labeled_table

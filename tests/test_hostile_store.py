@@ -19,14 +19,15 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import clm_nb.datasets
+import clm_nb.bundle
+import clm_nb.readers
 import clm_nb.runner as R
 from clm_nb.cli import cli
 from studycells import check_cell_error
 
 from clm_nb.runner import Task, demo_task, load_results, read_result, result_path, run, stored_status, task_seed
 
-CODE = Path(clm_nb.datasets.__file__).resolve().parents[1]      # the checkout whose clm_nb is under test
+CODE = Path(clm_nb.bundle.__file__).resolve().parents[1]      # the checkout whose clm_nb is under test
 CLM_NB = Path(sys.executable).parent / "clm-nb"
 
 
@@ -250,8 +251,8 @@ def no_work(monkeypatch):
     def refuse(*a, **k):
         calls.append(a)
         raise AssertionError("the work started")
-    monkeypatch.setattr(clm_nb.datasets, "read_labeled_table", refuse)
-    monkeypatch.setattr(clm_nb.datasets, "list_datasets", refuse)
+    monkeypatch.setattr(clm_nb.readers, "read_labeled_table", refuse)
+    monkeypatch.setattr(clm_nb.bundle, "list_datasets", refuse)
     monkeypatch.setattr("clm_nb.cli._run_study", refuse)
     return calls
 
@@ -326,16 +327,17 @@ def test_study_refuses_an_unusable_results_folder_before_starting_the_kernel(tmp
 
 def test_the_python_api_bounds_the_relabellings_at_its_door(monkeypatch):
     "A billion relabellings refused at the door of assess, clm_profile and profile_tasks (the work is a trap here)."
-    import clm_nb.assessment, clm_nb.verdict
+    import clm_nb.assessment, clm_nb.profile, clm_nb.tasks
     def refuse(*a, **k):
         raise AssertionError("the work started")
     monkeypatch.setattr(clm_nb.assessment, "prepare", refuse)
-    monkeypatch.setattr(clm_nb.verdict, "pair_breakdown", refuse)
+    monkeypatch.setattr(clm_nb.profile, "pair_breakdown", refuse)
+    monkeypatch.setattr(clm_nb.tasks, "pair_breakdown", refuse)
     X, y = np.random.default_rng(0).normal(size=(20, 2)), np.repeat([0, 1], 10)
     empty = pd.DataFrame(columns=["collection", "name", "n", "n_classes", "labeled"])
     for call in (lambda: clm_nb.assessment.assess(X, y, n_permutations=10 ** 9),
-                 lambda: clm_nb.verdict.clm_profile(X, y, n_permutations=10 ** 9),
-                 lambda: clm_nb.verdict.profile_tasks(empty, n_permutations=10 ** 9)):
+                 lambda: clm_nb.profile.clm_profile(X, y, n_permutations=10 ** 9),
+                 lambda: clm_nb.tasks.profile_tasks(empty, n_permutations=10 ** 9)):
         with pytest.raises(ValueError, match=r"in \[2, 10000\]"):
             call()
 

@@ -76,8 +76,8 @@ def test_bad_options_are_refused_before_any_work():
 def test_a_measure_refused_on_half_samples_gets_no_interval(monkeypatch):
     # fault injection: sc_a refuses every half-sample (the first call, the full data, still scores): the note says
     # so, and neither an interval nor draws are made up from too few half-samples
-    import clm_nb.verdict as verdict
-    real, calls = verdict.clm_profile, []
+    import clm_nb.intervals as intervals
+    real, calls = intervals.clm_profile, []
 
     def flaky(X, y, **kw):
         p = real(X, y, **kw)
@@ -86,7 +86,7 @@ def test_a_measure_refused_on_half_samples_gets_no_interval(monkeypatch):
             p.loc[(p.part == "score") & (p.measure == "sc_a"), ["value", "weighted", "share_below"]] = np.nan
         return p
 
-    monkeypatch.setattr(verdict, "clm_profile", flaky)
+    monkeypatch.setattr(intervals, "clm_profile", flaky)
     X = np.random.default_rng(0).standard_normal((40, 2))
     y = np.repeat([0, 1], 20)
     r = resample_scores(X, y, measures=["ch_a", "sc_a"], n_resamples=10, random_state=0)

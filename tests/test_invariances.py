@@ -2,7 +2,7 @@
 
 A measure that claims an invariance with no transformation or dedicated test here fails
 `test_every_claim_is_tested`, so new claims must bring their test. The between-dataset axioms are tested as the
-registry defines them (`clm_nb.core.INVARIANCES`): data-cardinality on replication, shift through `distance_shift`,
+registry defines them (`clm_nb.registry.INVARIANCES`): data-cardinality on replication, shift through `distance_shift`,
 class-cardinality against the mean over two-class sub-datasets, range as bounds, random-label expectation 0 and
 supremum 1."""
 import inspect

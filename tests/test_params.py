@@ -104,7 +104,7 @@ def _base(kind):
 def test_every_option_has_bad_values(name, param, default):
     bad = _bad_values(name, param, default)
     assert bad, (f"{name}: option {param!r} (default {default!r}) has no bad values here; validate it at the door "
-                 "with clm_nb.core.check_number/check_choice/check_flag and add its bad values to tests/test_params.py")
+                 "with clm_nb.checks.check_number/check_choice/check_flag and add its bad values to tests/test_params.py")
 
 
 @pytest.mark.parametrize("name,param,default", CASES, ids=[f"{n}-{p}" for n, p, _ in CASES])

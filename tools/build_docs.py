@@ -159,7 +159,7 @@ def measure_reference() -> str:
         better = "higher" if r.direction == "max" else "lower"
         lines.append(f'| <a href="#{r.name}">{r.name}</a> | {r.kind} | {better} | '
                      f"[{r.lower:g}, {r.upper:g}] | {r.optimum} |")
-    for kind in clm_nb.core.KINDS:
+    for kind in clm_nb.registry.KINDS:
         sub = m[m.kind == kind]
         if not len(sub):
             continue
