@@ -22,7 +22,7 @@ from .prepare import (as_table, drop_saved_index, handle_missing, MIN_CLASS_SIZE
                             Prepared, PrepStep, rare_classes, RARE_DEFAULT, RARE_POLICIES,
                             say, scale_features, SCALINGS)
 from .bundle import Dataset, reference_labellings
-from .rule import judge_facts, JUDGED, profile_row, VerdictRule, VERDICTS, VIEWS
+from .rule import band_words, dominant_pair_broken, judge_facts, JUDGED, profile_row, VerdictRule, VERDICTS, VIEWS
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, permutation_cap, primary_score)
 from .intervals import MAX_RESAMPLES, resample_scores
@@ -201,14 +201,15 @@ def _views_hint(scores: pd.DataFrame, rule: VerdictRule) -> list[str]:
     if not {"centroid", "density"} <= set(views):          # a metric without a centroid view (`metric_views`)
         return []
     c, dn = val(views["centroid"]), val(views["density"])
+    band = {"centroid": rule.band(c, 0.0), "density": rule.band(dn, 0.0)}       # the rule's bands of the values alone
     check = ("; the ground truth settles it: cluster with {tech} and score the partition against the labels "
              "(Python: clm_nb.clusterers.ground_truth_task(X, y, '{tech}'); terminal: clm-nb score ami with the "
              "partition as --pred-col)")
-    if dn >= rule.high and c < rule.low:
+    if band["density"] == "high" and band["centroid"] == "low":
         return [f"Centroid and density views disagree ({views['centroid']} {c:.2f}, {views['density']} {dn:.2f}): the "
                 "classes look nested or elongated. Density-based techniques or single linkage should recover them and "
                 "k-means will not" + check.format(tech="hdbscan") + "."]
-    if c >= rule.high and dn < rule.low:
+    if band["centroid"] == "high" and band["density"] == "low":
         return [f"Centroid and density views disagree ({views['centroid']} {c:.2f}, {views['density']} {dn:.2f}): the "
                 "classes are apart around their centroids but touch, with no density gap. Centroid-based techniques "
                 "(k-means, k-medoids) should recover them, density-based ones will merge them"
@@ -218,7 +219,8 @@ def _views_hint(scores: pd.DataFrame, rule: VerdictRule) -> list[str]:
 # %% ../nbs/22_assessment.ipynb #7f5d4c93
 def _dominant_pair_hint(scores: pd.DataFrame, pairs: pd.DataFrame, rule: VerdictRule) -> list[str]:
     "The hint when a high mean hides a low point-pair-weighted mean (empty when no measure shows it)."
-    hidden = [m for m in scores.index if scores.at[m, "value"] >= rule.high and scores.at[m, "weighted"] < rule.low]
+    hidden = [m for m in scores.index if rule.band(scores.at[m, "value"], 0.0) == "high"
+              and dominant_pair_broken(rule, scores.at[m, "weighted"])]
     if not hidden:
         return []
     m = hidden[0]
@@ -578,11 +580,11 @@ def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
                        judged: bool = True,      # whether the views could judge (else their widths are said)
                       ) -> list[str]:
     "What ± and low–high mean in an assessment, and how they were made (see the prose)."
-    lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is high when value − "
-             f"{rule.z:g}·SE ≥ {rule.high:g}, low when value + {rule.z:g}·SE < {rule.low:g}, middle otherwise, so a "
-             "score just below a cut-off reads middle while its interval reaches it; a view whose interval straddles "
-             f"a cut-off that changes the verdict is re-estimated with 4× the relabellings, up to the cap of {cap:,} "
-             "per class pair (column n_permutations: the relabellings each score used)."]
+    lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is "
+             f"{band_words(rule, 'value')}, so a score just below a cut-off reads middle while its interval reaches "
+             "it; a view whose interval straddles a cut-off that changes the verdict is re-estimated with 4× the "
+             f"relabellings, up to the cap of {cap:,} per class pair (column n_permutations: the relabellings each "
+             "score used)."]
     if ci is not None:
         lines.append(f"low–high: {method}. They say how the scores would vary with another sample of the same "
                      "population; the ± is the relabellings' noise on these points alone, a separate thing.")

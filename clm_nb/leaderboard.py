@@ -18,7 +18,7 @@ from .between import class_pair_summary, MONTE_CARLO
 from .catalog import get_measure
 from .prepare import say
 from .bundle import resolve_data_dir, variant_index
-from .rule import VerdictRule, VERDICTS
+from .rule import JUDGED, VerdictRule, VERDICTS
 from .profile import (check_board_measures, DEFAULT_PRIMARY, LEADERBOARD_MEASURES, parse_primary, primary_score,
                             PROFILE_COLUMNS, SUMMARIES)
 from .tasks import best_ground_truth
@@ -133,7 +133,7 @@ def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far 
     for c, v in cols.items():
         out[c] = v
     judged = np.column_stack([base, *cols.values()])
-    scored = np.isin(judged, ["trustworthy", "doubtful", "unreliable"]).all(axis=1)
+    scored = np.isin(judged, JUDGED).all(axis=1)
     same = (judged == judged[:, :1]).all(axis=1)
     out["stability"] = np.where(~scored, "", np.where(same, "stable", "depends on preprocessing"))
     return out
@@ -162,7 +162,7 @@ def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (
     out = pd.DataFrame(index=t.index)
     if not labellings:
         return out
-    said = [[f"y: {v}"] if v in ("trustworthy", "doubtful", "unreliable") else [] for v in t["verdict"]]
+    said = [[f"y: {v}"] if v in JUDGED else [] for v in t["verdict"]]
     for lab in sorted(labellings, key=variant_index):
         v = _judged_table(t, labellings[lab], measures, rule)
         has = (v[measures].notna().any(axis=1) | (v["problem"] != "")).to_numpy()

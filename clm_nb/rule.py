@@ -9,7 +9,9 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Callable, ClassVar
 import numpy as np
 import pandas as pd
 from .text import document_params
@@ -19,7 +21,8 @@ from .between import PAIRWISE
 
 
 # %% auto #0
-__all__ = ['VIEWS', 'VERDICTS', 'JUDGED', 'judge_facts', 'VerdictRule', 'profile_row']
+__all__ = ['VIEWS', 'VERDICTS', 'JUDGED', 'RULE_ROWS', 'judge_facts', 'dominant_pair_broken', 'RowReading', 'RuleRow',
+           'band_words', 'VerdictRule', 'rule_table', 'profile_row']
 
 # %% ../nbs/19_rule.ipynb #aa915249
 # (view, measure): would that kind of technique recover the classes?
@@ -60,96 +63,209 @@ def _estimate(value: float, se: float = 0.0) -> str:
     places = max(2, -int(np.floor(np.log10(se))))
     return f"{value:.{places}f} ± {se:.2g}"
 
-# %% ../nbs/19_rule.ipynb #a49e0c04
-def _unjudged(rule: VerdictRule, r: dict) -> tuple[str, str] | None:
-    "('cannot judge' or 'too few points', why with the figures) when the views cannot judge the row, else None."
-    fact = lambda k: None if r.get(k) is None or pd.isna(r.get(k)) else float(r[k])
-    n, K, d, cv = fact("n"), fact("K"), fact("d"), fact("distance_cv")
-    if n is None or not K or K < 2:
-        return None
-    per = n / K
-    if d is not None and cv is not None and cv < rule.min_spread and d >= 2 * per:
-        return "cannot judge", (f"cannot judge: more dimensions ({d:,.0f}) than points per class pair ({2 * per:.0f}) "
-                                f"and the distances concentrate (their coefficient of variation {cv:.3f} < "
-                                f"{rule.min_spread:g}): both views then read near 0 even for classes that k-means "
-                                "recovers")
-    if per < rule.min_per_class:
-        return "too few points", (f"too few points to judge: {n:,.0f} points in {K:.0f} classes, {per:.1f} per class "
-                                  f"(below {rule.min_per_class:g} per class the views' sampling spread covers half "
-                                  "the middle band)")
-    return None
+# %% ../nbs/19_rule.ipynb #0bcb6971
+def dominant_pair_broken(rule,            # the `VerdictRule` (its `low` cut-off)
+                         weighted: float,  # a measure's point-pair-weighted mean (`<m>_weighted`)
+                        ) -> bool:
+    "Whether a point-pair-weighted mean is below `low`: the class pair holding most points is broken (NaN: no)."
+    return not pd.isna(weighted) and weighted < rule.low
 
+# %% ../nbs/19_rule.ipynb #d69472fe
+class RowReading:
+    "One table row as the rule reads it (see the prose): its facts, the views' and ground truth's bands, its verdict."
+    def __init__(self,
+                 rule,      # the `VerdictRule` whose cut-offs read the row
+                 r: dict,   # one table row (see `VerdictRule.apply`)
+                ):
+        self.rule, self.r, self.labeled = rule, r, r.get("labeled", True)
 
-# %% ../nbs/19_rule.ipynb #33149970
-def _views_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
-    "(verdict, reason) of a scored row from the views' bands, the ground truth and the weighted means (see the prose)."
-    views = [dict(name=name, m=m, value=float(r[m]), se=0.0 if pd.isna(r[f"{m}_se"]) else float(r[f"{m}_se"]),
-                  weighted=r[f"{m}_weighted"], share=r.get(f"{m}_share_below", np.nan)) for name, m in rule.views]
-    for v in views:
-        v["band"] = rule.band(v["value"], v["se"])
-    gt = r.get(f"gt_{rule.gt_measure}", np.nan) if rule.gt_measure is not None else np.nan
-    gt_band = (None if gt is None or pd.isna(gt) else
-               "high" if gt >= rule.gt_high else "low" if gt < rule.gt_low else "middle")
-    gt_text = [] if gt_band is None else [f"ground-truth {rule.gt_measure.upper()} {gt:.2f} ({gt_band})"]
-    high = [v for v in views if v["band"] == "high"]
-    broken = all(not pd.isna(v["weighted"]) and v["weighted"] < rule.low for v in views)
+    def fact(self, k: str) -> float | None:
+        "The row's fact `k` (n, K, d or distance_cv: `judge_facts`) as a number, None when the row lacks it."
+        return None if self.r.get(k) is None or pd.isna(self.r.get(k)) else float(self.r[k])
 
-    def score(v, se=True):                # a middle band with its interval: why it is middle is then on the page
-        text = f"{v['m']} {_estimate(v['value'], v['se'] if se else 0.0)}"
+    @property
+    def per(self) -> float | None:
+        "Points per class, n/K (None without n, or with fewer than two classes)."
+        n, K = self.fact("n"), self.fact("K")
+        return None if n is None or not K or K < 2 else n / K
+
+    @property
+    def refused(self) -> list[str]:
+        "The views' measures the row lacks (they refused the data)."
+        return [m for _, m in self.rule.views if pd.isna(self.r[m])]
+
+    @cached_property
+    def views(self) -> list[dict]:
+        "Per view: name, measure m, value, se (0 when NaN), weighted, share (of points in a low pair) and band."
+        r, rule = self.r, self.rule
+        views = [dict(name=name, m=m, value=float(r[m]), se=0.0 if pd.isna(r[f"{m}_se"]) else float(r[f"{m}_se"]),
+                      weighted=r[f"{m}_weighted"], share=r.get(f"{m}_share_below", np.nan)) for name, m in rule.views]
+        return [v | {"band": rule.band(v["value"], v["se"])} for v in views]
+
+    @property
+    def high(self) -> list[dict]:
+        "The views whose band is high."
+        return [v for v in self.views if v["band"] == "high"]
+
+    @property
+    def all_low(self) -> bool:
+        "Whether every view's band is low."
+        return all(v["band"] == "low" for v in self.views)
+
+    @property
+    def broken(self) -> bool:
+        "Whether every view's point-pair-weighted mean is low: a dominant class pair broken whatever the technique."
+        return all(dominant_pair_broken(self.rule, v["weighted"]) for v in self.views)
+
+    @property
+    def gt(self) -> float:
+        "The ground truth `gt_<gt_measure>` (NaN: not computed, or the rule ignores it)."
+        g = self.rule.gt_measure
+        return np.nan if g is None or self.r.get(f"gt_{g}") is None else self.r[f"gt_{g}"]
+
+    @property
+    def gt_band(self) -> str | None:
+        "'high' (≥ gt_high), 'low' (< gt_low) or 'middle': the ground truth's band (None: no ground truth)."
+        gt, rule = self.gt, self.rule
+        return None if pd.isna(gt) else "high" if gt >= rule.gt_high else "low" if gt < rule.gt_low else "middle"
+
+    def score(self, v: dict, se: bool = True) -> str:
+        "'ch_btwn 0.296 ± 0.0043 (middle: ±2·SE spans 0.287–0.305)': a view's score and band (a middle one's interval)."
+        text, z = f"{v['m']} {_estimate(v['value'], v['se'] if se else 0.0)}", self.rule.z
         if se and v["band"] == "middle" and v["se"] > 0:
-            lo, hi = v["value"] - rule.z * v["se"], v["value"] + rule.z * v["se"]
-            return text + f" (middle: ±{rule.z:g}·SE spans {lo:.3f}–{hi:.3f})"
+            lo, hi = v["value"] - z * v["se"], v["value"] + z * v["se"]
+            return text + f" (middle: ±{z:g}·SE spans {lo:.3f}–{hi:.3f})"
         return text + f" ({v['band']})"
 
-    if all(v["band"] == "low" for v in views):
-        why = "no view separates the classes: " + "; ".join(f"{v['name']} view {score(v)}" for v in views)
-        if gt_band == "high":
-            return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
-        return "unreliable", "; ".join([why] + gt_text)
-    if not high:
-        why = "no view is clearly high: " + "; ".join(f"{v['name']} view {score(v)}" for v in views)
-        return "doubtful", "; ".join([why] + gt_text)
-    names = " and ".join(v["name"] for v in high)
-    why = f"{names} view{'s' if len(high) > 1 else ''} carried it: " + ", ".join(score(v) for v in high)
-    others = [v for v in views if v["band"] != "high"]
+    @property
+    def each_view(self) -> str:
+        "'centroid view ch_btwn 0.05 ± 0.01 (low); density view …': every view's score and band."
+        return "; ".join(f"{v['name']} view {self.score(v)}" for v in self.views)
+
+    def said(self, *parts: str) -> str:
+        "The parts, then the ground truth's band where there is one, joined by '; ' (a row's reason)."
+        band, g = self.gt_band, self.rule.gt_measure
+        return "; ".join([*parts] + ([] if band is None else [f"ground-truth {g.upper()} {self.gt:.2f} ({band})"]))
+
+    def first(self, rows) -> tuple[str, str]:
+        "(verdict, reason) of the first of `rows` (`RuleRow`s) whose test holds for this row."
+        for row in rows:
+            if row.test(self, self.rule):
+                return row.verdict, row.reason(self, self.rule)
+        raise ValueError(f"VerdictRule: no row of the rule's table holds for the row {self.r}; the table's last row of "
+                         "views must hold whenever the others do not.")
+
+    @property
+    def verdict(self) -> tuple[str, str]:
+        "(verdict, reason) of the row: the first row of the rule's table that holds (`VerdictRule.rows`)."
+        return self.first(self.rule.rows)
+
+    @property
+    def alone(self) -> str:
+        "'the views alone would say …': the first of the table's rows of views (verdicts in `JUDGED`) that holds."
+        verdict, why = self.first([w for w in self.rule.rows if w.verdict in JUDGED])
+        return f"the views alone would say {verdict}: {why}"
+
+# %% ../nbs/19_rule.ipynb #2a32bc18
+def _carried(x: RowReading) -> str:
+    "'density view carried it: …; centroid view: … — nested or elongated classes': the high views, then the others."
+    high, rule = x.high, x.rule
+    why = (f"{' and '.join(v['name'] for v in high)} view{'s' if len(high) > 1 else ''} carried it: "
+           + ", ".join(x.score(v) for v in high))
+    others = [v for v in x.views if v["band"] != "high"]
     if others:
-        why += "; " + "; ".join(f"{v['name']} view: {score(v, se=False)}" for v in others)
+        why += "; " + "; ".join(f"{v['name']} view: {x.score(v, se=False)}" for v in others)
         hint = _VIEW_HINTS.get((high[0]["name"], others[0]["name"])) if others[0]["band"] == "low" else None
         if hint:
             why += f" — {hint}"
     # a high mean that hides a broken dominant pair: said, not decisive unless every view shows it
-    dominated = [v for v in high if not pd.isna(v["weighted"]) and v["weighted"] < rule.low]
-    if dominated and not broken:
+    dominated = [v for v in high if dominant_pair_broken(rule, v["weighted"])]
+    if dominated and not x.broken:
         why += "; " + ", ".join(f"{v['m']} weighted mean {v['weighted']:.2f}" for v in dominated) + \
             f" < {rule.low:g}: a dominant class pair is broken in the {' and '.join(v['name'] for v in dominated)} view"
-    if broken:
-        known = [v for v in views if not pd.isna(v["share"])]
-        if not known:
-            share = ""
-        elif len({round(v["share"], 2) for v in known}) == 1:
-            share = f"; {100 * known[0]['share']:.0f} % of points in a pair below {rule.low:g}"
-        else:
-            share = f"; points in a pair below {rule.low:g}: " + ", ".join(
-                f"{v['m']} {100 * v['share']:.0f} %" for v in known)
-        weighted = ", ".join(f"{v['m']} {v['weighted']:.2f}" for v in views)
-        return "doubtful", "; ".join([f"a dominant class pair is broken in every view (weighted means {weighted}"
-                                      f"{share})", why] + gt_text)
-    if gt_band == "low":
-        return "doubtful", "; ".join([why] + gt_text) + " — the ground truth contradicts the views"
-    return "trustworthy", "; ".join([why] + gt_text)
+    return why
 
-# %% ../nbs/19_rule.ipynb #a49e0c05
-def _row_verdict(rule: VerdictRule, r: dict) -> tuple[str, str]:
-    "(verdict, reason) of one table row under `rule` (see the prose)."
-    if not r.get("labeled", True):
-        return "no labels", "the dataset has no class labels"
-    refused = [m for _, m in rule.views if pd.isna(r[m])]
-    if refused:
-        return "not scored", f"{', '.join(refused)} could not be computed: {r.get('problem') or 'no result'}"
-    unjudged = _unjudged(rule, r)
-    verdict, why = _views_verdict(rule, r)
-    return (verdict, why) if unjudged is None else (unjudged[0], f"{unjudged[1]}; the views alone would say {verdict}: {why}")
+# %% ../nbs/19_rule.ipynb #7126bca4
+def _broken_pair(x: RowReading) -> str:
+    "'a dominant class pair is broken in every view (weighted means …; 98 % of points in a pair below 0.3)'."
+    views, low = x.views, x.rule.low
+    known = [v for v in views if not pd.isna(v["share"])]
+    if not known:
+        share = ""
+    elif len({round(v["share"], 2) for v in known}) == 1:
+        share = f"; {100 * known[0]['share']:.0f} % of points in a pair below {low:g}"
+    else:
+        share = f"; points in a pair below {low:g}: " + ", ".join(f"{v['m']} {100 * v['share']:.0f} %" for v in known)
+    weighted = ", ".join(f"{v['m']} {v['weighted']:.2f}" for v in views)
+    return f"a dominant class pair is broken in every view (weighted means {weighted}{share})"
 
+# %% ../nbs/19_rule.ipynb #137d01c5
+@dataclass(frozen=True)
+class RuleRow:
+    "One row of the verdict rule's table (`RULE_ROWS`): the verdict, when it holds, the reason it writes, its sentence."
+    verdict: str                          # the verdict the row gives (one of `VERDICTS`)
+    when: str                             # its condition in words (`rule_table`)
+    test: Callable                        # test(x, rule) -> bool: whether the row holds for the `RowReading` x
+    reason: Callable                      # reason(x, rule) -> str: the row's `reason`, with the figures
+    sentence: Callable | None = None      # sentence(rule) -> str: the row in `describe` (None: another row says it)
+
+# %% ../nbs/19_rule.ipynb #63702d61
+RULE_ROWS = (     # the verdict rule: the first row whose test holds gives the verdict (see the prose)
+    RuleRow("no labels", "the dataset has no class labels",
+            lambda x, rule: not x.labeled,
+            lambda x, rule: "the dataset has no class labels"),                  # said with 'not scored'
+    RuleRow("not scored", "a view's measure is missing (it refused the data)",
+            lambda x, rule: bool(x.refused),
+            lambda x, rule: f"{', '.join(x.refused)} could not be computed: {x.r.get('problem') or 'no result'}",
+            lambda rule: "Not scored: a view's measure refused the data (the reason is on the dataset's page). "
+                         "No labels: nothing to match."),
+    RuleRow("cannot judge", "distance_cv < min_spread and d ≥ 2n/K (the distances concentrate)",
+            lambda x, rule: None not in (x.fact("d"), x.fact("distance_cv"), x.per)
+                            and x.fact("distance_cv") < rule.min_spread and x.fact("d") >= 2 * x.per,
+            lambda x, rule: f"cannot judge: more dimensions ({x.fact('d'):,.0f}) than points per class pair "
+                            f"({2 * x.per:.0f}) and the distances concentrate (their coefficient of variation "
+                            f"{x.fact('distance_cv'):.3f} < {rule.min_spread:g}): both views then read near 0 even for "
+                            f"classes that k-means recovers; {x.alone}",
+            lambda rule: "Cannot judge: the distances concentrate (coefficient of variation below "
+                         f"{rule.min_spread:g}) and there are at least as many dimensions as points in an average "
+                         "class pair: both views then read near 0 even for classes k-means recovers, so they do not "
+                         "say unreliable."),
+    RuleRow("too few points", "n/K < min_per_class",
+            lambda x, rule: x.per is not None and x.per < rule.min_per_class,
+            lambda x, rule: f"too few points to judge: {x.fact('n'):,.0f} points in {x.fact('K'):.0f} classes, "
+                            f"{x.per:.1f} per class (below {rule.min_per_class:g} per class the views' sampling spread "
+                            f"covers half the middle band); {x.alone}",
+            lambda rule: f"Too few points: fewer than {rule.min_per_class:g} points per class on average; below that "
+                         "the views' sampling spread covers half the middle band (evidence: subsamples of the bundle), "
+                         "so the reason gives the figures and what the views alone would say, not a verdict."),
+    RuleRow("trustworthy", "a view high, not every view's weighted mean low, the ground truth not low",
+            lambda x, rule: bool(x.high) and not x.broken and x.gt_band != "low",
+            lambda x, rule: x.said(_carried(x)),
+            lambda rule: "Trustworthy: some view's band is high, not every view's point-pair-weighted mean is below "
+                         f"{rule.low:g} (a class pair holding most of the points that every view finds broken is a "
+                         "reason to doubt)" + (", and the ground truth, where computed, is not low" if rule.gt_measure
+                                               else "") + "."),
+    RuleRow("unreliable", "every view low, the ground truth not high",
+            lambda x, rule: x.all_low and x.gt_band != "high",
+            lambda x, rule: x.said("no view separates the classes: " + x.each_view),
+            lambda rule: "Unreliable for external validation: every view's band is low (the classes are neither "
+                         "centroid- nor density-separated)"
+                         + (", and the ground truth, where computed, is not high" if rule.gt_measure else "") + "."),
+    RuleRow("doubtful", "a view high, every view's weighted mean low (a dominant class pair broken)",
+            lambda x, rule: bool(x.high) and x.broken,
+            lambda x, rule: x.said(_broken_pair(x), _carried(x)),
+            lambda rule: "Doubtful: everything else (no view clearly high, a dominant class pair broken in every view"
+                         + (", or a ground truth that contradicts the views" if rule.gt_measure else "") + ")."),
+    RuleRow("doubtful", "a view high, the ground truth low",
+            lambda x, rule: bool(x.high) and x.gt_band == "low",
+            lambda x, rule: x.said(_carried(x)) + " — the ground truth contradicts the views"),
+    RuleRow("doubtful", "every view low, the ground truth high",
+            lambda x, rule: x.all_low and x.gt_band == "high",
+            lambda x, rule: x.said("no view separates the classes: " + x.each_view)
+                            + " — the ground truth contradicts the views"),
+    RuleRow("doubtful", "no view high, not every view low",
+            lambda x, rule: not x.high and not x.all_low,
+            lambda x, rule: x.said("no view is clearly high: " + x.each_view)))
 
 # %% ../nbs/19_rule.ipynb #e2fce4c4
 def _interval_sides(rule,          # the `VerdictRule`
@@ -169,13 +285,13 @@ def _interval_sides(rule,          # the `VerdictRule`
     ends = [{}]
     for m, *_, lo, hi, _ in spans:
         ends = [e | {m: x} for e in ends for x in (lo, hi)]
-    found = {_row_verdict(rule, r | e | {f"{m}_se": 0.0 for m in e})[0] for e in ends}
+    found = {RowReading(rule, r | e | {f"{m}_se": 0.0 for m in e}).verdict[0] for e in ends}
     return spans, [v for v in VERDICTS if v in found]
 
 # %% ../nbs/19_rule.ipynb #66188329
 def _judged(rule, r: dict) -> tuple[str, str, str]:
     "(verdict, reason, borderline) of one row: borderline is '' or 'a/b', the verdicts at the ends (see the prose)."
-    verdict, reason = _row_verdict(rule, r)
+    verdict, reason = RowReading(rule, r).verdict
     spans, ends = _interval_sides(rule, r)
     if len(ends) < 2:
         return verdict, reason, ""
@@ -189,42 +305,34 @@ def _judged(rule, r: dict) -> tuple[str, str, str]:
            + f" — the verdict is the more cautious of the two")
     return b, f"{why}; the bands: {reason}", f"{a}/{b}"
 
-# %% ../nbs/19_rule.ipynb #1e9759e5
+# %% ../nbs/19_rule.ipynb #cb3796c8
+def band_words(rule,                      # the `VerdictRule`
+               value: str = "its measure",  # what the band reads, as the sentence names it
+              ) -> str:
+    "'high when its measure − 2·SE ≥ 0.7, low when its measure + 2·SE < 0.3, middle otherwise': `VerdictRule.band`."
+    return (f"high when {value} − {rule.z:g}·SE ≥ {rule.high:g}, low when {value} + {rule.z:g}·SE < {rule.low:g}, "
+            "middle otherwise")
+
+# %% ../nbs/19_rule.ipynb #ad85046e
 def _rule_sentences(rule: VerdictRule) -> list[str]:
-    "The rule as sentences, for the report's pages."
+    "The rule as sentences, for the report's pages: the views, their bands, the sentences of its table, borderline."
     views = " and ".join(f"the {name} view ({m})" for name, m in rule.views)
-    gt = rule.gt_measure is not None
-    not_low = ", and the ground truth, where computed, is not low" if gt else ""
-    not_high = ", and the ground truth, where computed, is not high" if gt else ""
     gt_line = (f"The ground-truth band (best {rule.gt_measure.upper()} over the clustering techniques, where computed) "
-               f"is high at ≥ {rule.gt_high:g} and low below {rule.gt_low:g}." if gt else
+               f"is high at ≥ {rule.gt_high:g} and low below {rule.gt_low:g}." if rule.gt_measure is not None else
                "The ground truth, where shown, does not enter the verdict: the verdict is the measures' alone, so "
                "that it can be judged against the ground truth.")
-    return [f"Each dataset is read through {views}: each asks whether one kind of clustering technique would recover "
-            "the classes (centroid: k-means and its kin; density: DBSCAN, HDBSCAN, single linkage). Paper 000's "
-            "ground truth is the best over every kind of technique, so one view that separates the classes is enough.",
-            f"A view's band is high when its measure − {rule.z:g}·SE ≥ {rule.high:g}, low when its measure + "
-            f"{rule.z:g}·SE < {rule.low:g}, middle otherwise (SE: the Monte-Carlo standard error, 0 for "
-            "deterministic measures).",
-            gt_line,
-            f"Trustworthy: some view's band is high, not every view's point-pair-weighted mean is below {rule.low:g} "
-            f"(a class pair holding most of the points that every view finds broken is a reason to doubt){not_low}.",
-            "Unreliable for external validation: every view's band is low (the classes are neither centroid- nor "
-            f"density-separated){not_high}.",
-            "Doubtful: everything else (no view clearly high, a dominant class pair broken in every view"
-            + (", or a ground truth that contradicts the views)." if gt else ")."),
-            f"Too few points: fewer than {rule.min_per_class:g} points per class on average; below that the views' "
-            "sampling spread covers half the middle band (evidence: subsamples of the bundle), so the reason gives the "
-            "figures and what the views alone would say, not a verdict.",
-            f"Cannot judge: the distances concentrate (coefficient of variation below {rule.min_spread:g}) and there are "
-            "at least as many dimensions as points in an average class pair: both views then read near 0 even for "
-            "classes k-means recovers, so they do not say unreliable.",
-            "Not scored: a view's measure refused the data (the reason is on the dataset's page). "
-            "No labels: nothing to match.",
-            f"Borderline: when a view's interval (measure ± {rule.z:g}·SE) still straddles a cut-off after the "
-            "relabellings were increased up to their cap, and the verdicts at its two ends differ, the dataset is "
-            "borderline between those two verdicts; its verdict is the more cautious of the two (it does not change "
-            "with the seed), and the reason names the score, its interval and the cut-off."]
+    judged = [w for w in rule.rows if w.verdict in JUDGED]                  # the views' verdicts, in the table's order
+    others = [w for w in rule.rows if w.verdict not in JUDGED][::-1]        # then the states nearest a verdict first
+    return ([f"Each dataset is read through {views}: each asks whether one kind of clustering technique would recover "
+             "the classes (centroid: k-means and its kin; density: DBSCAN, HDBSCAN, single linkage). Paper 000's "
+             "ground truth is the best over every kind of technique, so one view that separates the classes is enough.",
+             f"A view's band is {band_words(rule)} (SE: the Monte-Carlo standard error, 0 for deterministic measures).",
+             gt_line]
+            + [w.sentence(rule) for w in judged + others if w.sentence is not None]
+            + [f"Borderline: when a view's interval (measure ± {rule.z:g}·SE) still straddles a cut-off after the "
+               "relabellings were increased up to their cap, and the verdicts at its two ends differ, the dataset is "
+               "borderline between those two verdicts; its verdict is the more cautious of the two (it does not change "
+               "with the seed), and the reason names the score, its interval and the cut-off."])
 
 # %% ../nbs/19_rule.ipynb #cf403506
 @dataclass(frozen=True)
@@ -239,6 +347,7 @@ class VerdictRule:
     views: tuple = VIEWS                 # (name, measure) pairs over pairwise between-dataset measures
     min_per_class: float = 20            # fewer points per class on average (n / K): too few points to judge
     min_spread: float = 0.15             # a distance CV below it with d >= 2n/K: the views cannot judge
+    rows: ClassVar[tuple] = RULE_ROWS    # the rule's table (see the prose); a subclass may give another
 
     def __post_init__(self):
         for f in ("high", "low", "z", "gt_high", "gt_low", "min_per_class", "min_spread"):
@@ -301,7 +410,15 @@ class VerdictRule:
 
     def _verdict(self, r: dict) -> tuple[str, str]:
         "(verdict, reason) of one row."
-        return _row_verdict(self, r)
+        return RowReading(self, r).verdict
+
+# %% ../nbs/19_rule.ipynb #555a8510
+def rule_table(rule: VerdictRule | None = None,  # the rule whose table and cut-offs are shown (None: the default)
+              ) -> pd.DataFrame:
+    "The rule's table (`VerdictRule.rows`) as a DataFrame: each row's verdict, when it holds, its `describe` sentence."
+    rule = VerdictRule() if rule is None else rule
+    return pd.DataFrame([{"verdict": w.verdict, "when": w.when,
+                          "sentence": "" if w.sentence is None else w.sentence(rule)} for w in rule.rows])
 
 # %% ../nbs/19_rule.ipynb #b754c101
 def profile_row(prof: pd.DataFrame) -> dict:
