@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 from collections.abc import Iterator
 from .text import read_csv, write_csv
-from .core import check_data, LabeledData, noise_mask, zscore
+from .core import check_data, LabeledData, noise_mask
 from .external import ari
 from .readers import (label_array, marker_mask, pick_variant, read_npz, error_line, file_stat_key,
                             to_project_noise, array_digest, file_digest)
+from .prepare import missing_rows, scale_features
 from .synthetic import make_clm_blobs
 
 
@@ -502,18 +503,18 @@ def _embedded_by_name(name: str, collection: str | None, labels: str) -> Dataset
 
 # %% ../nbs/18_bundle.ipynb #e08eea89
 def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
-    "`ds` with NaN rows dropped and/or columns z-scored, as asked; what was done goes to `meta`."
+    "`ds` with NaN rows dropped and/or columns z-scored, as asked (`clm_nb.prepare`'s steps); what was done goes to `meta`."
     X, y, refs = ds.X, ds.y, ds.references
     meta = {**ds.meta, "standardized": bool(standardize), "n_nan_rows_dropped": 0}
     if drop_nan_rows:
-        bad = np.isnan(X).any(axis=1)
+        bad = missing_rows(pd.DataFrame(X))
         if bad.any():
             X, y = X[~bad], y[~bad]
             refs = {k: v[~bad] for k, v in refs.items()}                   # every labelling keeps the same rows
             meta["n_nan_rows_dropped"] = int(bad.sum())
             meta["n_noise"] = int(noise_mask(y).sum())
     if standardize:
-        X = zscore(X)
+        X = scale_features(X, "standardize")
     return dataclasses.replace(ds, X=np.ascontiguousarray(X), y=y, meta=meta, references=refs)
 
 # %% ../nbs/18_bundle.ipynb #eaf1a272
@@ -522,7 +523,7 @@ def load_dataset(name: str,                      # the dataset's name, or 'colle
                  *,
                  collection: str | None = None,  # the collection (or a prefix) when the name is shared
                  labels: str = "y",              # the label variant: 'y', 'labels1', ...
-                 standardize: bool = False,      # z-score every column
+                 standardize: bool = False,      # z-score every column (`clm_nb.prepare.scale_features`)
                  drop_nan_rows: bool = False,    # drop the rows with NaN, with their labels
                 ) -> Dataset:
     "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
