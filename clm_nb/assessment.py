@@ -5,6 +5,7 @@
 # %% ../nbs/22_assessment.ipynb #dcc919c7
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from importlib.resources import files
 
@@ -13,14 +14,11 @@ import pandas as pd
 from .text import render_math, show_progress, terminal_text, user_text
 from .checks import check_choice, check_ci, check_flag, check_number, check_permutations
 from .registry import METRIC_NAMES
-from .gower import gower_data
-from .core import (check_data, check_dissimilarity, check_labels, check_sparse, encode_labels, LabeledData,
-                         noise_mask, sparse, stratified_sample)
+from .core import check_data, encode_labels, noise_mask, stratified_sample
 from .between import profile_plan, QUADRATIC_MAX_POINTS
 from .catalog import get_measure, is_registered
-from .prepare import (as_table, drop_saved_index, handle_missing, MIN_CLASS_SIZE, MISSING_POLICIES, prepare,
-                            Prepared, PrepStep, rare_classes, RARE_DEFAULT, RARE_POLICIES,
-                            say, scale_features, SCALINGS)
+from .prepare import (MIN_CLASS_SIZE, point_kind, POINT_WORDS, prepare, Prepared, PrepStep, RARE_DEFAULT, say,
+                            scale_features, SCALINGS)
 from .bundle import Dataset, reference_labellings
 from .rule import band_words, dominant_pair_broken, judge_facts, JUDGED, profile_row, VerdictRule, VERDICTS, VIEWS
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
@@ -143,7 +141,7 @@ class Assessment:
     n_resamples: int = 0                # half-samples behind low/high and verdict_support
     max_permutations: int = 0           # the cap of the adaptive relabellings
     uncertainty: list = field(default_factory=list)  # sentences: what ± and low/high mean, how they were made
-    metric: str = "euclidean"           # what the points were and how they were compared (`clm_nb.core.METRIC_NAMES`)
+    metric: str = "euclidean"           # what the points were and how they were compared (`clm_nb.registry.METRIC_NAMES`)
     views: list = field(default_factory=lambda: list(VIEWS))  # the (view, measure) pairs the verdict read
     views_note: str = ""                # which views were used, and why one is missing (see `metric_views`)
     views_missing: dict = field(default_factory=dict)  # missing view -> why
@@ -153,7 +151,7 @@ class Assessment:
 
     @property
     def judgeable(self) -> bool:
-        "Whether the views could judge the data (the verdict is one of `clm_nb.verdict.JUDGED`)."
+        "Whether the views could judge the data (the verdict is one of `clm_nb.rule.JUDGED`)."
         return self.verdict in JUDGED
 
     @property
@@ -287,9 +285,6 @@ _NO_CENTROID = {"precomputed": "dissimilarities have no coordinates to average",
     m: "a class mean is the centre of Euclidean geometry, not of this metric's"
     for m in ("sqeuclidean", "cityblock", "chebyshev")}
 
-_KIND_WORDS = {"coordinates": "coordinates", "sparse": "sparse rows", "precomputed": "a dissimilarity matrix",
-               "gower": "a Gower table"}
-
 def _accepts(m: str, metric: str, kind: str) -> bool:
     "Whether the registry says the measure `m` reads points of `kind` under `metric`."
     info = get_measure(m)
@@ -305,7 +300,7 @@ def metric_views(metric: str,        # a canonical metric (`METRIC_NAMES`)
         if name == "centroid" and metric not in CENTROID_METRICS:
             missing[name] = f"no {name} view ({m}): {_NO_CENTROID[metric]}"
         elif not _accepts(m, metric, kind):
-            missing[name] = (f"no {name} view: {m} does not read {_KIND_WORDS[kind]} under metric={metric!r} in "
+            missing[name] = (f"no {name} view: {m} does not read {POINT_WORDS[kind]} under metric={metric!r} in "
                              "this version (clm_nb.measures(), columns metrics and sparse)")
     kept = tuple(v for v in rule.views if v[0] not in missing)
     if not kept:
@@ -328,7 +323,7 @@ def metric_measures(measures,            # the caller's measures (None or the le
     names = check_board_measures(LEADERBOARD_MEASURES if default else measures, None)
     refused = [m for m in names if not _accepts(m, metric, kind)]
     if refused and not default:
-        raise ValueError(f"assess: {refused} do not read {_KIND_WORDS[kind]} under metric={metric!r} (clm_nb.measures(), "
+        raise ValueError(f"assess: {refused} do not read {POINT_WORDS[kind]} under metric={metric!r} (clm_nb.measures(), "
                          f"columns metrics and sparse); leave them out, or leave measures out for those that do.")
     kept = [m for m in names if m not in refused]
     try:
@@ -337,11 +332,11 @@ def metric_measures(measures,            # the caller's measures (None or the le
         check_board_measures(kept, primary)
     except ValueError:
         check_board_measures(names, primary)              # the caller's own slip: its own message
-        raise ValueError(f"assess: primary={primary!r} cannot be computed under metric={metric!r} for {_KIND_WORDS[kind]}: "
+        raise ValueError(f"assess: primary={primary!r} cannot be computed under metric={metric!r} for {POINT_WORDS[kind]}: "
                          f"its measures are not among those that read them ({kept}); choose one of them as primary."
                          ) from None
     names = kept
-    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {_KIND_WORDS[kind]} under it)."
+    left = (f"Not computed under metric={metric!r}: {', '.join(refused)} (they do not read {POINT_WORDS[kind]} under it)."
             if refused else "")
     return names, left
 
@@ -349,7 +344,7 @@ def metric_measures(measures,            # the caller's measures (None or the le
 def prepare_points(X,                    # a dissimilarity matrix, a scipy sparse matrix or a mixed table
                    y,                    # one label per row
                    metric: str,          # 'precomputed', 'gower' or a coordinate metric (sparse X)
-                   kind: str,            # 'precomputed', 'sparse' or 'gower'
+                   kind: str,            # 'precomputed', 'sparse' or 'gower' (`clm_nb.prepare.point_kind`)
                    *,
                    missing: str,         # missing labels: 'refuse', or 'drop'/'impute' (their rows are dropped)
                    ordinal: dict | None, # gower: column -> its levels, lowest first
@@ -358,65 +353,21 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
                    noise,                # the noise policy
                    keep_cols=None,       # gower: columns kept on purpose although a saved row index
                   ) -> Prepared:
-    "The points that are not dense coordinates prepared by rows, validated once (see the prose)."
-    missing = check_choice(missing, "missing", MISSING_POLICIES, who="assess")
-    rare = check_choice(rare, "rare", RARE_POLICIES, who="assess")
-    min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="assess")
-    if keep_cols is not None and kind != "gower":
-        raise ValueError(f"assess: keep_cols={keep_cols!r} names columns of a table; {_KIND_WORDS[kind]} has none.")
-    if ordinal is not None and (kind != "gower" or not isinstance(ordinal, dict)):
-        raise ValueError(f"assess: ordinal={ordinal!r} applies to a table's columns: a dict {{column: [levels]}} "
-                         "with metric='gower' (or with coordinates).")
-    source = (check_dissimilarity(X, measure="assess") if kind == "precomputed" else
-              check_sparse(X, measure="assess") if kind == "sparse" else None)     # read once, before any work
-    n = len(as_table(X)) if kind == "gower" else source.n if kind == "precomputed" else source.matrix.shape[0]
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"assess: {n} points but labels of shape {y.shape}; give one label per point.")
-    _, y, rows, steps = handle_missing(pd.DataFrame(index=range(n)), y, "drop" if missing != "refuse" else missing)
-    aside = rare_classes(y, min_class_size, noise=noise) if rare == "set_aside" else {}
-    if aside and len(set(y) - set(aside) - ({-1} if noise is not None else set())) >= 2:
-        keep = ~pd.Series(y).isin(list(aside)).to_numpy()
-        y, rows = y[keep], rows[keep]
-        steps.append(PrepStep("rare", (), f"set aside {len(aside)} class(es) below {min_class_size} points, "
-                              f"{sum(aside.values())} point(s); scored without them."))
-    else:
-        aside = {}
-    features = []
-    if kind == "gower":
-        keep = [] if keep_cols is None else [keep_cols] if isinstance(keep_cols, str) else [str(c) for c in keep_cols]
-        table, index = drop_saved_index(as_table(X), keep)         # a saved row index is no feature, whatever the metric
-        steps = index + steps
-        table = table.iloc[rows].reset_index(drop=True)
-        for c, levels in (ordinal or {}).items():
-            bad = sorted({str(v) for v in table[c].dropna() if v not in levels}) if c in table else []
-            if bad:
-                raise ValueError(f"assess: column {user_text(c)} has values {bad[:5]} not among its ordinal levels.")
-            table[c] = pd.Categorical(table[c], categories=list(levels), ordered=True)
-        source, features = gower_data(table), [str(c) for c in table.columns]
-        n_nan = int(table.isna().to_numpy().sum())
-        if n_nan:
-            steps.append(PrepStep("missing", (), f"kept {n_nan} missing value(s): Gower's dissimilarity averages each "
-                                  "pair over the columns both rows have."))
-    else:
-        source = source.take(rows)
-        features = [] if kind == "precomputed" else [f"x{j}" for j in range(source.n_features)]
-    what = {"precomputed": "the given dissimilarities", "sparse": "the sparse rows as given",
-            "gower": "the table as given (Gower kinds by column type)"}[kind]
-    steps.append(PrepStep("metric", (), f"metric={metric!r}: scored {what}; no feature encoding or scaling, and no "
-                          "verdict under other preparations" + (" (centring would fill every zero)." if kind == "sparse"
-                                                               else ".")))
-    codes, classes, keep, n_noise = check_labels(y, n_samples=rows.size, noise=noise, measure="assess")
-    data = LabeledData(np.empty((int(keep.sum()), 0)), codes, classes, keep, n_noise,
-                       source if keep.all() else source.take(keep))
-    return Prepared(X=data, y=y, features=features, rows=rows, steps=steps, set_aside=aside, n_input=n)
+    "Deprecated: `clm_nb.prepare.prepare(X, y, metric=metric, ...)` prepares these points (`kind` follows from X and metric)."
+    warnings.warn("clm_nb.assessment.prepare_points is deprecated and will be removed in the next release; use "
+                  "clm_nb.prepare.prepare(X, y, metric=...)", DeprecationWarning, stacklevel=2)
+    if kind != point_kind(X, metric):
+        raise ValueError(f"prepare_points: kind={kind!r}, but these points are {POINT_WORDS[point_kind(X, metric)]} "
+                         f"under metric={metric!r}; call clm_nb.prepare.prepare(X, y, metric={metric!r}).")
+    return prepare(X, y, metric=metric, missing=missing, ordinal=ordinal, rare=rare, min_class_size=min_class_size,
+                   noise=noise, keep_cols=keep_cols)
 
 # %% ../nbs/22_assessment.ipynb #1afbd590
 def _check_metric(X, metric, scaling: str, dim) -> tuple[str, str, int | None]:
     "(metric, kind of point, dim) of `assess`, validated: scaling needs dense coordinates."
     metric = check_choice(metric, "metric", METRIC_NAMES, who="assess")
     dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="assess")
-    kind = metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
+    kind = point_kind(X, metric)
     if kind != "coordinates" and scaling != "none":
         raise ValueError(f"assess: scaling={scaling!r} needs dense coordinates; these points are {kind} "
                          f"(metric={metric!r}): leave scaling='none'.")
@@ -425,10 +376,9 @@ def _check_metric(X, metric, scaling: str, dim) -> tuple[str, str, int | None]:
 # %% ../nbs/22_assessment.ipynb #832cbd6a
 def _prepared(X, y, metric: str, kind: str, *, drop_constant: bool, **prep) -> tuple:
     "(the `Prepared` data, the validated `LabeledData`) of `assess` (`prep`: missing, ordinal, rare, min_class_size, noise)."
-    if kind != "coordinates":                              # validated once: `p.X` is the `LabeledData` itself
-        p = prepare_points(X, y, metric, kind, **prep)
+    p = prepare(X, y, metric=metric, drop_constant=drop_constant, **prep)
+    if kind != "coordinates":                              # validated once by `prepare`: `p.X` is the `LabeledData`
         return p, p.X
-    p = prepare(X, y, drop_constant=drop_constant, **prep)
     return p, check_data(p.X, p.y, noise=prep["noise"], measure="assess", metric=metric)   # before any work
 
 # %% ../nbs/22_assessment.ipynb #1ce40df3
@@ -654,7 +604,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
     rule = VerdictRule() if rule is None else rule
     if not isinstance(rule, VerdictRule):
-        raise ValueError(f"assess: rule={rule!r} must be a clm_nb.verdict.VerdictRule.")
+        raise ValueError(f"assess: rule={rule!r} must be a clm_nb.rule.VerdictRule.")
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     metric, kind, dim = _check_metric(X, metric, scaling, dim)
     rule, views_note, views_missing = metric_views(metric, rule, kind)

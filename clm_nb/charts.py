@@ -13,8 +13,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import vl_convert as vlc
-from .core import noise_mask, zscore
+from .core import noise_mask
 from .catalog import get_measure
+from .prepare import scale_features
 from .synthetic import subsample_dataset
 from .rule import VerdictRule, VERDICTS
 
@@ -312,7 +313,7 @@ def view_points_2d(X: np.ndarray,           # (n, d) features; rows with missing
     elif X.shape[1] == 2:
         xy, axes, how = Xs, (x1, x2), "the two features as given"
     else:
-        Z = zscore(X)                          # the package's one z-score, over every point, not only the sample
+        Z = scale_features(X, "standardize")   # the package's one scaling, over every point, not only the sample
         pca = PCA(n_components=2, random_state=0).fit(Z)
         xy = pca.transform(Z[idx])
         ev = pca.explained_variance_ratio_

@@ -64,7 +64,7 @@ def cli(ctx, quiet):
 
     DATA files: .csv, .tsv (also .gz/.bz2/.xz/.zip; .zst with the zstandard package), .parquet, .npz (arrays X
     and y), or .npy with --labels."""
-    if quiet:                                  # every progress bar of the library reads it (clm_nb.core.show_progress)
+    if quiet:                                  # every progress bar of the library reads it (clm_nb.text.show_progress)
         from clm_nb.text import PROGRESS_ENV
         before = os.environ.get(PROGRESS_ENV)
         os.environ[PROGRESS_ENV] = "0"
@@ -307,7 +307,7 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
               "10,000).")
 @click.option("--seed", type=int, default=None, help="Seed of the Monte-Carlo estimates and the half-samples "
-              "(default: 0, clm_nb.verdict.DEFAULT_SEED, as the leaderboard).")
+              "(default: 0, clm_nb.profile.DEFAULT_SEED, as the leaderboard).")
 @click.option("--max-permutations", type=int, default=None, help="Cap of the relabellings when a deciding score "
               "straddles a cut-off (default: 100 x --permutations, at most 10,000).")
 @click.option("--ci", default="0.95", show_default=True, help="Level of the scores' sampling intervals, or 'none'.")
@@ -625,7 +625,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
 @click.option("--resamples", default=20, show_default=True, help="Half-samples of each dataset's primary score, "
               "for the rank intervals and P(out-rank) on the pages (0: none; else 10 to 1,000).")
 @click.option("--seed", type=int, default=None, help="Seed of every profile's relabellings (default: 0, "
-              "clm_nb.verdict.DEFAULT_SEED, as assess); the runner's other tasks derive theirs from it.")
+              "clm_nb.profile.DEFAULT_SEED, as assess); the runner's other tasks derive theirs from it.")
 @click.option("--executor", type=click.Choice(("local", "inline", "dask")), default="local", show_default=True,
               help="local: worker processes; inline: this process; dask: a Dask cluster.")
 @click.option("--n-jobs", default=2, show_default=True, help="Worker processes (profiling and page rendering).")

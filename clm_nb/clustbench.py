@@ -289,7 +289,7 @@ def score_results(results: pd.DataFrame,            # clusterings, one per row, 
     return out.reindex(columns=first + each)
 
 # %% ../nbs/28_clustbench.ipynb #5508e087
-def trusted_labellings(board,                                # a `clm_nb.verdict.Leaderboard`, built with labellings= for all
+def trusted_labellings(board,                                # a `clm_nb.leaderboard.Leaderboard`, built with labellings= for all
                        verdicts=("trustworthy",),            # the verdicts admitted
                       ) -> pd.DataFrame:
     "The (collection, dataset, labels) whose CLM verdict is in `verdicts`: y's from `verdict`, the others' from verdict_<labels>."
@@ -305,7 +305,7 @@ def trusted_labellings(board,                                # a `clm_nb.verdict
 
 # %% ../nbs/28_clustbench.ipynb #8dba151c
 def rank_methods(scores: pd.DataFrame,         # `score_results` rows: method_group, method, collection, dataset, score
-                 board,                         # a `clm_nb.verdict.Leaderboard` of the same datasets
+                 board,                         # a `clm_nb.leaderboard.Leaderboard` of the same datasets
                  *,
                  mode: str = "weight",          # 'weight' (by max(CLM, 0)) or 'filter' (`clm_aware_ranking`)
                  min_clm: float | None = None,  # filter: keep datasets with CLM >= min_clm

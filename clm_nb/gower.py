@@ -17,7 +17,8 @@ from .checks import check_choice, check_keys, check_number, float_column
 
 
 # %% auto #0
-__all__ = ['GOWER_KINDS', 'NUMERIC_TEXT_SHARE', 'GowerData', 'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
+__all__ = ['GOWER_KINDS', 'NUMERIC_TEXT_SHARE', 'COLUMN_TYPES', 'BOOLEAN_WORDS', 'GowerData', 'column_type', 'column_numbers',
+           'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
 
 # %% ../nbs/03_gower.ipynb #9e2f58b7
 GOWER_KINDS = ("numeric", "ordinal", "nominal", "symmetric", "asymmetric")
@@ -96,9 +97,13 @@ def _gower_rows(g: GowerData, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
-# %% ../nbs/03_gower.ipynb #3bf8403b
+# %% ../nbs/03_gower.ipynb #17ab1c36
 NUMERIC_TEXT_SHARE = 0.9   # a column whose cells are at least this share numbers (or numbers as text) is numeric
+COLUMN_TYPES = ("ordinal", "boolean", "time", "numeric", "number_text", "decimal_comma", "boolean_text", "categorical")
+BOOLEAN_WORDS = (("true", "false"), ("t", "f"), ("yes", "no"))   # the boolean vocabularies of text: one per column
+_DECIMAL_COMMA = r"[-+]?\d*,\d+([eE][-+]?\d+)?"                 # a number written with a decimal comma
 
+# %% ../nbs/03_gower.ipynb #ce733bd3
 def _is_time(s: pd.Series) -> bool:
     "Dates, times or durations: datetime64/timedelta64 columns, or Python dates and times in an object column."
     if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
@@ -129,36 +134,64 @@ def _cells(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
             what[k] = 3
     return val[codes], what[codes]
 
-def _column_kind(s: pd.Series, kinds: dict, ordinal: dict) -> str:
-    """A column's Gower kind: the caller's, else daisy's default for its type; dates and times, and text columns of
-    numbers (see the prose), are numeric."""
-    if s.name in kinds:
-        return check_choice(kinds[s.name], f"kinds[{user_text(s.name)}]", GOWER_KINDS, who="gower_data")
-    if s.name in ordinal or (isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered):
+# %% ../nbs/03_gower.ipynb #dbd7a2bd
+def column_type(s: pd.Series,                 # one column of a table (its name is looked up in `ordinal`)
+                ordinal: dict | None = None,  # column -> its levels, lowest first (ordered categories)
+               ) -> str:
+    "What the column holds, one of `COLUMN_TYPES` (see the table above): read from its dtype, and for text from its values."
+    categorical = isinstance(s.dtype, pd.CategoricalDtype)
+    if s.name in (ordinal or {}) or (categorical and s.dtype.ordered):
         return "ordinal"
     if pd.api.types.is_bool_dtype(s):
-        return "asymmetric"
-    if pd.api.types.is_numeric_dtype(s) or _is_time(s):
+        return "boolean"
+    if _is_time(s):
+        return "time"
+    if pd.api.types.is_numeric_dtype(s) and not categorical:
         return "numeric"
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        return "nominal"
-    _, what = _cells(s)
-    cells = int((what > 0).sum())
-    if (what == 4).any() or (cells and np.isin(what, (1, 2)).sum() >= NUMERIC_TEXT_SHARE * cells):
+    if not categorical:
+        if s.dtype == object and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
+            return "boolean"                                # Python booleans, e.g. a bool column with a missing cell
+        _, what = _cells(s)
+        cells = int((what > 0).sum())
+        if (what == 4).any() or (cells and np.isin(what, (1, 2)).sum() >= NUMERIC_TEXT_SHARE * cells):
+            return "numeric" if np.isin(what, (0, 1)).all() else "number_text"
+    levels = s.dropna().astype(str).unique()
+    if len(levels) and pd.Series(levels).str.fullmatch(_DECIMAL_COMMA).all():
+        return "decimal_comma"
+    if len(levels) and any({v.lower() for v in levels} <= set(pair) for pair in BOOLEAN_WORDS):
+        return "boolean_text"
+    return "categorical"
+
+# %% ../nbs/03_gower.ipynb #3bf8403b
+_GOWER_KINDS = {"ordinal": "ordinal", "boolean": "asymmetric", "time": "numeric", "numeric": "numeric",
+                "number_text": "numeric", "decimal_comma": "nominal", "boolean_text": "nominal", "categorical": "nominal"}
+
+def _gower_kind(s: pd.Series, kinds: dict, ordinal: dict) -> str:
+    """A column's Gower kind: the caller's, else daisy's default for its `column_type` (the table above); text numbers
+    read as numbers are said with a warning."""
+    if s.name in kinds:
+        return check_choice(kinds[s.name], f"kinds[{user_text(s.name)}]", GOWER_KINDS, who="gower_data")
+    kind = column_type(s, ordinal)
+    if kind == "number_text":
+        _, what = _cells(s)
         text = np.flatnonzero(what == 2)
         if text.size and not np.isin(what, (3, 4)).any():
             warnings.warn(f"gower_data: column {user_text(s.name)} holds {text.size:,} number(s) written as text "
                           f"(first at row {int(text[0])}: {user_text(str(s.iloc[text[0]]))}); they are read as numbers "
                           f"and the column as numeric. If its values are codes, not quantities, pass "
                           f"kinds={{{user_text(s.name)}: 'nominal'}}.", UserWarning, stacklevel=4)
-        return "numeric"
-    return "nominal"
+    return _GOWER_KINDS[kind]
 
 # %% ../nbs/03_gower.ipynb #d56b1f2a
-def _numbers(s: pd.Series) -> np.ndarray:
-    """A numeric column as float64, NaN where missing: times in seconds, numbers written as text parsed; a cell that is
-    no number, a complex number or ±inf is a `ValueError` naming the column and the row."""
+def column_numbers(s: pd.Series,              # a column `column_type` calls 'numeric', 'number_text' or 'time'
+                   *,
+                   who: str = "gower_data",    # the caller, first in the messages
+                   as_categories: str | None = None,  # how the caller reads the column as categories (None: kinds=)
+                  ) -> np.ndarray:
+    """A column of numbers as float64, NaN where missing: times in seconds, numbers written as text parsed; a cell that
+    is no number, a complex number or ±inf is a `ValueError` naming the column and the row."""
     name = user_text(s.name)
+    as_categories = as_categories or f"kinds={{{name}: 'nominal'}}"
     if _is_time(s):
         try:
             if pd.api.types.is_timedelta64_dtype(s) or pd.api.types.infer_dtype(s, skipna=True).startswith("timedelta"):
@@ -166,7 +199,7 @@ def _numbers(s: pd.Series) -> np.ndarray:
             t = pd.to_datetime(s)
             return (t - t.min()).dt.total_seconds().to_numpy(dtype=float, na_value=np.nan)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"gower_data: column {name} holds dates or times that cannot be put on one time line "
+            raise ValueError(f"{who}: column {name} holds dates or times that cannot be put on one time line "
                              f"({e}); convert it to numbers yourself (e.g. days since an event).") from None
     if s.dtype == object or pd.api.types.is_string_dtype(s):
         x, what = _cells(s)
@@ -174,12 +207,13 @@ def _numbers(s: pd.Series) -> np.ndarray:
         if bad.size:
             r = int(bad[0])
             what_ = "a complex number" if what[r] == 4 else "not a number"
-            raise ValueError(f"gower_data: column {name} is numeric, but row {r} holds {user_text(str(s.iloc[r]))}, "
+            raise ValueError(f"{who}: column {name} is numeric, but row {r} holds {user_text(str(s.iloc[r]))}, "
                              f"{what_} ({bad.size:,} such cell(s)). Mend the cell (NaN if it is missing), or read the "
-                             f"column as categories with kinds={{{name}: 'nominal'}}.")
-        return float_column(x, s.name, who="gower_data")                    # ±inf refused, naming the row
-    return float_column(s, s.name, who="gower_data")
+                             f"column as categories with {as_categories}.")
+        return float_column(x, s.name, who=who)                             # ±inf refused, naming the row
+    return float_column(s, s.name, who=who)
 
+# %% ../nbs/03_gower.ipynb #bf67ff75
 def _range_scaled(x: np.ndarray) -> np.ndarray:
     """(x - min) / range over the present values, in [0, 1] (NaN kept; a constant column: 0), computed on x divided by
     a power of two at or above its largest |x| (exact), so that a range beyond float64's (±1e308) cannot overflow."""
@@ -210,7 +244,7 @@ def _encode(s: pd.Series, kind: str, ordinal: dict) -> np.ndarray:
                              f"levels {levels[:10]}; give every level in ordinal={{...}}, lowest first.")
         return _range_scaled(np.array([rank[v] if p else np.nan for v, p in zip(s, present)], dtype=float))
     if kind == "numeric":
-        return _range_scaled(_numbers(s))
+        return _range_scaled(column_numbers(s))
     if kind == "asymmetric":
         vals = set(s[present].tolist())
         if not vals <= {True, False, 0, 1}:
@@ -259,7 +293,7 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
     w = _weights(weights, df.columns)
     if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
         raise ValueError(f"gower_data: weights={list(w)} must be finite, non-negative and not all 0 (one per column).")
-    kind = {c: _column_kind(df[c], kinds, ordinal) for c in df.columns}
+    kind = {c: _gower_kind(df[c], kinds, ordinal) for c in df.columns}
     groups = {"numeric": ("numeric", "ordinal"), "codes": ("nominal", "symmetric"), "binary": ("asymmetric",)}
     cols = {g: [c for c in df.columns if kind[c] in ks] for g, ks in groups.items()}
     enc = {g: (np.column_stack([_encode(df[c], kind[c], ordinal) for c in cs]) if cs else

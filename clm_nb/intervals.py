@@ -47,7 +47,7 @@ def _variance_factor(n: int, m: int, pool: int) -> float:
 def take_points(data: LabeledData,  # validated data (`clm_nb.core.check_data`), of any kind
                 rows: np.ndarray,    # sorted row positions, every class kept
                ) -> tuple:
-    "(X, y) of the points at `rows`, as `clm_nb.verdict.clm_profile` reads them (see the prose)."
+    "(X, y) of the points at `rows`, as `clm_nb.profile.clm_profile` reads them (see the prose)."
     rows = np.asarray(rows, dtype=np.int64)
     if data.source is None:
         return data.X[rows], data.labels[rows]
@@ -70,7 +70,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     max_points: int = 20_000,     # above this, half-samples come from a stratified subsample
                     progress=False,               # a bar over the half-samples on stderr (True, or its label)
                     values: dict | None = None,   # full-data values: {m: value, optionally f'{m}_weighted': ...}, if computed
-                    metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                    metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.registry.METRIC_NAMES`)
                     dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
     "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."

@@ -299,7 +299,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     missing = [c for c in need if c not in catalog]
     if missing:
         raise ValueError(f"leaderboard: catalog lacks {missing}; pass the table of "
-                         "clm_nb.datasets.list_datasets(..., labeled=False).")
+                         "clm_nb.bundle.list_datasets(..., labeled=False).")
     wide, pairs = _profiles(results, measures, rule.low)
     cat = catalog.rename(columns={"name": "dataset", "n_classes": "K"}).copy()
     if "labeled" not in cat:

@@ -11,18 +11,22 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
 import numpy as np
+from scipy import sparse
 from .text import LazyModule, user_text
-from .checks import check_choice, check_flag, check_number, float_column
-from .core import check_class_pairs, check_labels, check_magnitude, noise_mask, zscore
+from .checks import check_choice, check_flag, check_number
+from .registry import METRIC_NAMES
+from .gower import BOOLEAN_WORDS, column_numbers, column_type, gower_data
+from .core import (check_class_pairs, check_dissimilarity, check_labels, check_magnitude, check_sparse,
+                         LabeledData, noise_mask, zscore)
 
 
 # %% auto #0
 __all__ = ['MISSING_POLICIES', 'SCALINGS', 'RARE_POLICIES', 'LEAK_POLICIES', 'INTERFACES', 'MAX_LEVELS', 'ID_UNIQUE_SHARE',
            'DUPLICATE_SHARE', 'SKEW_THRESHOLD', 'LEAK_RUNS_SHARE', 'LEAK_MIN_POINTS', 'ID_NAME', 'INDEX_MIN_ROWS',
-           'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'marker', 'say', 'PrepStep', 'Prepared', 'as_table', 'missing_counts',
-           'handle_missing', 'encode_columns', 'constant_columns', 'rare_classes', 'duplicate_rows', 'skewed_features',
-           'label_runs', 'tie_mixing', 'leakage_findings', 'saved_index_columns', 'drop_saved_index', 'robust_scale',
-           'scale_features', 'prepare']
+           'RARE_DEFAULT', 'MIN_CLASS_SIZE', 'POINT_WORDS', 'marker', 'say', 'PrepStep', 'Prepared', 'as_table',
+           'missing_counts', 'missing_rows', 'handle_missing', 'encode_columns', 'constant_columns', 'rare_classes',
+           'duplicate_rows', 'skewed_features', 'label_runs', 'tie_mixing', 'leakage_findings', 'saved_index_columns',
+           'drop_saved_index', 'robust_scale', 'scale_features', 'point_kind', 'prepare']
 
 # %% ../nbs/16_prepare.ipynb #41e97fb2
 pd = LazyModule("pandas")     # imported on first use: the command line reads this module's options for its help
@@ -88,7 +92,7 @@ class PrepStep:
 @dataclass
 class Prepared:
     "The output of `prepare`: the data the measures read, and the record of how they were made from the input."
-    X: np.ndarray                    # (n, d) float64, finite unless missing='refuse' found none
+    X: np.ndarray                    # (n, d) float64, finite unless missing='refuse' found none (other points: a LabeledData)
     y: np.ndarray                    # (n,) the labels of the rows kept, as given
     features: list                   # one name per column of X
     rows: np.ndarray                 # positions of the kept rows in the input
@@ -156,6 +160,14 @@ def _label_missing(y) -> np.ndarray:
     "Boolean mask of the missing labels (None, NaN, pandas NA)."
     return pd.isna(pd.Series(np.asarray(y, dtype=object))).to_numpy()
 
+# %% ../nbs/16_prepare.ipynb #6d7402b0
+def missing_rows(df: pd.DataFrame,   # the features as a table
+                 y=None,             # one label per row (None: the features only)
+                ) -> np.ndarray:
+    "Boolean mask of the rows of `df` with a missing feature value (NaN, None, NA) or, when `y` is given, a missing label."
+    rows = df.isna().any(axis=1).to_numpy()
+    return rows if y is None else rows | _label_missing(y)
+
 # %% ../nbs/16_prepare.ipynb #28f8c0f7
 def _missing_sentence(counts: pd.Series, df: pd.DataFrame) -> str:
     "The columns with missing values as text: name (count, first at row r), ..."
@@ -200,8 +212,9 @@ def handle_missing(df: pd.DataFrame,     # the features as a table
         steps.append(PrepStep("missing", (), f"dropped {where.size} row(s) whose label is missing (a label is never "
                               f"imputed): row(s) {listed}.", True))
     if policy == "drop":
-        rows = df.isna().any(axis=1).to_numpy() | bad_y
-        n_feat = int((df.isna().any(axis=1).to_numpy() & ~bad_y).sum())
+        feat = missing_rows(df)
+        rows = feat | bad_y
+        n_feat = int((feat & ~bad_y).sum())
         if n_feat:
             share = n_feat / len(df)
             steps.append(PrepStep("missing", tuple(counts.index), f"dropped {n_feat} row(s) ({share:.1%}) with missing "
@@ -231,25 +244,16 @@ MAX_LEVELS = 50                 # a nominal column with more levels is refused r
 ID_UNIQUE_SHARE = 0.9           # text with at least this share of distinct values is an identifier
 
 # %% ../nbs/16_prepare.ipynb #d35faaa6
-_BOOLEAN_WORDS = (("true", "false"), ("t", "f"), ("yes", "no"))   # the boolean vocabularies: one per column
-_TRUE, _FALSE = {t for t, _ in _BOOLEAN_WORDS}, {f for _, f in _BOOLEAN_WORDS}
+_TRUE = {t for t, _ in BOOLEAN_WORDS}                # the words of the boolean vocabularies that mean 1
 
-def _column_kind(s: pd.Series, ordinal: dict) -> str:
-    "'numeric', 'boolean', 'ordinal', 'binary', 'nominal', 'identifier', 'datetime', 'comma' or 'many' (too many levels)."
-    if s.name in ordinal or (isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered):
-        return "ordinal"
-    if pd.api.types.is_bool_dtype(s):
-        return "boolean"
-    if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
-        return "datetime"
-    if pd.api.types.is_numeric_dtype(s) and not isinstance(s.dtype, pd.CategoricalDtype):
-        return "numeric"
+def _encoding_kind(s: pd.Series, ordinal: dict) -> str:
+    """How `encode_columns` reads a column, from its `column_type`: 'numeric', 'number_text', 'boolean', 'ordinal',
+    'binary', 'nominal', 'identifier', 'datetime', 'comma' or 'many' (too many levels)."""
+    kind = column_type(s, ordinal)
+    if kind != "categorical":
+        return {"boolean_text": "boolean", "time": "datetime", "decimal_comma": "comma"}.get(kind, kind)
     values = s.dropna()
     levels = values.astype(str).unique()
-    if len(levels) and pd.Series(levels).str.fullmatch(r"[-+]?\d*,\d+([eE][-+]?\d+)?").all():
-        return "comma"                                     # numbers written with a decimal comma: not categories
-    if len(levels) and any({v.lower() for v in levels} <= set(pair) for pair in _BOOLEAN_WORDS):
-        return "boolean"
     if len(levels) <= 2:
         return "binary"
     if len(values) >= 10 and len(levels) >= ID_UNIQUE_SHARE * len(values):
@@ -279,11 +283,14 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
     if absent:
         raise ValueError(f"prepare: ordinal names column(s) {', '.join(map(user_text, absent))} that are not features; "
                          f"the columns are {', '.join(map(user_text, list(df.columns)[:20]))}.")
-    out, notes, ids = {}, {"boolean": [], "binary": [], "ordinal": [], "nominal": []}, []
+    out, notes, ids = {}, {"number_text": [], "boolean": [], "binary": [], "ordinal": [], "nominal": []}, []
     for c in df.columns:
-        s, kind = df[c], _column_kind(df[c], ordinal)
-        if kind == "numeric":
-            out[c] = float_column(s, c, who="prepare")    # integers beyond 2^53: refused
+        s, kind = df[c], _encoding_kind(df[c], ordinal)
+        if kind in ("numeric", "number_text"):         # integers beyond 2^53, ±inf, a cell that is no number: refused
+            out[c] = column_numbers(s, who="prepare", as_categories=f"X[{user_text(c)}].astype('category'), or leave "
+                                    "it out (drop_cols, clm-nb --drop-col)")
+            if kind == "number_text":
+                notes["number_text"].append((c, user_text(c)))
         elif kind == "boolean":
             out[c] = s.to_numpy(dtype=np.float64) if pd.api.types.is_bool_dtype(s) \
                 else s.astype(str).str.lower().isin(_TRUE).to_numpy(dtype=np.float64)
@@ -314,8 +321,9 @@ def encode_columns(df: pd.DataFrame,        # the features as a table, no missin
                              f"{MAX_LEVELS} to one-hot encode; encode it yourself or drop it (drop_cols, clm-nb "
                              "--drop-col).")
     steps = []
-    words = {"boolean": "booleans as 0/1", "binary": "two-level columns as 0/1", "ordinal": "ordered categories as "
-             "ranks", "nominal": "categories one-hot (one 0/1 column per level)"}
+    words = {"number_text": "numbers written as text as numbers", "boolean": "booleans as 0/1",
+             "binary": "two-level columns as 0/1", "ordinal": "ordered categories as ranks",
+             "nominal": "categories one-hot (one 0/1 column per level)"}
     for k, cols in notes.items():
         if cols:
             steps.append(PrepStep("encode", tuple(c for c, _ in cols), f"encoded {words[k]}: {', '.join(t for _, t in cols)}."))
@@ -592,6 +600,69 @@ def _rare_policy(enc: pd.DataFrame,   # the encoded features
                                   "class pairs counts as much as any other ([[rare=set_aside]] scores without them)."))
     return enc, y, rows, set_aside, steps
 
+# %% ../nbs/16_prepare.ipynb #009a5723
+POINT_WORDS = {"coordinates": "coordinates", "sparse": "sparse rows", "precomputed": "a dissimilarity matrix",
+               "gower": "a Gower table"}          # what the points are (`clm_nb.core.SOURCES`), in words
+
+def point_kind(X,                           # the points
+               metric: str = "euclidean",   # what X is and how points differ (`clm_nb.registry.METRIC_NAMES`)
+              ) -> str:
+    "What the points `X` are under `metric`: 'precomputed', 'gower', 'sparse' (a scipy sparse matrix) or 'coordinates'."
+    metric = check_choice(metric, "metric", METRIC_NAMES, who="prepare")
+    return metric if metric in ("precomputed", "gower") else "sparse" if sparse.issparse(X) else "coordinates"
+
+# %% ../nbs/16_prepare.ipynb #443b38d1
+def _prepare_points(X, y, metric: str, kind: str, *, missing: str, ordinal, rare: str, min_class_size: int, noise,
+                    keep_cols, scaling: str) -> Prepared:
+    "`prepare` of points that are not dense coordinates (`point_kind`): by rows, validated once (see the prose)."
+    missing = check_choice(missing, "missing", MISSING_POLICIES, who="prepare")
+    rare = check_choice(rare, "rare", RARE_POLICIES, who="prepare")
+    min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="prepare")
+    if check_choice(scaling, "scaling", SCALINGS, who="prepare") != "none":
+        raise ValueError(f"prepare: scaling={scaling!r} needs dense coordinates; these points are {POINT_WORDS[kind]} "
+                         f"(metric={metric!r}): leave scaling='none'.")
+    if keep_cols is not None and kind != "gower":
+        raise ValueError(f"prepare: keep_cols={keep_cols!r} names columns of a table; {POINT_WORDS[kind]} has none.")
+    if ordinal is not None and (kind != "gower" or not isinstance(ordinal, dict)):
+        raise ValueError(f"prepare: ordinal={ordinal!r} applies to a table's columns: a dict {{column: [levels]}} "
+                         "with metric='gower' (or with coordinates).")
+    table = as_table(X) if kind == "gower" else None
+    source = (check_dissimilarity(X, measure="prepare") if kind == "precomputed" else
+              check_sparse(X, measure="prepare") if kind == "sparse" else None)     # read once, before any work
+    n = len(table) if kind == "gower" else source.n if kind == "precomputed" else source.matrix.shape[0]
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"prepare: {n} points but labels of shape {y.shape}; give one label per point.")
+    _, y, rows, steps = handle_missing(pd.DataFrame(index=range(n)), y, "drop" if missing != "refuse" else missing)
+    _, y, rows, aside, more = _rare_policy(pd.DataFrame(index=range(len(y))), y, rows, rare, min_class_size, noise)
+    steps += more
+    if kind == "gower":
+        table, index = drop_saved_index(table, _check_keep_cols(keep_cols, table))   # whatever the metric
+        steps = index + steps
+        table = table.iloc[rows].reset_index(drop=True)
+        for c, levels in (ordinal or {}).items():
+            bad = sorted({str(v) for v in table[c].dropna() if v not in levels}) if c in table else []
+            if bad:
+                raise ValueError(f"prepare: column {user_text(c)} has values {bad[:5]} not among its ordinal levels.")
+            table[c] = pd.Categorical(table[c], categories=list(levels), ordered=True)
+        source, features = gower_data(table), [str(c) for c in table.columns]
+        n_nan = int(table.isna().to_numpy().sum())
+        if n_nan:
+            steps.append(PrepStep("missing", (), f"kept {n_nan} missing value(s): Gower's dissimilarity averages each "
+                                  "pair over the columns both rows have."))
+    else:
+        source = source.take(rows)
+        features = [] if kind == "precomputed" else [f"x{j}" for j in range(source.n_features)]
+    what = {"precomputed": "the given dissimilarities", "sparse": "the sparse rows as given",
+            "gower": "the table as given (Gower kinds by column type)"}[kind]
+    steps.append(PrepStep("metric", (), f"metric={metric!r}: scored {what}; no feature encoding or scaling, and no "
+                          "verdict under other preparations" + (" (centring would fill every zero)." if kind == "sparse"
+                                                               else ".")))
+    codes, classes, keep, n_noise = check_labels(y, n_samples=rows.size, noise=noise, measure="prepare")
+    data = LabeledData(np.empty((int(keep.sum()), 0)), codes, classes, keep, n_noise,
+                       source if keep.all() else source.take(keep))
+    return Prepared(X=data, y=y, features=features, rows=rows, steps=steps, set_aside=aside, n_input=n)
+
 # %% ../nbs/16_prepare.ipynb #fbaac3f0
 def prepare(X,                                  # (n, d) features: a DataFrame (any column types) or an array
             y,                                  # one label per row, any hashable values
@@ -605,8 +676,13 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             noise=None,                         # the measures' noise policy; with one, the label -1 is not a class
             keep_cols=None,                     # input columns kept on purpose although flagged (an index, a leak)
             leaks: str = "leave_out",           # flagged columns: 'leave_out' of the verdict, or 'warn' and keep them
+            metric: str = "euclidean",          # what X is: coordinates, or not ('precomputed', 'gower', sparse rows)
            ) -> Prepared:
     "The features and labels made ready for the measures, and the record of every step (see the prose)."
+    kind = point_kind(X, metric)
+    if kind != "coordinates":                     # prepared by rows, validated once (see *Points that are not coordinates*)
+        return _prepare_points(X, y, metric, kind, missing=missing, ordinal=ordinal, rare=rare, noise=noise,
+                               min_class_size=min_class_size, keep_cols=keep_cols, scaling=scaling)
     df = as_table(X)
     y_in, y = y, np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
     if y.ndim != 1: check_labels(y_in, allow_singletons=True, min_clusters=0)   # the core's words: a dict, a set...

@@ -107,7 +107,7 @@ def primary_score(table: pd.DataFrame, primary: str) -> tuple[pd.Series, pd.Seri
     absent = [c for c in need if c not in table]
     if absent:
         raise ValueError(f"primary_score: the table lacks the columns {absent} that primary={primary!r} reads; pass a "
-                         "leaderboard table (clm_nb.verdict.leaderboard) computed with these measures.")
+                         "leaderboard table (clm_nb.leaderboard.leaderboard) computed with these measures.")
     values = table[names].to_numpy(dtype=float)
     errors = np.column_stack([table[f"{m}_se"].to_numpy(dtype=float) if f"{m}_se" in table else np.zeros(len(table))
                               for m in names])
@@ -156,7 +156,7 @@ def _measure_row(m: str,               # the measure
                  random_state,         # seed of the relabellings
                  threshold: float,     # a class pair below it is low, for share_below
                  sampled=None,         # called with `m` for a quadratic measure computed on samples (else None)
-                 metric: str = "euclidean",  # the dissimilarity the measure reads (`clm_nb.core.METRIC_NAMES`)
+                 metric: str = "euclidean",  # the dissimilarity the measure reads (`clm_nb.registry.METRIC_NAMES`)
                  dim: int | None = None,     # dbcv_btwn's core-distance exponent (None: its default)
                 ) -> tuple[dict, list]:
     "(score row, class-pair rows) of one measure of `clm_profile`."
@@ -211,7 +211,7 @@ def clm_profile(X,                                        # (n, d) features
                 rule=None,                                # the `VerdictRule` whose cut-offs decide (None: the default)
                 max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)
                 progress=False,                           # a bar over the measures on stderr (True, or its label)
-                metric: str = "euclidean",                # what X is and how it is measured (`clm_nb.core.METRIC_NAMES`)
+                metric: str = "euclidean",                # what X is and how it is measured (`clm_nb.registry.METRIC_NAMES`)
                 dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: its default)
                ) -> pd.DataFrame:
     "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
@@ -228,7 +228,7 @@ def clm_profile(X,                                        # (n, d) features
     if cap is not None and rule is None:
         rule = VerdictRule()
     if cap is not None and not isinstance(rule, VerdictRule):
-        raise ValueError(f"clm_profile: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
+        raise ValueError(f"clm_profile: rule={rule!r} must be a clm_nb.rule.VerdictRule (None: the default).")
     try:                                  # validate once, run the pair engine once for all measures (as score_datasets)
         data, labels = check_data(X if scaling == "none" else scale_features(X, scaling), y, noise=noise,
                                   measure="clm_profile", metric=metric), None

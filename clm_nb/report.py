@@ -567,7 +567,7 @@ def _index_page(board: Leaderboard, t: pd.DataFrame, columns: list[dict], rows: 
         return _problem_page("Datasets", problem, "", _meta_line(board))
 
 # %% ../nbs/31_report.ipynb #35a7d6a2
-def build_report(board: Leaderboard,            # the leaderboard to show (`clm_nb.verdict.leaderboard`)
+def build_report(board: Leaderboard,            # the leaderboard to show (`clm_nb.leaderboard.leaderboard`)
                  out_dir,                       # the folder written (created if needed)
                  *,
                  view_points: int = 1000,       # points per 2-D view on the dataset pages (stratified, at least 10)

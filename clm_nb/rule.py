@@ -403,7 +403,7 @@ class VerdictRule:
         missing = [c for c in self.columns if c not in table]
         if missing:
             raise ValueError(f"VerdictRule.apply: the table lacks the view columns {missing}; build it with "
-                             "clm_nb.verdict.leaderboard with the views' measures among its measures, or pass "
+                             "clm_nb.leaderboard.leaderboard with the views' measures among its measures, or pass "
                              "VerdictRule(views=...) naming measures the table has.")
         rows = [_judged(self, r) for r in table.to_dict("records")]
         return pd.DataFrame(rows, columns=["verdict", "reason", "borderline"], index=table.index)

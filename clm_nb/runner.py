@@ -127,7 +127,7 @@ def code_version(func: Callable) -> str:
 
 # %% ../nbs/24_runner.ipynb #ac3425de
 def value_digest(value) -> str:
-    """SHA-256 of a task parameter by content: arrays by dtype, shape and bytes (`clm_nb.datasets.array_digest`),
+    """SHA-256 of a task parameter by content: arrays by dtype, shape and bytes (`clm_nb.readers.array_digest`),
     DataFrames/Series by their values and labels, dicts, lists, tuples and sets recursively (sets in sorted order),
     module-level functions by name and `code_version`, and other values by type and `repr`. Values without a stable
     content (lambdas, closures, random generators, objects whose repr is a memory address) raise a `ValueError`:

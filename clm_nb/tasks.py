@@ -25,7 +25,7 @@ from .external import contingency
 from .between import class_pair_summary, pair_breakdown, PAIRWISE
 from .catalog import get_measure, measures
 from .readers import array_digest
-from .prepare import MISSING_POLICIES, prepare, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
+from .prepare import MISSING_POLICIES, prepare, Prepared, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
 from .synthetic import imitate_partition, partition_ensemble, subsample_dataset
 from .bundle import DatasetError, load_dataset, resolve_data_dir, variant_index
 from .rule import VerdictRule
@@ -212,6 +212,18 @@ def ground_truth_cost(technique: str,   # a technique of `clm_nb.clusterers.TECH
     a, p, q = GT_COST_MODEL[technique]
     return a * n_trials * max(n, 1) ** p * max(d, 1) ** q
 
+# %% ../nbs/25_tasks.ipynb #7320ce57
+def _study_prepared(X,                        # a bundle dataset's features
+                    y,                        # its labels
+                    *,
+                    noise,                    # the study's noise policy (the label -1 is no class with one)
+                    missing: str = "refuse",  # the study's missing-value policy
+                    rare: str = RARE_DEFAULT, # the study's rare-class policy
+                    scaling: str = "none",    # the features' scaling
+                   ) -> Prepared:
+    "A bundle dataset prepared as every study task prepares it: `prepare` with leaks='warn' (see above)."
+    return prepare(X, y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")
+
 # %% ../nbs/25_tasks.ipynb #3dc341dd
 def ground_truth_tasks(datasets,                        # objects with collection, name, X, y; each given once
                        *,
@@ -233,7 +245,7 @@ def ground_truth_tasks(datasets,                        # objects with collectio
             raise ValueError(f"ground_truth_tasks: the dataset {d.collection}/{d.name} is given twice; pass each once.")
         seen.add((d.collection, d.name))
         try:                                  # the features the CLM scores read: same preparation, same scaling
-            p = prepare(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")   # a bundle
+            p = _study_prepared(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
             X, y = p.X, p.y
         except ValueError:                    # refused (e.g. missing values): the task fails and records why
             X, y = d.X, d.y
@@ -325,7 +337,7 @@ def measures_task(collection: str,              # the dataset's collection
     prepared as the study says (refused by the preparation: each measure records its own refusal of the raw data)."""
     ds = load_checked(collection, name, data_dir, data_digest)
     try:
-        p = prepare(ds.X, ds.y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")
+        p = _study_prepared(ds.X, ds.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
         ds = SimpleNamespace(collection=ds.collection, name=ds.name, X=p.X, y=p.y)
     except ValueError:
         pass
@@ -512,7 +524,7 @@ def profile_task(collection: str,                       # the dataset's collecti
             raise
         return _refused_profile(measures, f"reference labelling {labels} cannot be read: {e}")
     try:
-        p = prepare(ds.X, ds.y, missing=missing, rare=rare, noise=noise, leaks="warn")   # a curated bundle: warn only
+        p = _study_prepared(ds.X, ds.y, missing=missing, rare=rare, noise=noise)   # scaled by clm_profile
     except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
         return _refused_profile(measures, str(e))
     prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
@@ -560,7 +572,7 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     if 0 < n_resamples < 10:
         raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
     if rule is not None and not isinstance(rule, VerdictRule):
-        raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.verdict.VerdictRule (None: the default).")
+        raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.rule.VerdictRule (None: the default).")
     variant = variant_index(labels)
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False

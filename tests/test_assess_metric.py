@@ -14,7 +14,7 @@ from scipy.spatial.distance import cdist, pdist
 from sklearn.datasets import load_iris
 
 import clm_nb
-from clm_nb.assessment import metric_measures, metric_views, prepare_points
+from clm_nb.assessment import metric_measures, metric_views
 from clm_nb.cli import cli
 from clm_nb.registry import METRIC_NAMES
 from clm_nb.catalog import get_measure
@@ -94,42 +94,6 @@ def test_measures_that_do_not_read_the_points_are_refused_or_left_out():
     else:
         names, left = metric_measures(None, "sc_a", VerdictRule(), "gower", "gower")
         assert "ch_a" not in names and "ch_a" in left and "sc_a" in names
-
-
-# ---- the points that are not coordinates -----------------------------------------------------------------------------
-
-def test_prepare_points_cuts_rows_and_never_the_matrix(iris, tmp_path):
-    X, y = iris
-    np.save(tmp_path / "D.npy", cdist(X, X))
-    D = np.load(tmp_path / "D.npy", mmap_mode="r")
-    y2 = y.copy(); y2[5] = None; y2[7] = "stray"
-    p = prepare_points(D, y2, "precomputed", "precomputed", missing="drop", ordinal=None, rare="set_aside",
-                       min_class_size=5, noise=None)
-    data = p.X
-    assert data.kind == "precomputed" and data.n == 148 and data.K == 3
-    assert data.source.values.base is not None and isinstance(data.source.values, np.memmap)   # read in place
-    keep = np.setdiff1d(np.arange(150), [5, 7])
-    np.testing.assert_allclose(data.source.block(), cdist(X[keep], X[keep]), rtol=0, atol=1e-12)
-    assert [s.kind for s in p.steps] == ["missing", "rare", "metric"]
-    assert "no feature encoding or scaling" in p.steps[-1].detail
-
-
-def test_prepare_points_keeps_gower_missing_values_and_sparse_rows(iris):
-    X, y = iris
-    df = pd.DataFrame(X, columns=list("abcd")).assign(size=np.where(X[:, 0] > 5.8, "L", "S"))
-    df.loc[[3, 9], "a"] = np.nan
-    df.loc[4, "size"] = None
-    p = prepare_points(df, y, "gower", "gower", missing="refuse", ordinal={"size": ["S", "L"]}, rare="keep",
-                       min_class_size=5, noise=None)
-    assert p.X.kind == "gower" and p.X.n == 150 and p.features == ["a", "b", "c", "d", "size"]
-    assert dict(zip(p.X.source.columns, p.X.source.kinds))["size"] == "ordinal"
-    assert any(s.kind == "missing" and "kept 3 missing value(s)" in s.detail for s in p.steps)
-    s = prepare_points(sparse.csr_matrix(X), y, "cosine", "sparse", missing="refuse", ordinal=None, rare="keep",
-                       min_class_size=5, noise=None)
-    assert s.X.kind == "sparse" and s.X.d == 4 and s.X.n == 150
-    with pytest.raises(ValueError, match="not among its ordinal levels"):
-        prepare_points(df, y, "gower", "gower", missing="refuse", ordinal={"size": ["S", "M"]}, rare="keep",
-                       min_class_size=5, noise=None)
 
 
 # ---- end to end (with the between-dataset measures of branch i40-between) --------------------------------------------

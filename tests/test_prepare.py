@@ -1,12 +1,17 @@
 """The preparation step (clm_nb.prepare, notebook 16_prepare): each diagnosis has cases that trigger it and cases that
 must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused."""
+import datetime as dt
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
+from scipy import sparse
+from scipy.spatial.distance import cdist
 from sklearn.datasets import load_iris, load_wine
 
 from clm_nb.core import zscore
+from clm_nb.gower import gower_data
 from clm_nb.prepare import (DUPLICATE_SHARE, SCALINGS, leakage_findings, prepare, rare_classes, robust_scale,
                             say, scale_features, skewed_features)
 
@@ -274,3 +279,64 @@ def test_two_level_text_is_boolean_only_within_one_vocabulary():
     p = prepare(X, np.arange(10) % 2)
     assert p.features == ["ans", "w"] and p.X[:2, 0].tolist() == [0.0, 1.0]
     assert prepare(X.assign(ans=["TRUE", "false"] * 5), np.arange(10) % 2).X[:2, 0].tolist() == [1.0, 0.0]
+
+
+# ---- the points that are not coordinates (moved from test_assess_metric.py: `prepare(metric=...)` prepares them) ----
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True)
+    return X, np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
+
+
+def test_prepare_points_cuts_rows_and_never_the_matrix(iris, tmp_path):
+    X, y = iris
+    np.save(tmp_path / "D.npy", cdist(X, X))
+    D = np.load(tmp_path / "D.npy", mmap_mode="r")
+    y2 = y.copy(); y2[5] = None; y2[7] = "stray"
+    p = prepare(D, y2, metric="precomputed", missing="drop", rare="set_aside", min_class_size=5)
+    data = p.X
+    assert data.kind == "precomputed" and data.n == 148 and data.K == 3
+    assert data.source.values.base is not None and isinstance(data.source.values, np.memmap)   # read in place
+    keep = np.setdiff1d(np.arange(150), [5, 7])
+    np.testing.assert_allclose(data.source.block(), cdist(X[keep], X[keep]), rtol=0, atol=1e-12)
+    assert [s.kind for s in p.steps] == ["missing", "rare", "metric"]
+    assert "no feature encoding or scaling" in p.steps[-1].detail
+
+
+def test_prepare_points_keeps_gower_missing_values_and_sparse_rows(iris):
+    X, y = iris
+    df = pd.DataFrame(X, columns=list("abcd")).assign(size=np.where(X[:, 0] > 5.8, "L", "S"))
+    df.loc[[3, 9], "a"] = np.nan
+    df.loc[4, "size"] = None
+    p = prepare(df, y, metric="gower", missing="refuse", ordinal={"size": ["S", "L"]}, rare="keep", min_class_size=5)
+    assert p.X.kind == "gower" and p.X.n == 150 and p.features == ["a", "b", "c", "d", "size"]
+    assert dict(zip(p.X.source.columns, p.X.source.kinds))["size"] == "ordinal"
+    assert any(s.kind == "missing" and "kept 3 missing value(s)" in s.detail for s in p.steps)
+    s = prepare(sparse.csr_matrix(X), y, metric="cosine", missing="refuse", rare="keep", min_class_size=5)
+    assert s.X.kind == "sparse" and s.X.d == 4 and s.X.n == 150
+    with pytest.raises(ValueError, match="not among its ordinal levels"):
+        prepare(df, y, metric="gower", missing="refuse", ordinal={"size": ["S", "M"]}, rare="keep", min_class_size=5)
+
+
+# ---- one typer for prepare and Gower (issue 50) ------------------------------------------------------------------------
+
+def test_prepare_and_gower_read_a_column_alike():
+    "Issue 50: the columns on which the two typers disagreed, each read by `column_type` and its documented rule."
+    n = 30
+    numbers = pd.Series(np.round(np.linspace(1, 9, n), 2), dtype=object)              # numbers in an object column
+    text = numbers.astype(str).where(np.arange(n) != 3, " 7")                         # ... some written as text
+    X = pd.DataFrame({"numbers": numbers, "text": text, "w": np.arange(n) % 7 * 1.0})
+    y = np.arange(n) % 2
+    p = prepare(X, y, rare="keep")
+    assert p.features == ["numbers", "text", "w"] and p.X[3, 1] == 7.0               # was one-hot / an identifier
+    with pytest.warns(UserWarning, match="'text' holds 30 number"):                 # Gower says so with a warning
+        assert gower_data(X).kinds == ("numeric", "numeric", "numeric")
+    with pytest.raises(ValueError, match=r"column 'text' is numeric, but row 5 holds 'n/a'"):
+        prepare(X.assign(text=text.where(np.arange(n) != 5, "n/a")), y, rare="keep")
+    dates = pd.Series([dt.date(2020, 1, 1 + i) for i in range(n)], dtype=object)      # Python dates: refused as dates
+    with pytest.raises(ValueError, match="holds dates or times"):
+        prepare(X.assign(d=dates), y, rare="keep")
+    flags = pd.Series([True, False, None] * 10, dtype=object)                        # booleans with a missing cell
+    assert gower_data(X[["w"]].assign(f=flags)).kinds == ("numeric", "asymmetric")   # was nominal (symmetric)
+    assert prepare(X.assign(f=flags), y, rare="keep", missing="drop").X[:2, -1].tolist() == [1.0, 0.0]
