@@ -23,6 +23,8 @@ from .readers import file_type, read_bytes
 from .bundle import load_dataset, reference_labellings, replace_file, resolve_data_dir, variant_index
 from .rule import VERDICTS
 from .evaluation import clm_aware_ranking
+from . import bundle
+from .checks import deprecated_aliases
 
 
 # %% auto #0
@@ -320,6 +322,9 @@ def rank_methods(scores: pd.DataFrame,         # `score_results` rows: method_gr
     wide.columns.name = None
     clm = board.table.set_index(["collection", "dataset"])[board.primary].astype(float)
     return clm_aware_ranking(wide, clm, mode=mode, min_clm=min_clm, quantile=quantile)
+
+# %% ../nbs/28_clustbench.ipynb #9778bbc8
+__getattr__ = deprecated_aliases(__name__, {"reference_labellings": (bundle, "reference_labellings")})
 
 # %% ../nbs/28_clustbench.ipynb #ea3b1286
 from .text import document_params
