@@ -252,7 +252,7 @@ def no_work(monkeypatch):
         raise AssertionError("the work started")
     monkeypatch.setattr(clm_nb.datasets, "read_labeled_table", refuse)
     monkeypatch.setattr(clm_nb.datasets, "list_datasets", refuse)
-    monkeypatch.setattr("clm_nb.cli._run_study", refuse)
+    monkeypatch.setattr("clm_nb.cli.study.run_study", refuse)
     return calls
 
 
