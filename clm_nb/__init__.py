@@ -31,8 +31,8 @@ def _measure_names() -> list[str]:
 # `import clm_nb`, as in scikit-learn).
 _SUBMODULES = ("text", "checks", "registry", "gower", "core", "pairs", "internal", "cvi", "curves", "separability",
                "density", "external", "consensus", "between", "catalog", "readers", "prepare", "synthetic", "bundle",
-               "profile", "intervals", "rule", "assessment", "clusterers", "runner", "tasks", "evaluation", "leaderboard",
-               "clustbench", "advice", "charts", "report", "cli", "all",
+               "profile", "intervals", "rule", "assessment", "clusterers", "runner", "study", "tasks", "evaluation",
+               "leaderboard", "clustbench", "advice", "charts", "report", "cli", "all",
                "datasets", "verdict")           # the last two: deprecated paths, kept for one release
 
 

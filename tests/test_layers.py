@@ -41,6 +41,11 @@ def module_path(module: str) -> Path:
     return ROOT / "clm_nb" / (module.replace(".", "/") + ".py")
 
 
+def known(dotted: str) -> str:
+    "The ORDER key of the clm_nb module `dotted` ('cli.assess'); a package ('cli') is its `__init__` ('cli.__init__')."
+    return dotted if dotted in ORDER or f"{dotted}.__init__" not in ORDER else f"{dotted}.__init__"
+
+
 def imports(module: str):
     "(target module, names, line, inside a function) for every import of a clm_nb module in `module`."
     tree = ast.parse(module_path(module).read_text())
@@ -48,22 +53,27 @@ def imports(module: str):
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             inside |= {id(n) for n in ast.walk(node) if n is not node}
+    package = ("clm_nb." + module).split(".")[:-1]                # clm_nb.cli for cli.assess and cli.__init__
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = ("clm_nb." + node.module) if node.module else "clm_nb"
+            if node.level:                                        # relative to the module's package (clm_nb.cli...)
+                base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
-            if base == "clm_nb":                                  # from clm_nb import core, __version__
-                for a in node.names:
-                    if a.name in ORDER:
-                        yield a.name, [], node.lineno, id(node) in inside
+            if base == "clm_nb" or f"{base[len('clm_nb.'):]}.__init__" in ORDER:   # a package: from clm_nb import core
+                prefix = base[len("clm_nb."):] + "." if base != "clm_nb" else ""
+                modules = [f"{prefix}{a.name}" for a in node.names if known(f"{prefix}{a.name}") in ORDER]
+                for m in modules:
+                    yield known(m), [], node.lineno, id(node) in inside
+                rest = [a.name for a in node.names if f"{prefix}{a.name}" not in modules]
+                if base != "clm_nb" and rest:                     # from clm_nb.cli import main
+                    yield known(base[len("clm_nb."):]), rest, node.lineno, id(node) in inside
             elif base.startswith("clm_nb."):
-                yield base[len("clm_nb."):], [a.name for a in node.names], node.lineno, id(node) in inside
+                yield known(base[len("clm_nb."):]), [a.name for a in node.names], node.lineno, id(node) in inside
         elif isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.startswith("clm_nb."):
-                    yield a.name[len("clm_nb."):], [], node.lineno, id(node) in inside
+                    yield known(a.name[len("clm_nb."):]), [], node.lineno, id(node) in inside
 
 
 def test_every_module_has_a_notebook():

@@ -50,7 +50,7 @@ def notebook_modules() -> dict[str, str]:
         for cell in nb["cells"]:
             m = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(cell["source"]), re.M)
             if m:
-                out[path.stem] = m.group(1)
+                out[path.stem] = m.group(1).removesuffix(".__init__")     # a package's page: cli, not cli.__init__
                 break
     return out
 
