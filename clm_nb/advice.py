@@ -4,14 +4,9 @@
 
 # %% ../nbs/29_advice.ipynb #a1c03ae5
 from __future__ import annotations
-import time
 from dataclasses import dataclass, field
-from itertools import combinations
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
-from scipy.stats import friedmanchisquare, spearmanr, studentized_range
-from sklearn.cluster import KMeans
 from .text import document_params
 from .checks import check_ci, check_number
 from .catalog import get_measure

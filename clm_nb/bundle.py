@@ -5,23 +5,11 @@
 # %% ../nbs/18_bundle.ipynb #2686f674
 from __future__ import annotations
 
-import bz2
-import codecs
 import copy
-import csv
 import dataclasses
 import difflib
-import gzip
-import hashlib
-import io
-import lzma
-import math
 import os
 import re
-import stat
-import warnings
-import zipfile
-from collections import Counter, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache

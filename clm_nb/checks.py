@@ -5,28 +5,12 @@
 # %% ../nbs/01_checks.ipynb #0adeeed5
 from __future__ import annotations
 import difflib
-import inspect
-import io
-import linecache
-import math
 import numbers
-import os
-import re
-import sys
-import tokenize
 import warnings
-from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property, partial
-from pathlib import Path
-from typing import Any, Callable, Iterable
+from collections.abc import Iterator
+from typing import Callable
 import numpy as np
 from .text import document_params, LazyModule, user_text
-from typing import Callable, Iterator
-import pandas as pd
-from numba import njit
-from scipy.special import expit, logsumexp
-from statistics import NormalDist
 
 
 # %% auto #0

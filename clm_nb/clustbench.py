@@ -11,7 +11,6 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 

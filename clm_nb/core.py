@@ -5,29 +5,16 @@
 # %% ../nbs/04_core.ipynb #2546b8be
 from __future__ import annotations
 
-import difflib
-import inspect
-import io
-import linecache
 import math
-import numbers
-import os
-import re
-import sys
-import tokenize
 import warnings
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property, partial
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
-import mmap
-import numba
 from numba import njit, prange
-from statistics import NormalDist
-import pandas as pd
 from . import text, checks, registry
 from .text import document_params, LazyModule, user_text
 from .checks import check_choice, deprecated_aliases, float_column, show_value, who_prefix

@@ -11,14 +11,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from .text import user_text
+from .text import LazyModule, user_text
 from .checks import check_choice, check_keys, check_number, float_column
 
 
 # %% auto #0
 __all__ = ['GOWER_KINDS', 'NUMERIC_TEXT_SHARE', 'COLUMN_TYPES', 'BOOLEAN_WORDS', 'GowerData', 'column_type', 'column_numbers',
            'gower_data', 'gower', 'undefined_pair', 'check_gower_pairs']
+
+# %% ../nbs/03_gower.ipynb #d3720ec6
+pd = LazyModule("pandas")     # module-private stand-in: imported on first use (the core imports this module)
 
 # %% ../nbs/03_gower.ipynb #9e2f58b7
 GOWER_KINDS = ("numeric", "ordinal", "nominal", "symmetric", "asymmetric")

@@ -6,8 +6,6 @@
 from __future__ import annotations
 import datetime
 import json
-import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np

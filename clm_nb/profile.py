@@ -5,12 +5,8 @@
 # %% ../nbs/20_profile.ipynb #729bfedc
 from __future__ import annotations
 
-import datetime
-import json
 import re
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

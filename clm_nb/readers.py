@@ -6,9 +6,7 @@
 from __future__ import annotations
 import bz2
 import codecs
-import copy
 import csv
-import dataclasses
 import difflib
 import gzip
 import hashlib
@@ -21,14 +19,11 @@ import stat
 import warnings
 import zipfile
 from collections import Counter, defaultdict
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 import numpy as np
 import pandas as pd
-from collections.abc import Iterator
 from .text import document_params, user_text
 from .checks import check_choice, check_flag, check_number
 

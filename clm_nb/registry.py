@@ -5,21 +5,9 @@
 # %% ../nbs/02_registry.ipynb #ddb0d8c3
 from __future__ import annotations
 import difflib
-import inspect
-import io
-import linecache
-import math
-import numbers
-import os
 import re
-import sys
-import tokenize
-import warnings
-from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, partial
-from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 import numpy as np
 from .text import document_params, LazyModule
 from .checks import show_value

@@ -4,13 +4,8 @@
 
 # %% ../nbs/19_rule.ipynb #bea24234
 from __future__ import annotations
-import datetime
-import json
-import re
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Callable, ClassVar
 import numpy as np
 import pandas as pd

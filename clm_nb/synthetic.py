@@ -4,31 +4,9 @@
 
 # %% ../nbs/17_synthetic.ipynb #8bf4870a
 from __future__ import annotations
-import bz2
-import codecs
-import copy
-import csv
-import dataclasses
-import difflib
-import gzip
-import hashlib
-import io
-import lzma
-import math
-import os
-import re
-import stat
-import warnings
-import zipfile
-from collections import Counter, defaultdict
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Iterator
 import numpy as np
 import pandas as pd
-from collections.abc import Iterator
 from .text import document_params
 from .core import encode_labels
 

@@ -13,10 +13,6 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-import datetime
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 from .text import progress_bar
 from .checks import check_choice, check_number, check_permutations
 from .core import check_data, check_partitions, NOISE_POLICIES

@@ -4,22 +4,16 @@
 
 # %% ../nbs/00_text.ipynb #e59eb41b
 from __future__ import annotations
-import difflib
 import inspect
 import io
 import linecache
-import math
 import numbers
 import os
 import re
 import sys
 import tokenize
-import warnings
-from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable
 import numpy as np
 
 

@@ -336,8 +336,8 @@ def test_the_python_api_bounds_the_relabellings_at_its_door(monkeypatch):
     X, y = np.random.default_rng(0).normal(size=(20, 2)), np.repeat([0, 1], 10)
     empty = pd.DataFrame(columns=["collection", "name", "n", "n_classes", "labeled"])
     for call in (lambda: clm_nb.assessment.assess(X, y, n_permutations=10 ** 9),
-                 lambda: clm_nb.verdict.clm_profile(X, y, n_permutations=10 ** 9),
-                 lambda: clm_nb.verdict.profile_tasks(empty, n_permutations=10 ** 9)):
+                 lambda: clm_nb.profile.clm_profile(X, y, n_permutations=10 ** 9),
+                 lambda: clm_nb.tasks.profile_tasks(empty, n_permutations=10 ** 9)):
         with pytest.raises(ValueError, match=r"in \[2, 10000\]"):
             call()
 
