@@ -299,7 +299,7 @@ def test_links_point_at_the_docs_site(docs_site):
         assert "../../index.html" in links                                     # the docs' home, in the header
     overview = hrefs(site / "overview.html")
     assert {f"../measures.html#{m}" for m in board.measures} <= set(overview)
-    assert {"../verdict.html", "../studies/dataset_ranking.html", "../between.html"} <= set(overview)
+    assert {"../rule.html", "../profile.html", "../studies/dataset_ranking.html", "../between.html"} <= set(overview)
     assert not any(".ipynb" in h for h in overview)
     # the links that stay inside the report still resolve; the others all lead into the docs folder above it
     assert broken_links(site, outside_ok=True) == []
