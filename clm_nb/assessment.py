@@ -274,7 +274,7 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
            scaling: str,          # the scaling of the verdict
            variants: pd.DataFrame | None = None,  # the verdict under each preparation (None: not checked)
           ) -> list[str]:
-    "The hints of an assessment (see the prose): one sentence each, most important first."
+    "The hints of an assessment (docs: assessment.html): one sentence each, most important first."
     return (_views_hint(scores, rule) + _stability_hint(variants) + _dominant_pair_hint(scores, pairs, rule)
             + _data_hints(X, n_noise, noise, scaling))
 
@@ -364,7 +364,7 @@ def prepare_points(X,                    # a dissimilarity matrix, a scipy spars
                    noise,                # the noise policy
                    keep_cols=None,       # gower: columns kept on purpose although a saved row index
                   ) -> Prepared:
-    "The points that are not dense coordinates prepared by rows, validated once (see the prose)."
+    "The points that are not dense coordinates, prepared by rows and validated once (docs: assessment.html)."
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="assess")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="assess")
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="assess")
@@ -490,7 +490,7 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
                     primary: str,     # the ranking score
                     seed: int = 0,    # seed of the sample above QUADRATIC_MAX_POINTS points
                    ) -> pd.DataFrame:
-    "One row per preparation variant: verdict, primary score, the views' scores (see the prose)."
+    "One row per preparation variant: verdict, primary score, the views' scores (docs: assessment.html)."
     rows = {scaling: first | {"points": p.X.shape[0]}}
     X, y = p.X, np.asarray(p.y, dtype=object)
     if X.shape[0] > QUADRATIC_MAX_POINTS:                 # a check of stability: one stratified sample (see the prose)
@@ -514,7 +514,7 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
 
 # %% ../nbs/22_assessment.ipynb #745cb0f1
 def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_resamples: int = 0) -> None:
-    "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
+    "Print on stderr what `assess` is about to compute, and about how long it will take (docs: assessment.html)."
     import sys
     preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
                  + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
@@ -546,7 +546,7 @@ def _verdict_support(draws: pd.DataFrame,   # `Resamples.draws`: per half-sample
                      rule: VerdictRule,     # the verdict rule
                      facts: dict | None = None,  # the full data's `judge_facts` (n, K, d, distance_cv), as judged
                     ) -> dict:
-    "Verdict -> share of the half-samples whose scores give it (see the prose)."
+    "Verdict -> share of the half-samples whose scores give it (docs: assessment.html)."
     rows = pd.DataFrame({"labeled": True} | dict(facts or {}), index=draws.index)
     for m in scores.index:
         if m in draws:
@@ -587,7 +587,7 @@ def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
                        scores: pd.DataFrame | None = None,  # the score table with low/high (for the views' widths)
                        judged: bool = True,      # whether the views could judge (else their widths are said)
                       ) -> list[str]:
-    "What ± and low–high mean in an assessment, and how they were made (see the prose)."
+    "What ± and low–high mean in an assessment, and how they were made (docs: assessment.html)."
     lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is high when value − "
              f"{rule.z:g}·SE ≥ {rule.high:g}, low when value + {rule.z:g}·SE < {rule.low:g}, middle otherwise, so a "
              "score just below a cut-off reads middle while its interval reaches it; a view whose interval straddles "
@@ -627,7 +627,8 @@ def _stability(table: pd.DataFrame | None,   # the variants table (None: not com
                verdict: str,                 # the headline verdict
                leaky: list,                  # flagged features the verdict reads (kept on purpose)
               ) -> str:
-    "'stable', 'depends on preprocessing', the leak wording (`LEAK_STABILITY`) or 'not checked' (see the prose)."
+    """'stable', 'depends on preprocessing', the leak wording (`LEAK_STABILITY`) or 'not checked'
+    (docs: assessment.html)."""
     stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
     without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
     return (LEAK_STABILITY if leaky and without != verdict else "not checked" if stable is None

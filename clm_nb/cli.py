@@ -166,7 +166,7 @@ def _read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, d
 
 # %% ../nbs/32_cli.ipynb #f4501ef1
 def _prep_options(f):
-    "The preparation's options (see the prose), for assess and score."
+    "The preparation's options (docs: cli.html), for assess and score."
     from clm_nb.prepare import MIN_CLASS_SIZE, MISSING_POLICIES, RARE_DEFAULT, RARE_POLICIES, SCALINGS
     for opt in reversed([
             click.option("--missing", type=click.Choice(MISSING_POLICIES), default="refuse", show_default=True,
@@ -754,7 +754,7 @@ def _studies_dir() -> Path:
 _SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str", "None": "none", "Path": "str"}
 
 def _alternatives(node: ast.expr) -> tuple:
-    "The alternatives of an annotation's AST (see the prose)."
+    "The alternatives of an annotation's AST (docs: cli.html)."
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _alternatives(ast.parse(node.value, mode="eval").body)
     if isinstance(node, ast.Constant) and node.value is None:

@@ -130,8 +130,8 @@ def _cells(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return val[codes], what[codes]
 
 def _column_kind(s: pd.Series, kinds: dict, ordinal: dict) -> str:
-    """A column's Gower kind: the caller's, else daisy's default for its type; dates and times, and text columns of
-    numbers (see the prose), are numeric."""
+    """A column's Gower kind: the caller's, else daisy's default for its type; dates and times, and object columns
+    whose cells are mostly numbers (`NUMERIC_TEXT_SHARE`), are numeric."""
     if s.name in kinds:
         return check_choice(kinds[s.name], f"kinds[{user_text(s.name)}]", GOWER_KINDS, who="gower_data")
     if s.name in ordinal or (isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered):
@@ -245,7 +245,7 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
                ordinal: dict | None = None,   # column -> its levels, lowest first (ordinal columns)
                weights=None,                  # one non-negative weight per column, or {column: weight} (default 1)
               ) -> GowerData:
-    "Encode a mixed table once for Gower's dissimilarity (see the prose); `GowerData.block` computes it."
+    "Encode a mixed table once for Gower's dissimilarity (docs: gower.html#gower_data); `GowerData.block` computes it."
     df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
     dup = list(dict.fromkeys(c for c in df.columns[df.columns.duplicated()]))
     if dup:
@@ -271,7 +271,8 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
 # %% ../nbs/03_gower.ipynb #43e651ea
 def gower(X,                      # (n, p) table: a DataFrame (any column types) or a numeric array
           *,
-          kinds: dict | None = None,     # column -> its kind (`GOWER_KINDS`); default: daisy's rule (see the prose)
+          kinds: dict | None = None,     # column -> its kind (`GOWER_KINDS`); default: daisy's rule
+                                 # (numbers numeric, booleans asymmetric, ordered ordinal, the rest nominal)
           ordinal: dict | None = None,   # column -> its levels, lowest first
           weights=None,                  # one weight per column, or {column: weight} (default 1)
          ) -> np.ndarray:

@@ -179,7 +179,8 @@ def rank_intervals(values: pd.Series,       # each dataset's primary score (NaN:
                    draws: pd.DataFrame,      # rows like `values`, one column per draw (a row of NaN: no draws)
                    ci: float = 0.95,         # the level of the rank intervals
                   ) -> pd.DataFrame:
-    "Columns rank_low, rank_high: each dataset's rank interval from joint rank draws (see the prose)."
+    """Columns rank_low, rank_high: each dataset's rank interval from joint rank draws
+    (docs: leaderboard.html#rank_intervals)."""
     from scipy.stats import rankdata
     ci = check_ci(ci, "rank_intervals")
     draws = draws.reindex(values.index)
@@ -252,7 +253,8 @@ def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with t
                       primary: str,              # the ranking score
                       ci: float,                 # the level of the intervals
                      ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    "(table with <primary>_low/_high and rank_low/_high, the draws of the datasets that have them) (see the prose)."
+    """(table with <primary>_low/_high and rank_low/_high, the draws of the datasets that have them)
+    (docs: leaderboard.html)."""
     if draws is None:
         return t, None
     from statistics import NormalDist

@@ -463,7 +463,7 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
 INDEX_MIN_ROWS = LEAK_MIN_POINTS   # from this many rows (20) a permutation of 1..n (or 0..n-1) is a saved index whatever its name
 
 def saved_index_columns(df: pd.DataFrame) -> list[str]:
-    "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index (see above)."
+    "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index."
     n, out = len(df), []
     for c in df.columns:
         s = df[c]
@@ -606,7 +606,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             keep_cols=None,                     # input columns kept on purpose although flagged (an index, a leak)
             leaks: str = "leave_out",           # flagged columns: 'leave_out' of the verdict, or 'warn' and keep them
            ) -> Prepared:
-    "The features and labels made ready for the measures, and the record of every step (see the prose)."
+    "The features and labels made ready for the measures, and the record of every step (docs: prepare.html#prepare)."
     df = as_table(X)
     y_in, y = y, np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
     if y.ndim != 1: check_labels(y_in, allow_singletons=True, min_clusters=0)   # the core's words: a dict, a set...
