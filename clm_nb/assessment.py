@@ -640,14 +640,14 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            *,
            measures=LEADERBOARD_MEASURES,            # between-dataset measures; must include the views' (`VIEWS`)
            primary: str = DEFAULT_PRIMARY,           # the ranking score: a measure or a combination
-           noise=None,                               # -1 label: None a class, 'ignore' noise, 'cluster', 'singletons'
+           noise=None,                               # label -1: None a class, 'ignore' noise, 'cluster', 'singletons'
            scaling: str = DEFAULT_SCALING,           # 'none', 'standardize', 'robust' or 'log' (`clm_nb.prepare`)
            missing: str = "refuse",                  # missing feature values: 'refuse', 'drop' rows or 'impute'
            ordinal: dict | None = None,              # column -> its levels, lowest first (ordered categories)
            drop_constant: bool = True,               # drop constant columns (with a note)
            rare: str = RARE_DEFAULT,                 # classes below min_class_size: 'keep' or 'set_aside'
            min_class_size: int = MIN_CLASS_SIZE,     # classes with fewer points are rare
-           variants: bool = True,                    # also the verdict under the other scalings and without leaks
+           variants: bool = True,                    # also the verdict under other scalings and without leaky columns
            rule: VerdictRule | None = None,          # the verdict rule (None: default thresholds)
            n_permutations: int = 20,                 # random relabellings per class pair of the Monte-Carlo measures
            random_state=DEFAULT_SEED,                # seed of the relabellings and the half-samples

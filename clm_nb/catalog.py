@@ -31,12 +31,12 @@ def measure_counts() -> dict[str, int]:  # {'all': n, 'internal': ..., 'between'
     return {"all": len(kinds)} | {k: int((kinds == k).sum()) for k in KINDS}
 
 # %% ../nbs/14_catalog.ipynb #a131895a
-_KIND_WORDS = {"between": "between-dataset"}     # how the docs name a kind, where it is not its registry name
+_KIND_NAMES = {"between": "between-dataset"}     # how the docs name a kind, where it is not its registry name
 
 def measure_counts_text() -> str:
     "The counts as the docs quote them: '80 measures: 43 internal, 11 between-dataset, 23 external and 3 ensemble'."
     c = measure_counts()
-    parts = [f"{c[k]} {_KIND_WORDS.get(k, k)}" for k in KINDS if c[k]]
+    parts = [f"{c[k]} {_KIND_NAMES.get(k, k)}" for k in KINDS if c[k]]
     listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
     return f"{c['all']} measures: {listed}"
 
