@@ -86,20 +86,9 @@ def _choose_index(table: pd.DataFrame, differences: pd.DataFrame, verdict: str, 
     return best, [], (f"{best}: r = {b.r:.3f}; its {ci:.0%} interval is clear of every other index judged and the "
                       f"paired interval of its lead lies above 0; {pick}." + note)
 
-# %% ../nbs/29_advice.ipynb #48af79b3
-def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
-                y,                                   # one label per row
-                *,
-                measures=("silhouette", "davies_bouldin", "calinski_harabasz", "dunn"),  # internal indices to judge
-                external: str = "ari",               # the external measure of each partition against y
-                protocol: str = "paper003",          # the pool (`clm_nb.clusterers.partition_pool`)
-                ks=None,                             # the pool's numbers of clusters (None: the protocol's)
-                method: str = "pearson",             # correlation: 'pearson', 'spearman' or 'kendall'
-                ci: float = 0.95,                    # level of the intervals
-                n_boot: int = 1000,                  # bootstrap draws of the partitions
-                random_state=0,                      # seed of the assessment, the pool and the bootstrap
-               ) -> IndexChoice:
-    "Check the labels (CLM), score a pool of partitions, and name the index to believe on these data (see the prose)."
+# %% ../nbs/29_advice.ipynb #c5729463
+def _index_options(X, measures, method: str, ci, n_boot, ks) -> tuple:
+    "(X as floats, the names of `measures`, ci, n_boot, ks) of `which_index`, each checked before any work."
     try:
         Xa = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -122,6 +111,39 @@ def which_index(X,                                   # numeric features (n, d): 
         if not ks:
             raise ValueError("which_index: ks is empty; give the numbers of clusters of the pool, e.g. ks=range(2, 9), "
                              "or None for the protocol's.")
+    return Xa, names, ci, n_boot, ks
+
+# %% ../nbs/29_advice.ipynb #48af79b3
+def which_index(X,                                   # numeric features (n, d): an array or a numeric DataFrame
+                y,                                   # one label per row
+                *,
+                measures=("silhouette", "davies_bouldin", "calinski_harabasz", "dunn"),  # internal indices to judge
+                external: str = "ari",               # the external measure of each partition against y
+                protocol: str = "paper003",          # the pool (`clm_nb.clusterers.partition_pool`)
+                ks=None,                             # the pool's numbers of clusters (None: the protocol's)
+                method: str = "pearson",             # correlation: 'pearson', 'spearman' or 'kendall'
+                ci: float = 0.95,                    # level of the intervals
+                n_boot: int = 1000,                  # bootstrap draws of the partitions
+                random_state=0,                      # seed of the assessment, the pool and the bootstrap
+               ) -> IndexChoice:  # believe (an index or None), reason, verdict, tied, table, pool, leader, ...
+    """Check the labels (CLM), score a pool of partitions, and name the index to believe on these data.
+
+    An index is judged by how well it ranks a pool of partitions of `X` (the `protocol`'s clusterers at each k of
+    `ks`) as the external score against `y` does, which says something only when the labels are clusters: unless
+    `assess` finds them trustworthy, no index is named. Otherwise the index with the highest correlation is named
+    when its interval lies above 0, its lead over every other index is clear (paired bootstrap intervals above 0)
+    and it reaches `MIN_AGREEMENT`; else `believe` is None and `tied` or `reason` says why.
+    Docs: advice.html#which_index.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> choice = which_index(X, y, ks=range(2, 5), n_boot=200)
+    >>> choice.verdict, len(choice.pool), choice.leader
+    ('trustworthy', 15, 'calinski_harabasz')
+    """
+    Xa, names, ci, n_boot, ks = _index_options(X, measures, method, ci, n_boot, ks)
     a = assess(Xa, y, variants=False, random_state=random_state)
     pool = score_pool(Xa, y, protocol=protocol, measures=names, external=(external,), ks=ks, random_state=random_state)
     scores = pool[names].astype(float)

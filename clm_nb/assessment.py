@@ -274,7 +274,7 @@ def _hints(scores: pd.DataFrame,  # the assessment's score table, one row per me
            scaling: str,          # the scaling of the verdict
            variants: pd.DataFrame | None = None,  # the verdict under each preparation (None: not checked)
           ) -> list[str]:
-    "The hints of an assessment (see the prose): one sentence each, most important first."
+    "The hints of an assessment (docs: assessment.html): one sentence each, most important first."
     return (_views_hint(scores, rule) + _stability_hint(variants) + _dominant_pair_hint(scores, pairs, rule)
             + _data_hints(X, n_noise, noise, scaling))
 
@@ -310,6 +310,14 @@ def metric_views(metric: str,        # a canonical metric (`METRIC_NAMES`)
     used = " and ".join(f"{name} ({how(name, m)})" for name, m in kept)
     text = f"metric {metric}: the verdict reads the {used} view{'s' if len(kept) > 1 else ''}"
     return (rule if not missing else replace(rule, views=kept)), "; ".join([text, *missing.values()]) + ".", missing
+
+# %% ../nbs/22_assessment.ipynb #db49276f
+def _assess_rule(rule: VerdictRule | None, metric: str, kind: str) -> tuple[VerdictRule, str, dict]:
+    "`metric_views` of `assess`'s `rule` (None: `VerdictRule()`; anything but a rule: a `ValueError`)."
+    rule = VerdictRule() if rule is None else rule
+    if not isinstance(rule, VerdictRule):
+        raise ValueError(f"assess: rule={rule!r} must be a clm_nb.rule.VerdictRule.")
+    return metric_views(metric, rule, kind)
 
 # %% ../nbs/22_assessment.ipynb #c51d3f01
 def metric_measures(measures,            # the caller's measures (None or the leaderboard's: the defaults)
@@ -434,7 +442,7 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
                     primary: str,     # the ranking score
                     seed: int = 0,    # seed of the sample above QUADRATIC_MAX_POINTS points
                    ) -> pd.DataFrame:
-    "One row per preparation variant: verdict, primary score, the views' scores (see the prose)."
+    "One row per preparation variant: verdict, primary score, the views' scores (docs: assessment.html)."
     rows = {scaling: first | {"points": p.X.shape[0]}}
     X, y = p.X, np.asarray(p.y, dtype=object)
     if X.shape[0] > QUADRATIC_MAX_POINTS:                 # a check of stability: one stratified sample (see the prose)
@@ -458,7 +466,7 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
 
 # %% ../nbs/22_assessment.ipynb #745cb0f1
 def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_resamples: int = 0) -> None:
-    "Print on stderr what `assess` is about to compute, and about how long it will take (see the prose)."
+    "Print on stderr what `assess` is about to compute, and about how long it will take (docs: assessment.html)."
     import sys
     preps = 1 + (len([s for s in SCALINGS if s != scaling and (s != "log" or skew)])
                  + bool(p.columns_warned and len(p.columns_warned) < len(p.features)) if variants else 0)
@@ -474,8 +482,10 @@ def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_
 
 
 # %% ../nbs/22_assessment.ipynb #93307203
-def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples) -> tuple:
-    "(n_permutations, cap, ci, n_resamples) of `assess`, validated (see `assess`'s parameters)."
+def _check_uncertainty(n_permutations, max_permutations, ci, n_resamples, random_state=None) -> tuple:
+    "(n_permutations, cap, ci, n_resamples) of `assess`, validated (see `assess`'s parameters), and its seed checked."
+    if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
+        check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     n_permutations = check_permutations(n_permutations, "assess")
     cap = permutation_cap(n_permutations, max_permutations, "assess")
     ci = None if ci is None else check_ci(ci, "assess")
@@ -488,7 +498,7 @@ def _verdict_support(draws: pd.DataFrame,   # `Resamples.draws`: per half-sample
                      rule: VerdictRule,     # the verdict rule
                      facts: dict | None = None,  # the full data's `judge_facts` (n, K, d, distance_cv), as judged
                     ) -> dict:
-    "Verdict -> share of the half-samples whose scores give it (see the prose)."
+    "Verdict -> share of the half-samples whose scores give it (docs: assessment.html)."
     rows = pd.DataFrame({"labeled": True} | dict(facts or {}), index=draws.index)
     for m in scores.index:
         if m in draws:
@@ -529,7 +539,7 @@ def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
                        scores: pd.DataFrame | None = None,  # the score table with low/high (for the views' widths)
                        judged: bool = True,      # whether the views could judge (else their widths are said)
                       ) -> list[str]:
-    "What ± and low–high mean in an assessment, and how they were made (see the prose)."
+    "What ± and low–high mean in an assessment, and how they were made (docs: assessment.html)."
     lines = [f"± is the Monte-Carlo standard error (SE) of the relabellings: a view's band is "
              f"{band_words(rule, 'value')}, so a score just below a cut-off reads middle while its interval reaches "
              "it; a view whose interval straddles a cut-off that changes the verdict is re-estimated with 4× the "
@@ -569,7 +579,8 @@ def _stability(table: pd.DataFrame | None,   # the variants table (None: not com
                verdict: str,                 # the headline verdict
                leaky: list,                  # flagged features the verdict reads (kept on purpose)
               ) -> str:
-    "'stable', 'depends on preprocessing', the leak wording (`LEAK_STABILITY`) or 'not checked' (see the prose)."
+    """'stable', 'depends on preprocessing', the leak wording (`LEAK_STABILITY`) or 'not checked'
+    (docs: assessment.html)."""
     stable = None if table is None else table.loc[table.index.isin(SCALINGS), "verdict"].nunique() == 1
     without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
     return (LEAK_STABILITY if leaky and without != verdict else "not checked" if stable is None
@@ -581,14 +592,14 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            *,
            measures=LEADERBOARD_MEASURES,            # between-dataset measures; must include the views' (`VIEWS`)
            primary: str = DEFAULT_PRIMARY,           # the ranking score: a measure or a combination
-           noise=None,                               # what the label -1 means (see the prose)
+           noise=None,                               # label -1: None a class, 'ignore' noise, 'cluster', 'singletons'
            scaling: str = DEFAULT_SCALING,           # 'none', 'standardize', 'robust' or 'log' (`clm_nb.prepare`)
            missing: str = "refuse",                  # missing feature values: 'refuse', 'drop' rows or 'impute'
            ordinal: dict | None = None,              # column -> its levels, lowest first (ordered categories)
            drop_constant: bool = True,               # drop constant columns (with a note)
            rare: str = RARE_DEFAULT,                 # classes below min_class_size: 'keep' or 'set_aside'
            min_class_size: int = MIN_CLASS_SIZE,     # classes with fewer points are rare
-           variants: bool = True,                    # also the verdict under the other scalings (see the prose)
+           variants: bool = True,                    # also the verdict under other scalings and without leaky columns
            rule: VerdictRule | None = None,          # the verdict rule (None: default thresholds)
            n_permutations: int = 20,                 # random relabellings per class pair of the Monte-Carlo measures
            random_state=DEFAULT_SEED,                # seed of the relabellings and the half-samples
@@ -597,23 +608,30 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            ci: float | None = 0.95,                  # level of the scores' sampling intervals (None: none)
            n_resamples: int = 50,                    # half-samples behind those intervals (at least 10)
            progress=None,                            # bars on stderr: True, False, None (automatic: `show_progress`)
-           metric: str = "euclidean",                # what X is and how points differ (see *Any distance*)
-           dim: int | None = None,                   # dbcv_btwn's core-distance exponent where X gives none (see below)
+           metric: str = "euclidean",                # what X is: `clm_nb.registry.METRIC_NAMES` (any_distance.html)
+           dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: X's, else estimated)
            keep_cols=None,                           # columns kept on purpose although flagged (an index, a leak)
-          ) -> Assessment:
-    "Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints."
-    rule = VerdictRule() if rule is None else rule
-    if not isinstance(rule, VerdictRule):
-        raise ValueError(f"assess: rule={rule!r} must be a clm_nb.rule.VerdictRule.")
+          ) -> Assessment:  # the verdict and its reason, scores, worst class pairs, hints; prints as a report
+    """Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints.
+
+    The data are prepared, the between-dataset measures scored, and `rule` reads the verdict ('trustworthy',
+    'doubtful', 'unreliable', ...) from the centroid (ch_btwn) and density (dbcv_btwn) views. Docs: assessment.html.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> assess(X, y, ci=None, variants=False, progress=False).verdict
+    'trustworthy'
+    """
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     metric, kind, dim = _check_metric(X, metric, scaling, dim)
-    rule, views_note, views_missing = metric_views(metric, rule, kind)
+    rule, views_note, views_missing = _assess_rule(rule, metric, kind)
     variants = check_flag(variants, "variants", who="assess")
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
-    n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples)
+    n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples,
+                                                              random_state)
     bars = "assess" if show_progress(progress) else False            # progress bars on stderr (a bad value: refused)
-    if not (random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState))):
-        check_number(random_state, "random_state", lo=0, integer=True, who="assess")   # an int seed, else a clear error
     names, left_out = _assess_measures(measures, primary, rule, metric, kind)
     p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
                         min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
@@ -636,8 +654,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     if scaling != "none":
         steps.append(PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}."))
     pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
-    labels = np.asarray(p.y, dtype=object)
-    n_minus_one = int(noise_mask(labels).sum()) if noise is None else data.n_noise
+    n_minus_one = int(noise_mask(np.asarray(p.y, dtype=object)).sum()) if noise is None else data.n_noise
     leaky = p.columns_warned if kind == "coordinates" else []
     stability = _stability(table, verdict.verdict, leaky)
     hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)

@@ -172,13 +172,13 @@ def _power_sums(data: LabeledData, metric: str) -> tuple[np.ndarray, np.ndarray,
 # %% ../nbs/13_between.ipynb #e3928365
 def _centroid_distance(s2: np.ndarray, m: int, t: float) -> np.ndarray:
     """d(x, c) of the centroid c of m points, from s2 = sum_j d(x, j)^2 and t = sum_{j,k} d(j, k)^2 (ordered pairs):
-    sqrt(s2/m - t/(2 m^2)), clamped at 0 (exact for Euclidean distances; see the prose)."""
+    sqrt(s2/m - t/(2 m^2)), clamped at 0 (exact for Euclidean distances; docs: between.html)."""
     return np.sqrt(np.maximum(s2 / m - t / (2.0 * m * m), 0.0))
 
 # %% ../nbs/13_between.ipynb #430d1596
 def _distance_order(S1: np.ndarray, S2: np.ndarray, rows: np.ndarray, in_a: np.ndarray, a: int, b: int):
     """(canonical order, d(x, c)) of the class pair (a, b) whose points are `rows` (`in_a`: class a), from the tables
-    of `_power_sums` only (see the prose)."""
+    of `_power_sums` only (docs: between.html)."""
     n, na = rows.size, int(in_a.sum())
     Sa, Sb = S2[rows, a], S2[rows, b]
     t_aa, t_bb, t_ab = Sa[in_a].sum(), Sb[~in_a].sum(), Sb[in_a].sum()
@@ -283,7 +283,7 @@ def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
 
 # %% ../nbs/13_between.ipynb #6e2dbcfc
 def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    "log sum_j exp(a[i, j]) of each row of a finite 2-D array (see the prose)."
+    "log sum_j exp(a[i, j]) of each row of a finite 2-D array (docs: between.html)."
     top = a.max(axis=1, keepdims=True)
     return (top + np.log(np.exp(a - top).sum(axis=1, keepdims=True)))[:, 0]
 
@@ -895,7 +895,7 @@ def dunn_a(X,                                     # (n, d) data, finite numbers
 def sc_a(X,                                     # (n, d) data (dense or sparse), or see metric
          labels=None,                           # one class label per row, any hashable values
          *,
-         metric: str = "euclidean",             # any of core.PAIR_METRICS (see the prose)
+         metric: str = "euclidean",             # any of core.PAIR_METRICS (docs: between.html#sc_a)
          noise=None,                            # None, 'ignore', 'cluster' or 'singletons' (see `check_data`)
          random_state=None,                     # ignored: deterministic; kept for a uniform signature
          distance_shift: float = 0.0,           # beta added to every distance (axiom B2), in X's units, >= 0
@@ -961,13 +961,13 @@ _DBCV_REF = ("Moulavi, Jaskowiak, Campello, Zimek & Sander, Density-Based Cluste
 def dbcv_btwn(X,                                            # (n, d) data (dense or sparse), or see metric
               labels=None,                                  # one label per row; `noise` says what the noise label means
               *,
-              metric: str = "euclidean",                    # any of core.PAIR_METRICS (see the prose)
+              metric: str = "euclidean",                    # any of core.PAIR_METRICS (docs: between.html#dbcv_btwn)
               noise=None,                                   # None, 'ignore', 'cluster' or 'singletons'
               random_state=None,                            # seeds the per-pair sample and the relabellings
               n_permutations: int = 20,                     # random relabellings per class pair (T4a), at least 2
               return_se: bool = False,                      # return a `MonteCarloScore` (value, standard error)
               max_pair_points: int = DBCV_MAX_PAIR_POINTS,  # sample size m of each class pair (>= 100; trick T1)
-              dim: int | None = None,                       # core-distance exponent (None: see below)
+              dim: int | None = None,                       # core-distance exponent (None: X's columns or estimated)
              ) -> float | MonteCarloScore:
     ("Density-aware between-dataset CLM: per class pair, DBCV of the two classes range-adjusted against random "
      "relabellings\n(~1: separated by a low-density gap, whatever the shapes; ~0: no better than random), "
@@ -1026,7 +1026,8 @@ def sampled_breakdowns(measures,                                # quadratic meas
                        progress=None,                           # called with no argument after each sample (or None)
                       ) -> dict[str, PairBreakdown]:
     """{measure: PairBreakdown} of each measure computed on `n_samples` stratified samples of `max_points` points
-    (see the prose): the mean over the samples, a `MonteCarloScore` with its standard error and its `note`."""
+    (docs: between.html#sampled_breakdowns): the mean over the samples, a `MonteCarloScore` with its standard error
+    and its `note`."""
     names = list(measures)
     bad = [m for m in names if m not in quadratic_measures(PAIRWISE)]
     if bad:
@@ -1072,7 +1073,8 @@ def profile_plan(n: int,                                 # points
                  max_points: int | None = QUADRATIC_MAX_POINTS,  # the sampling bound (None: every point)
                  n_samples: int = QUADRATIC_SAMPLES,     # the samples above it
                 ) -> tuple[float, str]:
-    "(estimated seconds, a sentence saying what is computed on what) of one profile of `measures` (see the prose)."
+    """(estimated seconds, a sentence saying what is computed on what) of one profile of `measures`
+    (docs: between.html#profile_plan)."""
     names = list(measures)
     quad = quadratic_measures(names)
     sampled = quad if max_points is not None and n > max_points else []
@@ -1087,7 +1089,8 @@ def profile_plan(n: int,                                 # points
 # %% ../nbs/13_between.ipynb #026b1b79
 @dataclass(frozen=True)
 class ClassPairSummary:
-    "The size-aware views of one pairwise between-dataset measure's class-pair scores (see the prose)."
+    """The size-aware views of one pairwise between-dataset measure's class-pair scores
+    (docs: between.html#ClassPairSummary)."""
     mean: float          # T3: the equal-weight mean over class pairs (the measure itself)
     weighted: float      # the mean weighted by n_a * n_b
     share_below: float   # share of the labelled points in at least one class pair scoring below `threshold`

@@ -386,6 +386,7 @@ def _listing(root: Path | None, collections, labeled, min_n, max_n, max_d, max_d
 
 # %% ../nbs/18_bundle.ipynb #a5b6b2a9
 def list_datasets(data_dir=None,                                 # bundle folder; None: $CLM_NB_DATA or embedded
+                                                                 # (False: the embedded default)
                   *,
                   collections: str | list[str] | None = None,    # keep these collections and those nested under them
                   labeled: bool = True,                          # drop the unlabeled datasets
@@ -393,8 +394,20 @@ def list_datasets(data_dir=None,                                 # bundle folder
                   max_n: int | None = None,                      # at most this many points
                   max_d: int | None = None,                      # at most this many features
                   max_datasets: int | None = None,               # keep the first rows after sorting
-                 ) -> pd.DataFrame:
-    "One row per dataset of the bundle (or of the embedded default), filtered and sorted, with its `sha256`."
+                 ) -> pd.DataFrame:  # collection, name, n, d, n_classes, n_noise, imbalance_ratio, ..., sha256
+    """One row per dataset of the bundle (or of the embedded default), filtered and sorted, with its `sha256`.
+
+    A bundle is a folder of `<collection>/<name>.npz` files described by its `manifest.csv` (`data/README.md` says
+    how to make one); the embedded default needs no files: scikit-learn's iris, wine, breast cancer and digits, and
+    generated Gaussian blobs whose cluster-label matching is known by construction. Rows are sorted by collection and
+    name; `sha256` fingerprints each dataset's raw data, so a study can record exactly what it read.
+
+    Examples
+    --------
+    >>> from clm_nb import list_datasets
+    >>> list_datasets(False, collections="sklearn").name.tolist()
+    ['breast_cancer', 'digits', 'iris', 'wine']
+    """
     counts = {k: _check_count(k, v)
               for k, v in dict(min_n=min_n, max_n=max_n, max_d=max_d, max_datasets=max_datasets).items()}
     labeled = _check_flag("labeled", labeled)
@@ -508,13 +521,26 @@ def _prepare(ds: Dataset, standardize: bool, drop_nan_rows: bool) -> Dataset:
 # %% ../nbs/18_bundle.ipynb #eaf1a272
 def load_dataset(name: str,                      # the dataset's name, or 'collection/name'
                  data_dir=None,                  # bundle folder; None: $CLM_NB_DATA or the embedded default
+                                                 # (False: the embedded default)
                  *,
                  collection: str | None = None,  # the collection (or a prefix) when the name is shared
                  labels: str = "y",              # the label variant: 'y', 'labels1', ...
                  standardize: bool = False,      # z-score every column (`clm_nb.prepare.scale_features`)
                  drop_nan_rows: bool = False,    # drop the rows with NaN, with their labels
-                ) -> Dataset:
-    "Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none."
+                ) -> Dataset:  # X (n, d) float64, y (n,) with noise as -1, description and meta
+    """Load one labeled dataset (noise labelled -1) from the bundle, or from the embedded default when there is none.
+
+    The bundle is `data_dir`, else the folder `$CLM_NB_DATA` names, else the embedded default (scikit-learn's iris,
+    wine, breast cancer and digits, and generated Gaussian blobs); a misspelt name gets the closest names. Noise is
+    labelled -1 whatever marker the source used, so `assess(ds.X, ds.y, noise="ignore")` leaves it out.
+
+    Examples
+    --------
+    >>> from clm_nb import load_dataset
+    >>> ds = load_dataset("iris", data_dir=False)
+    >>> ds.collection, ds.n, ds.d, ds.n_classes
+    ('sklearn', 150, 4, 3)
+    """
     name, collection = _check_text("name", name), _check_text("collection", collection, optional=True)
     variant_index(labels)
     standardize, drop_nan_rows = _check_flag("standardize", standardize), _check_flag("drop_nan_rows", drop_nan_rows)

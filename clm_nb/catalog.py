@@ -5,20 +5,73 @@
 # %% ../nbs/14_catalog.ipynb #328b49b4
 from __future__ import annotations
 
+import inspect
+import re
+import sys
 import warnings
+from pathlib import Path
 
 from . import between, consensus, curves, cvi, density, external, internal, separability   # each registers its measures
-from .registry import MEASURE_MODULES, get_measure, is_registered, measures, register, score
 from .text import document_params
+from .registry import KINDS, MEASURE_MODULES, get_measure, is_registered, measures, register, score
 
 # %% auto #0
-__all__ = ['fill_registry']
+__all__ = ['fill_registry', 'measure_counts', 'measure_counts_text', 'measure_table']
 
 # %% ../nbs/14_catalog.ipynb #2afa4685
 def fill_registry() -> None:
     "Deprecated (importing `clm_nb.catalog` registers every measure): does nothing but warn."
     warnings.warn("fill_registry is deprecated and will be removed: importing clm_nb.catalog (or using clm_nb.measures) "
                   "registers every measure", DeprecationWarning, stacklevel=2)
+
+# %% ../nbs/14_catalog.ipynb #e8fd5c6e
+def measure_counts() -> dict[str, int]:  # {'all': n, 'internal': ..., 'between': ..., 'external': ..., 'ensemble': ...}
+    "How many measures the registry holds, in all and of each kind (in `KINDS` order)."
+    kinds = measures().kind
+    return {"all": len(kinds)} | {k: int((kinds == k).sum()) for k in KINDS}
+
+# %% ../nbs/14_catalog.ipynb #a131895a
+_KIND_NAMES = {"between": "between-dataset"}     # how the docs name a kind, where it is not its registry name
+
+def measure_counts_text() -> str:
+    "The counts as the docs quote them: '80 measures: 43 internal, 11 between-dataset, 23 external and 3 ensemble'."
+    c = measure_counts()
+    parts = [f"{c[k]} {_KIND_NAMES.get(k, k)}" for k in KINDS if c[k]]
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+    return f"{c['all']} measures: {listed}"
+
+# %% ../nbs/14_catalog.ipynb #098fd58b
+def _notebook(module) -> str:
+    "The notebook a module is exported from (`06_internal`), from nbdev's header of its file; else the module's name."
+    path = getattr(module, "__file__", None)
+    head = Path(path).read_text(encoding="utf-8")[:4000] if path else ""
+    m = re.search(r"File to edit: \.\./nbs/(\w+)\.ipynb", head)
+    return m.group(1) if m else module.__name__.rsplit(".", 1)[-1]
+
+# %% ../nbs/14_catalog.ipynb #2e1840e1
+def measure_table(link: str | None = "measures.md#{name}",  # each name's link, `{name}` filled in (None: no links)
+                 ) -> str:  # Markdown: a header row, a rule and one row per measure module
+    """The registered measures by notebook (the guide's table): notebook, kind, the measures (*(knee)*: the best k at
+    the knee of the curve), and the module's other public functions."""
+    show = lambda n: f"[{n}]({link.format(name=n)})" if link else f"`{n}`"
+    table, by_module = measures(), {}
+    for r in table.itertuples():
+        by_module.setdefault(get_measure(r.name).func.__module__, []).append(r)
+    rows = []
+    for name, regs in by_module.items():
+        module = sys.modules[name]
+        others = [n for n in getattr(module, "__all__", []) if n not in set(table.name)
+                  and (inspect.isfunction(getattr(module, n)) or hasattr(getattr(module, n), "py_func"))
+                  and getattr(module, n).__module__ == name]
+        names = ", ".join(show(r.name) + (" (knee)" if r.optimum == "knee" else "") for r in regs)
+        kinds = ", ".join(dict.fromkeys(r.kind for r in regs))
+        rows.append((_notebook(module), f"| `{_notebook(module)}` | {kinds} | {names} | "
+                                        f"{', '.join(f'`{n}`' for n in others)} |"))
+    return "\n".join(["| notebook | kind | measures (registry names) | other public functions |", "|---|---|---|---|",
+                      *(row for _, row in sorted(rows))])
+
+# %% ../nbs/14_catalog.ipynb #c2d1178c
+document_params(globals())
 
 # %% ../nbs/14_catalog.ipynb #cecfd097
 document_params(globals())

@@ -237,7 +237,8 @@ def shared_axis_titles(chart: alt.TopLevelMixin,   # a faceted, repeated or conc
                        x: str | None = None,        # the shared x title; None: the panels' common x title, if any
                        y: str | None = None,        # the shared y title; None: the panels' common y title, if any
                       ) -> alt.TopLevelMixin:
-    "`chart` with its panels' axis titles written once: x below all the panels, y left of them (see the prose)."
+    """`chart` with its panels' axis titles written once: x below all the panels, y left of them
+    (docs: charts.html#shared_axis_titles)."""
     chart = chart.copy(deep=True)
     shared = {}
     for channel, given in (("x", x), ("y", y)):

@@ -98,7 +98,7 @@ class Ensemble:
         return M
 
     def histograms(self) -> tuple[np.ndarray, np.ndarray]:
-        "Ordered-pair histograms over i != j: H[g] and Ht[t, g] (see the prose), exact int64."
+        "Ordered-pair histograms over i != j: H[g] and Ht[t, g] (docs: consensus.html#Ensemble), exact int64."
         H, Ht = _agreement_histograms(self.groups.astype(np.int32), self.weights.astype(np.int64),
                                       int(numba.get_num_threads()))
         H, Ht = 2 * H, 2 * Ht                                   # ordered pairs
@@ -111,7 +111,7 @@ class Ensemble:
 # %% ../nbs/12_consensus.ipynb #8ad01ae2
 def ensemble(partitions,                 # T >= 3 labelings: (T, n) array, columns, a sequence, or an `Ensemble`
              *,
-             noise: str | None = None,   # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
+             noise: str | None = None,   # label -1: None/'cluster' one cluster, 'singletons', 'ignore' (dropped)
              noise_label=-1,             # the label that marks noise
              measure: str = "discotec",  # name of the caller, for error messages
             ) -> Ensemble:
@@ -203,7 +203,7 @@ def discotec(partitions,                      # T >= 3 labelings: (T, n) array, 
              cannot_link=None,                # (p, 2) point indices of pairs that should be apart
              labels_partial=None,             # a label per point, -1 if unknown: implies the links of known points
              constraint_weight: float = 1.0,  # weight w >= 0 of the share of violated constraints
-             noise: str | None = None,        # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
+             noise: str | None = None,        # label -1: None/'cluster' one cluster, 'singletons', 'ignore' (dropped)
              noise_label=-1,                  # the label that marks noise
             ) -> np.ndarray:
     r"""DISCOTEC score of each of $T \ge 3$ partitions (lower = closer to the ensemble consensus): the mean divergence
@@ -297,7 +297,7 @@ def _average_against_others(index, partitions, noise, noise_label, who) -> np.nd
           reference="Fern & Lin, Cluster ensemble selection, SDM (2008); Ohl & Lindsten (2025)", min_points=2)
 def aari(partitions,                # T >= 3 labelings: (T, n) array, DataFrame columns or a sequence
          *,
-         noise: str | None = None,  # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
+         noise: str | None = None,  # label -1: None/'cluster' one cluster, 'singletons', 'ignore' (dropped)
          noise_label=-1,            # the label that marks noise
         ) -> np.ndarray:
     "Average ARI of each partition against the $T - 1$ others (higher = closer to the ensemble)."
@@ -309,7 +309,7 @@ def aari(partitions,                # T >= 3 labelings: (T, n) array, DataFrame 
           reference="Strehl & Ghosh, Cluster ensembles, JMLR 3 (2002), eq. (6) of Ohl & Lindsten (2025)", min_points=2)
 def anmi(partitions,                # T >= 3 labelings: (T, n) array, DataFrame columns or a sequence
          *,
-         noise: str | None = None,  # noise policy: None, 'cluster', 'singletons' or 'ignore' (see above)
+         noise: str | None = None,  # label -1: None/'cluster' one cluster, 'singletons', 'ignore' (dropped)
          noise_label=-1,            # the label that marks noise
         ) -> np.ndarray:
     "Average NMI (arithmetic) of each partition against the $T - 1$ others (higher = closer to the ensemble)."

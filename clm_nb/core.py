@@ -885,7 +885,8 @@ def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `Label
                       rng: np.random.Generator,  # the generator that draws the sample
                       min_per_class: int = MIN_CLASS_SAMPLE,  # each class keeps at least min(its size, this)
                      ) -> np.ndarray:
-    "Sorted row positions of a stratified random sample of `size` rows (see the prose), without replacement."
+    """Sorted row positions of a stratified random sample of `size` rows (docs: core.html#stratified_sample), without
+    replacement."""
     codes = np.asarray(codes)
     n = codes.shape[0]
     if n <= size:

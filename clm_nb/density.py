@@ -272,7 +272,8 @@ def disco_samples(X,                                     # (n, d) data (dense or
                   labels=None,                           # one label per row, any hashable values
                   *,
                   metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
-                  noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
+                  noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own:
+                                                          # noise points scored)
                   noise_label=-1,                        # the label that marks noise
                   min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)
                  ) -> np.ndarray:
@@ -304,7 +305,8 @@ def disco(X,                                     # (n, d) data (dense or sparse)
           labels=None,                           # one label per row, any hashable values
           *,
           metric: str = "euclidean",             # a metric of the pair engine (see `05_pairs`)
-          noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own rule: see above)
+          noise=None,                             # None, or a `check_data` policy, or 'score' (DISCO's own: noise
+                                                  # points scored)
           noise_label=-1,                        # the label that marks noise
           min_pts: int = 5,                      # minPts of the core and dc-distances (the paper's: 5)
           random_state=None,                     # accepted for a common signature; unused (exact, not random)

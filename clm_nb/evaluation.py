@@ -465,7 +465,8 @@ def knee_point(ks,                               # the k of each point (consecut
                *,
                rule: str = "second_difference",  # 'second_difference' or 'chord'
               ):
-    "The knee of a curve sampled at consecutive `ks` (see the prose for the two rules); NaN values are not allowed."
+    """The knee of a curve sampled at consecutive `ks` (docs: evaluation.html#knee_point, for its two rules); NaN
+    values are not allowed."""
     if rule not in KNEE_RULES:
         raise ValueError(f"knee_point: rule={rule!r}; use one of {KNEE_RULES}.")
     k, v = np.asarray(ks), np.asarray(values, dtype=float)

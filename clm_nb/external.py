@@ -792,7 +792,7 @@ SIMILARITIES = ("partition", "prototype", "model")
 def cluster_maps(labels_a=None,                    # labels of A, a `Contingency`, or None if A is given otherwise
                  labels_b=None,                    # labels of B, one per point; None if B is given otherwise
                  *,
-                 similarity: str = "partition",    # 'partition' (Jaccard), 'prototype' or 'model' (see above)
+                 similarity: str = "partition",    # 'partition' (Jaccard), 'prototype' (centres), 'model' (Gaussians)
                  X=None,                           # (n, d) data, for the centroids or Gaussians of labelled clusters
                  prototypes_a=None,                # (K_a, d) prototypes of A; labels_a then index its rows
                  prototypes_b=None,                # (K_b, d) prototypes of B; labels_b then index its rows
@@ -926,7 +926,7 @@ _CI_REF = "Fränti & Rezaei, Generalized centroid index to different clustering 
 def centroid_index(labels_a=None,                  # labels of A, a `Contingency`, or None if A is given otherwise
                    labels_b=None,                  # labels of B, one per point; None if B is given otherwise
                    *,
-                   similarity: str = "partition",  # 'partition' (Jaccard), 'prototype' or 'model' (see above)
+                   similarity: str = "partition",  # 'partition' (Jaccard), 'prototype' (centres), 'model' (Gaussians)
                    X=None,                         # (n, d) data, for the centroids or Gaussians of labelled clusters
                    prototypes_a=None,              # (K_a, d) prototypes of A; labels_a then index its rows
                    prototypes_b=None,              # (K_b, d) prototypes of B; labels_b then index its rows
@@ -981,7 +981,7 @@ def _matched_overlap(cells: tuple, table: Contingency, dense: bool) -> int:
 def csi(labels_a=None,                  # labels of A, a `Contingency`, or None if A is given otherwise
         labels_b=None,                  # labels of B, one per point; None if B is given otherwise
         *,
-        similarity: str = "partition",  # 'partition' (Jaccard), 'prototype' or 'model' (see above)
+        similarity: str = "partition",  # 'partition' (Jaccard), 'prototype' (centres), 'model' (Gaussians)
         X=None,                         # (n, d) data, for the centroids or Gaussians of labelled clusters
         prototypes_a=None,              # (K_a, d) prototypes of A; labels_a then index its rows
         prototypes_b=None,              # (K_b, d) prototypes of B; labels_b then index its rows

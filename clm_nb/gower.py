@@ -281,7 +281,7 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
                ordinal: dict | None = None,   # column -> its levels, lowest first (ordinal columns)
                weights=None,                  # one non-negative weight per column, or {column: weight} (default 1)
               ) -> GowerData:
-    "Encode a mixed table once for Gower's dissimilarity (see the prose); `GowerData.block` computes it."
+    "Encode a mixed table once for Gower's dissimilarity (docs: gower.html#gower_data); `GowerData.block` computes it."
     df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
     dup = list(dict.fromkeys(c for c in df.columns[df.columns.duplicated()]))
     if dup:
@@ -307,7 +307,8 @@ def gower_data(X,                      # (n, p) table: a DataFrame (any column t
 # %% ../nbs/03_gower.ipynb #43e651ea
 def gower(X,                      # (n, p) table: a DataFrame (any column types) or a numeric array
           *,
-          kinds: dict | None = None,     # column -> its kind (`GOWER_KINDS`); default: daisy's rule (see the prose)
+          kinds: dict | None = None,     # column -> its kind (`GOWER_KINDS`); default: daisy's rule
+                                 # (numbers numeric, booleans asymmetric, ordered ordinal, the rest nominal)
           ordinal: dict | None = None,   # column -> its levels, lowest first
           weights=None,                  # one weight per column, or {column: weight} (default 1)
          ) -> np.ndarray:

@@ -124,7 +124,7 @@ class _Nearest:
     ns: np.ndarray           # (n, M) the share of each in the point's own cluster (1 or 0; a fraction for ties)
 
 def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdorff: bool = False) -> _Nearest:
-    "One pass over the distance rows of validated `data` in blocks within `max_memory` (see the prose)."
+    "One pass over the distance rows of validated `data` in blocks within `max_memory` (docs: internal.html)."
     sd = sort_by_cluster(data, metric)
     n, K = sd.n, sd.K
     per_row = 8 * (n + (K if hausdorff else 0))               # a row of distances (and of minima per cluster)
@@ -1024,7 +1024,7 @@ def _tied_runs(keys: np.ndarray):
     return [np.arange(a, b) for a, b in zip(starts[:-1], starts[1:]) if b - a > 1]
 
 def _canonical_by_distances(sd: SortedData) -> np.ndarray:
-    """Positions of `sd`'s points in the canonical order read from distances only (the prose above): label, nearest
+    """Positions of `sd`'s points in the canonical order read from distances only (docs: internal.html): label, nearest
     and farthest distance within the cluster, then the sorted distances to the cluster, then to all points."""
     pp = _engine_points(sd)
     lo, hi = np.empty(sd.n), np.empty(sd.n)
@@ -1114,7 +1114,8 @@ def _taken(data: LabeledData, order: np.ndarray) -> LabeledData:
                        source)
 
 def _dbcv_of(data: LabeledData, metric: str, dim, squared: bool, max_memory: int) -> DBCVParts:
-    "DBCV of validated data (any kind of point) under `metric`; `dim` None for the default exponent (see the prose)."
+    """DBCV of validated data (any kind of point) under `metric`; `dim` None for the default exponent (X's columns,
+    else estimated)."""
     dropped = data.keep.shape[0] - data.n                 # noise dropped by noise='ignore' (= data.n_noise then)
     n_total = data.n + (data.n_noise if dropped else 0)
     if data.kind == "coordinates":

@@ -26,7 +26,7 @@ __all__ = ['MAX_RESAMPLES', 'Resamples', 'take_points', 'resample_scores']
 class Resamples:
     "Half-sampling intervals of one dataset's CLM scores (see `resample_scores`): the table and the draws."
     table: pd.DataFrame     # per measure: value, se, low, high, bias, n_ok (half-samples scored), note
-    draws: pd.DataFrame     # one row per half-sample: each measure and <m>_weighted, <m>_share_below (see the prose)
+    draws: pd.DataFrame     # one row per half-sample: each measure and <m>_weighted, <m>_share_below
     ci: float               # the confidence level of low/high
     n_resamples: int        # half-samples drawn
     method: str             # what the interval covers and how it was made, in a sentence
@@ -40,14 +40,15 @@ class Resamples:
 
 # %% ../nbs/21_intervals.ipynb #d60bbacc
 def _variance_factor(n: int, m: int, pool: int) -> float:
-    "The delete-d jackknife's factor m/(n_pool - m) times pool/n, the rescaling of a subsampled pool (see the prose)."
+    """The delete-d jackknife's factor m/(n_pool - m) times pool/n, the rescaling of a subsampled pool
+    (docs: intervals.html)."""
     return m / (pool - m) * (pool / n) if pool > m else 0.0
 
 # %% ../nbs/21_intervals.ipynb #7541498d
 def take_points(data: LabeledData,  # validated data (`clm_nb.core.check_data`), of any kind
                 rows: np.ndarray,    # sorted row positions, every class kept
                ) -> tuple:
-    "(X, y) of the points at `rows`, as `clm_nb.profile.clm_profile` reads them (see the prose)."
+    "(X, y) of the points at `rows`, as `clm_nb.profile.clm_profile` reads them (docs: intervals.html#take_points)."
     rows = np.asarray(rows, dtype=np.int64)
     if data.source is None:
         return data.X[rows], data.labels[rows]
@@ -73,7 +74,8 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.registry.METRIC_NAMES`)
                     dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
-    "Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling (see the prose)."
+    """Sampling intervals of the CLM scores of `X`, `y` by stratified half-sampling
+    (docs: intervals.html#resample_scores)."""
     names = check_board_measures(LEADERBOARD_MEASURES if measures is None else measures, None)
     B = check_number(n_resamples, "n_resamples", lo=10, hi=MAX_RESAMPLES, integer=True, who="resample_scores")
     ci, n_permutations = check_ci(ci, "resample_scores"), check_permutations(n_permutations, "resample_scores")

@@ -177,7 +177,8 @@ def rank_intervals(values: pd.Series,       # each dataset's primary score (NaN:
                    draws: pd.DataFrame,      # rows like `values`, one column per draw (a row of NaN: no draws)
                    ci: float = 0.95,         # the level of the rank intervals
                   ) -> pd.DataFrame:
-    "Columns rank_low, rank_high: each dataset's rank interval from joint rank draws (see the prose)."
+    """Columns rank_low, rank_high: each dataset's rank interval from joint rank draws
+    (docs: leaderboard.html#rank_intervals)."""
     from scipy.stats import rankdata
     ci = check_ci(ci, "rank_intervals")
     draws = draws.reindex(values.index)
@@ -250,7 +251,8 @@ def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with t
                       primary: str,              # the ranking score
                       ci: float,                 # the level of the intervals
                      ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    "(table with <primary>_low/_high and rank_low/_high, the draws of the datasets that have them) (see the prose)."
+    """(table with <primary>_low/_high and rank_low/_high, the draws of the datasets that have them)
+    (docs: leaderboard.html)."""
     if draws is None:
         return t, None
     from statistics import NormalDist
@@ -263,22 +265,16 @@ def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with t
     t["rank_low"], t["rank_high"] = ranks.rank_low.to_numpy(), ranks.rank_high.to_numpy()
     return t, D.dropna(how="any")
 
-# %% ../nbs/27_leaderboard.ipynb #8adbb228
-def leaderboard(results: pd.DataFrame,                        # the runner's results of `profile_tasks`
-                catalog: pd.DataFrame,                        # `list_datasets(..., labeled=False)`: every dataset a row
-                *,
-                data_dir=None,                                # the bundle the datasets came from (None: `$CLM_NB_DATA`)
-                measures=None,                                # the measures to show (None: those the tasks computed)
-                primary: str = DEFAULT_PRIMARY,               # the measure or combination that ranks the datasets
-                ground_truth: pd.DataFrame | None = None,     # best external scores per (collection, dataset)
-                stability: pd.DataFrame | None = None,        # rank-stability draws, for the overview page
-                rule: VerdictRule = VerdictRule(),            # the verdict; its views' measures must be in `measures`
-                meta: dict | None = None,                     # facts about the build, shown on the overview page
-                variants: dict | None = None,                 # {scaling: profile_tasks results under it} (see the prose)
-                labellings: dict | None = None,               # {'labels1': profile_tasks(labels='labels1') results, ...}
-                ci: float = 0.95,                             # the level of the score and rank intervals (from draws)
-               ) -> Leaderboard:
-    "The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks."
+# %% ../nbs/27_leaderboard.ipynb #5b8f816a
+def _board_options(results: pd.DataFrame | None,  # the profile tasks' results (their `measures` column)
+                   catalog: pd.DataFrame,          # the datasets' table
+                   measures,                       # the measures to show (None: those the tasks computed)
+                   primary: str,                   # the ranking score
+                   rule: VerdictRule,              # the verdict rule
+                   labellings: dict | None,        # {'labels1': results, ...}
+                   ci: float,                      # the intervals' level
+                  ) -> tuple[list, float]:
+    "(measures, ci) of `leaderboard`, with every option checked before any work; a `ValueError` that says what to pass."
     if measures is None:
         measures = (results["measures"].dropna().iloc[0].split(",") if results is not None and "measures" in results
                     and results["measures"].notna().any() else list(LEADERBOARD_MEASURES))
@@ -298,6 +294,60 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     if missing:
         raise ValueError(f"leaderboard: catalog lacks {missing}; pass the table of "
                          "clm_nb.bundle.list_datasets(..., labeled=False).")
+    return measures, ci
+
+# %% ../nbs/27_leaderboard.ipynb #c9e7cfe3
+def _with_ground_truth(t: pd.DataFrame,                   # the leaderboard table so far, with collection and dataset
+                       ground_truth: pd.DataFrame | None,  # best external scores per (collection, dataset), or None
+                      ) -> tuple[pd.DataFrame, list]:
+    "`t` with the ground truth's columns joined as `gt_<column>` (the technique's name left out), and those columns."
+    if ground_truth is None or not len(ground_truth):
+        return t, []
+    if "collection" not in ground_truth or "dataset" not in ground_truth:
+        raise ValueError("leaderboard: ground_truth needs the columns 'collection' and 'dataset' (names repeat "
+                         "across collections); see clm_nb.tasks.best_ground_truth and read_ranking_results.")
+    g = ground_truth.drop(columns=[c for c in ("technique",) if c in ground_truth])
+    g = g.rename(columns={c: f"gt_{c}" for c in g.columns if c not in ("collection", "dataset")})
+    return t.merge(g, on=["collection", "dataset"], how="left"), [c for c in g.columns if c.startswith("gt_")]
+
+# %% ../nbs/27_leaderboard.ipynb #8adbb228
+def leaderboard(results: pd.DataFrame,                        # the runner's results of `profile_tasks`
+                catalog: pd.DataFrame,                        # `list_datasets(..., labeled=False)`: every dataset a row
+                *,
+                data_dir=None,                                # the bundle the datasets came from (None: `$CLM_NB_DATA`)
+                measures=None,                                # the measures to show (None: those the tasks computed)
+                primary: str = DEFAULT_PRIMARY,               # the measure or combination that ranks the datasets
+                ground_truth: pd.DataFrame | None = None,     # best external scores per (collection, dataset)
+                stability: pd.DataFrame | None = None,        # rank-stability draws, for the overview page
+                rule: VerdictRule = VerdictRule(),            # the verdict; its views' measures must be in `measures`
+                meta: dict | None = None,                     # facts about the build, shown on the overview page
+                variants: dict | None = None,                 # {scaling: profile_tasks results under it}: the
+                                                              # verdict under each, and whether it is stable
+                labellings: dict | None = None,               # {'labels1': profile_tasks(labels='labels1') results, ...}
+                ci: float = 0.95,                             # the level of the score and rank intervals (from draws)
+               ) -> Leaderboard:  # the table (a row per dataset, ranked), the class-pair scores, how they were made
+    """The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks.
+
+    Each dataset of `catalog` gets a row: its facts (n, d, classes K, imbalance, noise share), every measure's score
+    with its standard error and size-aware summaries, the verdict of `rule` with its reason, and its rank by `primary`
+    (1 = best cluster-label matching), with score and rank intervals when the results hold resampling draws. A
+    dataset without a result keeps its row ('not scored', with the error). `clm_nb.report.build_report` draws the
+    leaderboard as a site. Docs: leaderboard.html#leaderboard.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from clm_nb import list_datasets
+    >>> from clm_nb.tasks import profile_tasks
+    >>> from clm_nb.runner import run
+    >>> catalog = list_datasets(False, labeled=False, collections="sklearn", max_n=200)     # iris and wine
+    >>> with tempfile.TemporaryDirectory() as store:
+    ...     results = run(profile_tasks(catalog, data_dir=False), store=store, executor="inline", progress=False)
+    >>> board = leaderboard(results, catalog, data_dir=False)
+    >>> board.table[["rank", "dataset", "verdict"]].values.tolist()
+    [[1.0, 'iris', 'trustworthy'], [2.0, 'wine', 'trustworthy']]
+    """
+    measures, ci = _board_options(results, catalog, measures, primary, rule, labellings, ci)
     wide, pairs = _profiles(results, measures, rule.low)
     cat = catalog.rename(columns={"name": "dataset", "n_classes": "K"}).copy()
     if "labeled" not in cat:
@@ -310,15 +360,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     t["problem"] = t["problem"].fillna("")
     unprofiled = t.labeled & t[measures].isna().all(axis=1) & (t.problem == "")
     t.loc[unprofiled, "problem"] = "not profiled (no result in the task store)"
-    gt_cols = []
-    if ground_truth is not None and len(ground_truth):
-        if "collection" not in ground_truth or "dataset" not in ground_truth:
-            raise ValueError("leaderboard: ground_truth needs the columns 'collection' and 'dataset' (names repeat "
-                             "across collections); see clm_nb.tasks.best_ground_truth and read_ranking_results.")
-        g = ground_truth.drop(columns=[c for c in ("technique",) if c in ground_truth])
-        g = g.rename(columns={c: f"gt_{c}" for c in g.columns if c not in ("collection", "dataset")})
-        gt_cols = [c for c in g.columns if c.startswith("gt_")]
-        t = t.merge(g, on=["collection", "dataset"], how="left")
+    t, gt_cols = _with_ground_truth(t, ground_truth)
     combined = primary not in measures
     if combined:
         t[primary], t[f"{primary}_se"] = primary_score(t, primary)

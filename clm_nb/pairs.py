@@ -1135,7 +1135,8 @@ class _ResolverState:
         return held * self.value_bytes + longest * self.sort_bytes <= self.budget
 
     def first_pass(self, R: _Range, hist: bool):
-        "The pass over the top range: `counts` for the curve summaries over many pairs, else `stats` (see the prose)."
+        """The pass over the top range: `counts` for the curve summaries over many pairs, else `stats`
+        (docs: pairs.html)."""
         if hist and self.curve_only and self.sd.n_pairs >= 64 * R.size:
             res = self.counts(R)
             tot = self.totals(res[0]).sum(0)
@@ -1420,7 +1421,8 @@ def check_table_sizes(sd: SortedData,  # the data sorted by cluster
                       needs,             # the summaries asked for (`NEEDS`)
                       who: str = "",     # the measure's name, prefixed to the message
                      ) -> None:
-    "A `ValueError` when a summary's K-sized tables would pass 1 GiB (see the prose), before any pass."
+    """A `ValueError` when a summary's K-sized tables would pass 1 GiB (docs: pairs.html#check_table_sizes), before any
+    pass."""
     lanes = _n_lanes()
     if "extremes" in needs:
         check_class_pairs(sd.K, limit=MAX_TABLE_PAIRS // (3 * lanes), why=f"the pair engine's extremes (dunn, cvnn) "
@@ -1512,7 +1514,7 @@ def silhouette_values(cluster_sums: np.ndarray,  # (m, K) summed distance from e
 
 # %% ../nbs/05_pairs.ipynb #71332fe1
 def silhouette_widths(sd: SortedData,   # the data sorted by cluster (`sort_by_cluster`)
-                      max_memory: int,   # bytes for the sums (see the prose): the chunks of rows follow from it
+                      max_memory: int,   # bytes for the sums: the chunks of rows follow from it
                      ) -> np.ndarray:
     "Silhouette of every point of `sd` (in its sorted order) within `max_memory` bytes whatever K."
     n, K, lanes = sd.n, sd.K, _n_lanes()

@@ -471,7 +471,7 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
 INDEX_MIN_ROWS = LEAK_MIN_POINTS   # from this many rows (20) a permutation of 1..n (or 0..n-1) is a saved index whatever its name
 
 def saved_index_columns(df: pd.DataFrame) -> list[str]:
-    "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index (see above)."
+    "The columns of `df` whose values are the row numbers 1..n or 0..n-1 in some order: a saved row index."
     n, out = len(df), []
     for c in df.columns:
         s = df[c]
@@ -678,7 +678,7 @@ def prepare(X,                                  # (n, d) features: a DataFrame (
             leaks: str = "leave_out",           # flagged columns: 'leave_out' of the verdict, or 'warn' and keep them
             metric: str = "euclidean",          # what X is: coordinates, or not ('precomputed', 'gower', sparse rows)
            ) -> Prepared:
-    "The features and labels made ready for the measures, and the record of every step (see the prose)."
+    "The features and labels made ready for the measures, and the record of every step (docs: prepare.html#prepare)."
     kind = point_kind(X, metric)
     if kind != "coordinates":                     # prepared by rows, validated once (see *Points that are not coordinates*)
         return _prepare_points(X, y, metric, kind, missing=missing, ordinal=ordinal, rare=rare, noise=noise,

@@ -210,7 +210,8 @@ def clm_profile(X,                                        # (n, d) features
                 metric: str = "euclidean",                # what X is and how it is measured (`clm_nb.registry.METRIC_NAMES`)
                 dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: its default)
                ) -> pd.DataFrame:
-    "Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows (see the prose)."
+    """Long table of one dataset's leaderboard profile: per measure a score row and its class-pair rows
+    (docs: profile.html#clm_profile)."""
     names = check_board_measures(measures, primary)
     metric = check_choice(metric, "metric", METRIC_NAMES, who="clm_profile")
     dim = None if dim is None else check_number(dim, "dim", lo=1, integer=True, who="clm_profile")

@@ -710,7 +710,8 @@ def read_dissimilarity_file(path,                 # an .npy file: (n, n) square 
                             numeric_labels: bool = False,  # read text labels as numbers (see `read_labeled_table`)
                             max_bytes: int = MAX_READ_BYTES,  # the most bytes of the labels file
                            ) -> tuple[np.ndarray, np.ndarray]:
-    "(the dissimilarities as a read-only memmap, labels (n,)) of an .npy matrix and its labels file (see the prose)."
+    """(the dissimilarities as a read-only memmap, labels (n,)) of an .npy matrix and its labels file
+    (docs: readers.html#read_dissimilarity_file)."""
     path = Path(path).expanduser()
     if _file_kind(path) != "npy":
         raise ValueError(f"{path}: a dissimilarity matrix is read from an .npy file (np.save(path, D)); save it so, or "

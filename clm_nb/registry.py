@@ -125,8 +125,23 @@ def register(name: str,                          # the measure's name in the reg
 MEASURE_MODULES = ("internal", "cvi", "curves", "separability", "density", "between", "external", "consensus")  # registry order
 
 # %% ../nbs/02_registry.ipynb #cf6fc27e
-def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
-    "The registry as a DataFrame, one row per measure (optionally only the given `kind`s)."
+def measures(kind: str | Iterable[str] | None = None,  # one of `KINDS`, several, or None: all
+            ) -> pd.DataFrame:  # one row per measure: name, kind, direction, lower, upper, invariances, complexity, ...
+    """The registry as a DataFrame, one row per measure (optionally only the given `kind`s).
+
+    Every measure is registered once, where it is defined, with what a study needs to use it without guessing: the
+    direction that is better ('max' or 'min'), its range (`lower`, `upper`), the invariances it claims (each one is
+    tested), its cost, its reference, the one-line `summary` of its docstring, how it picks the best number of
+    clusters (`optimum`) and the metrics it accepts. The rows come in the package's order (`MEASURE_MODULES`); the
+    docs' measure reference (measures.html) is this table.
+
+    Examples
+    --------
+    >>> from clm_nb import measures
+    >>> ari = measures("external").set_index("name").loc["ari"]
+    >>> ari.direction, float(ari.lower), float(ari.upper)
+    ('max', -0.5, 1.0)
+    """
     kinds = (kind,) if isinstance(kind, str) else tuple(kind) if kind is not None else KINDS
     bad = [k for k in kinds if k not in KINDS]
     if bad: raise ValueError(f"unknown kind(s) {bad}; use {KINDS}")
@@ -138,8 +153,22 @@ def measures(kind: str | Iterable[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 # %% ../nbs/02_registry.ipynb #691e05c3
-def get_measure(name: str) -> MeasureInfo:
-    "The registry entry called `name` (a `ValueError` suggesting close names if there is none)."
+def get_measure(name: str,  # a registered name, e.g. 'silhouette' (`measures()` lists them)
+               ) -> MeasureInfo:  # the measure (`.func`; the entry is callable too) and its metadata
+    """The registry entry called `name` (a `ValueError` suggesting close names if there is none).
+
+    The entry orients a measure's values without knowing which way it points: `higher_is_better(values)` negates a
+    measure that is minimised, and `rank(values)` ranks values with 1 the best.
+
+    Examples
+    --------
+    >>> from clm_nb import get_measure
+    >>> info = get_measure("silhouette")
+    >>> info.kind, info.direction, info.lower, info.upper
+    ('internal', 'max', -1.0, 1.0)
+    >>> info.rank([0.2, 0.7, 0.5]).tolist()
+    [3.0, 1.0, 2.0]
+    """
     if not isinstance(name, str):
         raise ValueError(f"a measure is named by a string such as 'silhouette'; got {show_value(name)}. measures() lists "
                          "them.")
@@ -162,7 +191,25 @@ def score(name: str,  # the measure's registered name
           *args,       # passed on to the measure: usually X, labels
           **kwargs,    # passed on to the measure: its options
          ):
-    "Call the measure registered as `name`: `score('silhouette', X, labels)`."
+    """Call the measure registered as `name`: `score('silhouette', X, labels)`.
+
+    A study loops over measure names with it. Internal and between-dataset measures take the data and one label per
+    row, `score(name, X, labels, ...)`; external ones two labelings (or their contingency table); ensemble ones a list
+    of partitions. `measures()` lists the names and `get_measure(name)` says which way a measure points.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        the measure's value: a float, or one value per partition for an ensemble measure
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from clm_nb import score
+    >>> X, y = load_iris(return_X_y=True)
+    >>> round(score("silhouette", X, y), 3)
+    0.503
+    """
     return get_measure(name).func(*args, **kwargs)
 
 # %% ../nbs/02_registry.ipynb #8f915cb2

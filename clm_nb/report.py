@@ -312,7 +312,7 @@ def _worst_pairs(pairs: pd.DataFrame, views: tuple, n: int = 8) -> list[dict]:
 
 # %% ../nbs/31_report.ipynb #e12dca8d
 def _score_rows(r: dict, measures: list, primary: str, views: tuple) -> list[dict]:
-    "The rows of a dataset page's score table (see the prose)."
+    "The rows of a dataset page's score table (docs: report.html)."
     view_of = {m: name for name, m in views}
     scores = []
     for m in measures:

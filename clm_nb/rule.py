@@ -33,7 +33,8 @@ def judge_facts(data,                    # validated `clm_nb.core.LabeledData` (
                 max_points: int = 500,    # the distance CV from a stratified sample of at most this many points
                 seed: int = 0,            # the sample's seed
                ) -> dict:
-    "{'n', 'K', 'd', 'distance_cv'}: what the rule's *too few points* and *cannot judge* read (see the prose)."
+    """{'n', 'K', 'd', 'distance_cv'}: what the rule's *too few points* and *cannot judge* read
+    (docs: rule.html#judge_facts)."""
     facts = {"n": int(data.n), "K": int(data.K), "d": int(data.d), "distance_cv": None}
     if data.kind != "coordinates" or metric != "euclidean" or data.n < 3:
         return facts
@@ -267,7 +268,7 @@ def _interval_sides(rule,          # the `VerdictRule`
                     r: dict,       # one table row (see `VerdictRule.apply`)
                    ) -> tuple[list, list]:
     """The views whose interval m ± z·se straddles a cut-off, as (measure, value, se, low end, high end, cut-offs), and
-    the verdicts at the ends of those intervals (every combination), most trusting first (see the prose)."""
+    the verdicts at the ends of those intervals (every combination), most trusting first (docs: rule.html)."""
     if not r.get("labeled", True) or any(pd.isna(r.get(m)) for _, m in rule.views):
         return [], []
     spans = []
@@ -285,7 +286,7 @@ def _interval_sides(rule,          # the `VerdictRule`
 
 # %% ../nbs/19_rule.ipynb #66188329
 def _judged(rule, r: dict) -> tuple[str, str, str]:
-    "(verdict, reason, borderline) of one row: borderline is '' or 'a/b', the verdicts at the ends (see the prose)."
+    "(verdict, reason, borderline) of one row: borderline is '' or 'a/b', the verdicts at the ends (docs: rule.html)."
     verdict, reason = RowReading(rule, r).verdict
     spans, ends = _interval_sides(rule, r)
     if len(ends) < 2:
@@ -332,7 +333,8 @@ def _rule_sentences(rule: VerdictRule) -> list[str]:
 # %% ../nbs/19_rule.ipynb #cf403506
 @dataclass(frozen=True)
 class VerdictRule:
-    "The traffic-light verdict over the views (see the prose); `describe()` states the rule, `apply()` applies it."
+    """The traffic-light verdict over the views (docs: rule.html#VerdictRule); `describe()` states the rule, `apply()`
+    applies it."""
     high: float = 0.7                    # a view is high when its measure − z·SE reaches this
     low: float = 0.3                     # a view is low when its measure + z·SE stays below this
     z: float = 2.0                       # standard errors between a score and a band's edge
@@ -387,7 +389,8 @@ class VerdictRule:
         return _rule_sentences(self)
 
     def deciding(self, r: dict) -> list[str]:
-        "The view measures of the row `r` whose interval straddles a cut-off where the verdict changes (see the prose)."
+        """The view measures of the row `r` whose interval straddles a cut-off where the verdict changes
+        (docs: rule.html#VerdictRule)."""
         spans, ends = _interval_sides(self, r)
         return [s[0] for s in spans] if len(ends) > 1 else []
 

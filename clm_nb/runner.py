@@ -189,7 +189,7 @@ class Task:
         return json.dumps(self.key, sort_keys=True, default=str)
 
     def identity(self, seed: int) -> dict:
-        "Everything that determines this task's result when run with `seed` (see the prose)."
+        "Everything that determines this task's result when run with `seed` (docs: runner.html#Task)."
         func = f"{getattr(self.func, '__module__', '')}.{getattr(self.func, '__qualname__', repr(self.func))}"
         hashed = {k: v for k, v in self.params.items() if k not in self.unhashed}
         return {"key": json.loads(self.key_text), "func": func, "code": self.version or code_version(self.func),
@@ -768,7 +768,7 @@ def run(tasks,                               # `Task`s with unique keys
         retry_failed: bool = False,          # rerun the tasks whose stored result is a failure
         progress=None,                       # bar on stderr: True, False, None (automatic: core.show_progress)
        ) -> pd.DataFrame:
-    "Run every task whose result is not in `store`, then return the results of all of them (see the prose)."
+    "Run every task whose result is not in `store`, then return the results of all of them (docs: runner.html#run)."
     if executor not in EXECUTORS:
         raise ValueError(f"run: executor={executor!r}; use one of {EXECUTORS}.")
     n_jobs = available_cores() if n_jobs is None else check_number(n_jobs, "n_jobs", lo=1, integer=True, who="run")

@@ -465,7 +465,7 @@ def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
                n_resamples: int,         # half-samples
                seed: int,                # the seed of the half-samples
               ) -> pd.DataFrame:
-    "The profile rows (part 'draw') of `resample_scores`' draws of the primary's measures (see the prose)."
+    "The profile rows (part 'draw') of `resample_scores`' draws of the primary's measures (docs: tasks.html)."
     names = [m for m in parse_primary(primary)[1]]
     sc = prof[prof.part == "score"].set_index("measure")
     if sc.loc[names, "value"].isna().any():

@@ -18,9 +18,9 @@ import numpy as np
 
 
 # %% auto #0
-__all__ = ['FORMULA_START', 'PROGRESS_ENV', 'LazyModule', 'render_math', 'plain_math', 'terminal_text', 'user_text',
-           'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
-           'param_comments', 'param_doc', 'document_params']
+__all__ = ['FORMULA_START', 'PROGRESS_ENV', 'DOC_SECTIONS', 'LazyModule', 'render_math', 'plain_math', 'terminal_text',
+           'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
+           'param_comments', 'doc_sections', 'param_doc', 'document_params']
 
 # %% ../nbs/00_text.ipynb #a0d85eca
 class LazyModule:
@@ -319,7 +319,8 @@ def _in_notebook() -> bool:
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 def show_progress(progress=None) -> bool:
-    "Whether to draw progress bars: `CLM_NB_PROGRESS=0` never, else `progress` when given (True, False or a label), else as the prose says."
+    """Whether to draw progress bars: `CLM_NB_PROGRESS=0` never, else `progress` when given (True, False or a label),
+    else `CLM_NB_PROGRESS=1` or `text` always, else when stderr is a terminal or the code runs in a Jupyter kernel."""
     if progress is not None and progress is not False and progress is not True and not isinstance(progress, str):
         raise ValueError(f"progress={progress!r} must be True, False, None (automatic) or a label.")
     env = os.environ.get(PROGRESS_ENV, "").strip().lower()
@@ -380,11 +381,25 @@ def _attach(params: list, comments: dict) -> dict[str, str]:
         if lines: out[name] = " ".join(comments[n][0] for n in lines)
     return out
 
+# %% ../nbs/00_text.ipynb #ec7c4390
+def _return_comment(tokens) -> str:
+    "The comment right after `-> annotation:` in `tokens` (a signature's rest, after its closing bracket), or ''."
+    arrow, colon, depth = False, False, 0
+    for t in tokens:
+        if t.type == tokenize.COMMENT: return _comment(t)[0] if arrow and colon else ""
+        if colon or t.type in (tokenize.NEWLINE, tokenize.ENDMARKER): return ""
+        if t.type == tokenize.OP:
+            depth += (t.string in "([{") - (t.string in ")]}")
+            arrow = arrow or t.string == "->"
+            colon = depth == 0 and t.string == ":"
+    return ""
+
 # %% ../nbs/00_text.ipynb #aa253d56
 def _def_comments(lines: list[str], first: int) -> dict[str, str]:
-    "The parameter comments of the `def` whose signature starts at line index `first` of `lines`."
+    """The parameter comments of the `def` whose signature starts at line index `first` of `lines`, and the comment
+    after its return annotation as 'return' (`_return_comment`)."""
     tokens = tokenize.generate_tokens(partial(next, iter(lines[first:]), ""))
-    params, comments, depth, expect = [], {}, 0, False
+    params, comments, depth, expect, returns = [], {}, 0, False, ""
     try:
         for t in tokens:
             if t.type == tokenize.COMMENT and depth:
@@ -396,6 +411,7 @@ def _def_comments(lines: list[str], first: int) -> dict[str, str]:
                 depth -= 1
                 if depth == 0:
                     if params and params[-1][2] is None: params[-1][2] = t.start[0]
+                    returns = _return_comment(tokens)
                     break
             elif depth == 1 and t.type == tokenize.OP and t.string == ",":
                 if params and params[-1][2] is None: params[-1][2] = t.start[0]
@@ -405,7 +421,8 @@ def _def_comments(lines: list[str], first: int) -> dict[str, str]:
                 expect = False
     except (tokenize.TokenError, SyntaxError):
         return {}
-    return _attach([p for p in params if p[2] is not None], comments)
+    out = _attach([p for p in params if p[2] is not None], comments)
+    return out | {"return": returns} if returns else out
 
 # %% ../nbs/00_text.ipynb #e08ad8a1
 def _class_comments(lines: list[str], first: int) -> dict[str, str]:
@@ -460,8 +477,8 @@ def _source_lines(obj) -> tuple[list[str], int] | None:
 # %% ../nbs/00_text.ipynb #efab2f00
 def param_comments(obj,  # a function, a class (its `__init__`, or a dataclass's fields) or a numba dispatcher
                   ) -> dict[str, str]:
-    """The comment after each parameter of `obj` in its source (nbdev's docments style, `x,  # what x is`); {} when
-    the source cannot be found."""
+    """The comment after each parameter of `obj` in its source (nbdev's docments style, `x,  # what x is`), and the
+    one after a function's return annotation under the key 'return'; {} when the source cannot be found."""
     obj = inspect.unwrap(getattr(obj, "py_func", obj))
     if (inspect.isclass(obj) and inspect.isfunction(vars(obj).get("__init__"))
             and not hasattr(obj, "__dataclass_fields__")):
@@ -469,6 +486,17 @@ def param_comments(obj,  # a function, a class (its `__init__`, or a dataclass's
     found = _source_lines(obj)
     if found is None: return {}
     return (_class_comments if inspect.isclass(obj) else _def_comments)(*found)
+
+# %% ../nbs/00_text.ipynb #3cbde7db
+DOC_SECTIONS = ("Parameters", "Returns", "Yields", "Receives", "Other Parameters", "Raises", "Warns", "Warnings",
+                "See Also", "Notes", "References", "Examples")   # numpydoc's sections, in numpydoc's order
+
+# %% ../nbs/00_text.ipynb #85596513
+def doc_sections(doc: str,  # a docstring, cleaned (`inspect.cleandoc`)
+                ) -> tuple[str, list[tuple[str, str]]]:
+    "The text of `doc` before its first numpydoc section (`DOC_SECTIONS`), and (header, body) of each section in turn."
+    parts = re.split(rf"^({'|'.join(DOC_SECTIONS)})\n-{{3,}}[ \t]*(?:\n|$)", doc or "", flags=re.M)
+    return parts[0].rstrip(), [(parts[i], parts[i + 1].strip("\n")) for i in range(1, len(parts), 2)]
 
 # %% ../nbs/00_text.ipynb #425937bc
 def _short_repr(value, width: int = 60) -> str:
@@ -479,24 +507,34 @@ def _short_repr(value, width: int = 60) -> str:
 # %% ../nbs/00_text.ipynb #a89399ed
 def param_doc(obj,  # a function or class
              ) -> str | None:
-    """`obj`'s docstring with a numpy-style 'Parameters' section appended: each parameter with its annotation, its
-    default and its comment (`param_comments`). Unchanged when it has no parameters or already has such a section."""
+    """`obj`'s docstring with a numpy-style 'Parameters' section (each parameter with its annotation, its default and
+    its comment, `param_comments`) and a 'Returns' section (the return annotation and its comment, when it has one
+    and the docstring has no 'Returns'), placed among the docstring's own sections in numpydoc's order
+    (`DOC_SECTIONS`). Unchanged when there is nothing to add or the docstring has a 'Parameters' section already."""
     doc = inspect.cleandoc(obj.__doc__) if isinstance(obj.__doc__, str) else ""
-    if re.search(r"^Parameters\n-{10}", doc, re.M): return obj.__doc__
+    head, sections = doc_sections(doc)
+    if any(name == "Parameters" for name, _ in sections): return obj.__doc__
     try:
-        params = [p for p in inspect.signature(obj).parameters.values() if p.name not in ("self", "cls")]
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return obj.__doc__
-    if not params: return obj.__doc__
-    comments, rows = param_comments(obj), ["Parameters", "----------"]
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")]
+    shown = lambda a: a if isinstance(a, str) else inspect.formatannotation(a)
+    returns = sig.return_annotation is not sig.empty and all(name != "Returns" for name, _ in sections)
+    comments = param_comments(obj) if params or returns else {}
+    rows = []
     for p in params:
         star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
-        ann = ("" if p.annotation is p.empty else p.annotation if isinstance(p.annotation, str)
-               else inspect.formatannotation(p.annotation))
+        ann = "" if p.annotation is p.empty else shown(p.annotation)
         about = ", ".join(filter(None, [ann, "" if p.default is p.empty else f"default {_short_repr(p.default)}"]))
         rows.append(star + p.name + (f" : {about}" if about else ""))
         if comments.get(p.name): rows.append("    " + comments[p.name])
-    return (doc + "\n\n" if doc else "") + "\n".join(rows)
+    new = [("Parameters", "\n".join(rows))] if rows else []
+    if returns and comments.get("return"):
+        new.append(("Returns", f"{shown(sig.return_annotation)}\n    {comments['return']}"))
+    if not new: return obj.__doc__
+    ordered = sorted(new + sections, key=lambda s: DOC_SECTIONS.index(s[0]))     # stable: the docstring's own order
+    return "\n\n".join(([head] if head else []) + [f"{n}\n{'-' * len(n)}\n{body}" for n, body in ordered])
 
 # %% ../nbs/00_text.ipynb #0bc087ce
 def document_params(namespace: dict,  # a module's globals(): its __name__, __all__ and objects

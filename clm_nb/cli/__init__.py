@@ -11,10 +11,13 @@ import sys
 import click
 
 from .. import study as _studies
-from ..checks import deprecated_aliases
-from . import assess, bundle, common, leaderboard, measures, results, score, study, warm
-from .common import CommandGroup
 from ..text import document_params, terminal_text
+from ..checks import deprecated_aliases
+from ..catalog import measures, score
+from ..assessment import assess
+from ..leaderboard import leaderboard
+from .common import CommandGroup
+from . import bundle, common, results, study, warm
 
 # %% auto #0
 __all__ = ['cli', 'main']

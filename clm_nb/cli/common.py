@@ -112,7 +112,7 @@ _RARE_POLICIES = ("keep", "set_aside")
 _RARE_DEFAULT, _MIN_CLASS_SIZE = "set_aside", 5
 
 def prep_options(f):
-    "The preparation's options (see the prose), for assess and score."
+    "The preparation's options (docs: cli.html), for assess and score."
     for opt in reversed([
             click.option("--missing", type=click.Choice(_MISSING_POLICIES), default="refuse", show_default=True,
                          callback=_read_option("missing"),       # the reader keeps missing labels for drop/impute

@@ -7,8 +7,10 @@ docstring autodoc collects:
 1. turns `code` spans into RST literals and $...$ into the :math: role, and escapes RST's special characters
    everywhere else, so the text reads as written;
 2. appends a `:param name: comment` field for each commented parameter (and `:returns:`), which Sphinx renders as
-   the Parameters list next to the type hints, in place of the plain-text 'Parameters' section that
-   `clm_nb.core.document_params` appends to the docstrings for help() (removed here).
+   the Parameters list next to the type hints, in place of the plain-text 'Parameters' (and generated 'Returns')
+   section that `clm_nb.text.document_params` puts in the docstrings for help() (removed here);
+3. shows the docstring's other numpydoc sections (an 'Examples' section, a 'Returns' written in the docstring,
+   'Notes') under a rubric each, their doctest lines (`>>>`) as written.
 """
 import re
 
@@ -40,24 +42,33 @@ def docments_fields(obj) -> list[str]:
     return fields
 
 
-def without_parameters_section(lines: list[str]) -> list[str]:
-    """The docstring's lines without the numpy-style 'Parameters' section that `clm_nb.core.document_params` appends
-    for help() and Jupyter's `?`: the `:param:` fields below say the same, and RST would read its underline as a
-    section title."""
-    for i in range(len(lines) - 1):
-        if lines[i] == "Parameters" and lines[i + 1] and set(lines[i + 1]) == {"-"}:
-            head = lines[:i]
-            while head and not head[-1].strip(): head.pop()
-            return head
-    return lines
+def _body_to_rst(body: str) -> str:
+    "A section's body: doctest blocks (paragraphs that start with `>>>`) as written, the rest as `md_line_to_rst`."
+    blocks = body.split("\n\n")
+    return "\n\n".join(b if b.lstrip().startswith(">>>") else md_line_to_rst(b) for b in blocks)
+
+
+def sections_to_rst(doc: str, returns_field: bool) -> str:
+    """The docstring in RST without the numpy-style 'Parameters' section that `clm_nb.text.document_params` puts there
+    for help() and Jupyter's `?` (the `:param:` fields below say the same, and RST would read its underline as a
+    section title), nor the 'Returns' it generates when `returns_field` (the `:returns:` field says it); every other
+    section under a rubric."""
+    from clm_nb.text import doc_sections
+    head, sections = doc_sections(doc)
+    out = [md_line_to_rst(head)]
+    for header, body in sections:
+        if header == "Parameters" or (header == "Returns" and returns_field):
+            continue
+        out += ["", f".. rubric:: {header}", "", _body_to_rst(body)]
+    return "\n".join(out)
 
 
 def process(app, what, name, obj, options, lines):
-    lines[:] = md_line_to_rst("\n".join(without_parameters_section(lines))).split("\n")
-    if what in ("function", "method", "class"):
-        fields = docments_fields(obj)
-        if fields:
-            lines.extend(["", *fields])
+    fields = docments_fields(obj) if what in ("function", "method", "class") else []
+    returns_field = any(f.startswith(":returns:") for f in fields)
+    lines[:] = sections_to_rst("\n".join(lines), returns_field).split("\n")
+    if fields:
+        lines.extend(["", *fields])
 
 
 def skip_foreign(app, what, name, obj, skip, options):
