@@ -29,10 +29,10 @@ def _measure_names() -> list[str]:
 
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
-_SUBMODULES = ("text", "checks", "registry", "gower", "core", "pairs", "internal", "cvi", "curves", "separability",
-               "density", "external", "consensus", "between", "catalog", "readers", "prepare", "synthetic", "bundle",
-               "profile", "intervals", "rule", "assessment", "clusterers", "runner", "study", "tasks", "evaluation",
-               "leaderboard", "clustbench", "advice", "charts", "report", "cli", "all",
+_SUBMODULES = ("text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves",
+               "separability", "density", "external", "consensus", "between", "catalog", "readers", "prepare",
+               "synthetic", "bundle", "rule", "profile", "intervals", "assessment", "clusterers", "runner", "study",
+               "tasks", "evaluation", "leaderboard", "clustbench", "advice", "charts", "report", "cli", "all",
                "datasets", "verdict")           # the last two: deprecated paths, kept for one release
 
 

@@ -9,6 +9,7 @@ from .checks import *
 from .registry import *
 from .gower import *
 from .core import *
+from .distances import *
 from .pairs import *
 from .internal import *
 from .cvi import *

@@ -18,8 +18,10 @@ from scipy.special import expit, logsumexp
 import sys
 from .checks import check_flag, check_number, check_permutations, deprecated_aliases
 from .registry import get_measure, MeasureInfo, METRIC_NAMES, PAIR_METRICS, register, SCALE_FREE
-from .core import check_class_pairs, check_data, LabeledData, MIN_CLASS_SAMPLE, normalize_scale, stratified_sample
-from .pairs import check_max_memory, check_metric, DEFAULT_MAX_MEMORY, METRICS, summarize
+from .core import (check_class_pairs, check_data, LabeledData, MIN_CLASS_SAMPLE, normalize_scale,
+                         stratified_sample, unit_rows)
+from .distances import check_metric, distance_block, METRICS
+from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .internal import dbcv_value, intrinsic_dimension
 from .density import dcsi
 
@@ -128,22 +130,6 @@ def _reads_coordinates(data: LabeledData, metric: str) -> bool:
     "Whether class pairs of `data` are built from coordinates (dense X, Euclidean metric) rather than from distances."
     return data.kind == "coordinates" and metric == "euclidean"
 
-# %% ../nbs/13_between.ipynb #5bba1406
-def _block(data: LabeledData, metric: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    "Dissimilarities under `metric` between points `a` and points `b` (index arrays) of `data`: (len(a), len(b)) float64."
-    if data.kind in ("precomputed", "gower"):
-        return data.source.block(a, b)
-    from scipy.spatial.distance import cdist   # imported on first use: scipy.spatial is slow to import
-    if data.kind == "sparse":
-        A, B = data.source.matrix[a].toarray(), data.source.matrix[b].toarray()
-    else:
-        A, B = data.X[a], data.X[b]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        D = cdist(A, B, metric)
-    if metric == "cosine":
-        D[np.isnan(D)] = 1.0                     # an all-zero row: no direction, dissimilarity 1 (the engine's rule)
-    return D
-
 # %% ../nbs/13_between.ipynb #51b27fe4
 _BLOCK_ENTRIES = 1 << 22        # dissimilarities per block of `_power_sums` (32 MB)
 
@@ -156,12 +142,10 @@ def _power_sums(data: LabeledData, metric: str) -> tuple[np.ndarray, np.ndarray,
         order = np.argsort(data.labels, kind="stable")
         starts = np.searchsorted(data.labels[order], np.arange(K))
         S1, S2, top = np.empty((n, K)), np.empty((n, K)), 0.0
-        wide = max(n, data.d) if data.kind == "sparse" else n        # sparse: the densified rows count too
-        step = max(1, _BLOCK_ENTRIES // wide)
+        step = max(1, _BLOCK_ENTRIES // n)
         for r in range(0, n, step):
             rows = np.arange(r, min(n, r + step))
-            D = np.hstack([_block(data, metric, rows, order[c:c + step]) for c in range(0, n, step)]) \
-                if data.kind == "sparse" else _block(data, metric, rows, order)
+            D = distance_block(data, rows, order, metric)
             top = max(top, float(D.max(initial=0.0)))
             S1[rows] = np.add.reduceat(D, starts, axis=1)
             S2[rows] = np.add.reduceat(D * D, starts, axis=1)
@@ -601,10 +585,10 @@ def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutation
                  dim: int | None = None, min_pts: int = 5) -> Callable[[ClassPair], PairScore]:
     "The function scoring one class pair for the between-dataset measure `name` (`dim`: dbcv_btwn's, None: data.d)."
     if name == "dbcv_btwn":
-        block = None if _reads_coordinates(data, metric) else (lambda r: _block(data, metric, r, r))
+        block = None if _reads_coordinates(data, metric) else (lambda r: distance_block(data, r, r, metric))
         return lambda p: _dbcv_pair(p, n_permutations, seed, max_pair_points, data.d if dim is None else dim, block)
     if name == "dcsi_btwn":
-        block = None if _reads_coordinates(data, metric) else (lambda r: _block(data, metric, r, r))
+        block = None if _reads_coordinates(data, metric) else (lambda r: distance_block(data, r, r, metric))
         return lambda p: _dcsi_pair(p, n_permutations, seed, max_pair_points, min_pts, block)
     if name in CH_VARIANTS:
         form, adjust = CH_VARIANTS[name]
@@ -639,9 +623,7 @@ def _check_between_metric(name: str, metric) -> str:
 # %% ../nbs/13_between.ipynb #b551ce93
 def _spherical(data: LabeledData) -> LabeledData:
     "Validated coordinates on L2-normalised rows (an all-zero row stays 0): the centroid measures' view of cosine."
-    norms = np.linalg.norm(data.X, axis=1, keepdims=True)
-    U = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0)
-    return LabeledData(np.ascontiguousarray(U), data.labels, data.classes, data.keep, data.n_noise)
+    return LabeledData(np.ascontiguousarray(unit_rows(data.X)), data.labels, data.classes, data.keep, data.n_noise)
 
 # %% ../nbs/13_between.ipynb #117358eb
 MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)

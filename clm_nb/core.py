@@ -25,7 +25,7 @@ __all__ = ['NOISE_POLICIES', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL',
            'MIN_CLASS_SAMPLE', 'noise_mask', 'encode_labels', 'check_noise', 'check_noise_label', 'magnitude_bound',
            'check_finite', 'check_magnitude', 'check_X', 'check_euclidean', 'memmap_of', 'read_only_mapping',
            'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'scan_dissimilarity', 'check_dissimilarity',
-           'SparseRows', 'check_sparse', 'check_cosine_rows', 'LabeledData', 'check_labels', 'check_data',
+           'SparseRows', 'check_sparse', 'check_cosine_rows', 'unit_rows', 'LabeledData', 'check_labels', 'check_data',
            'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
            'zscore', 'sum_pairs', 'stratified_sample', 'half_sample']
 
@@ -340,7 +340,7 @@ def page_plan(arr,        # the matrix the kernels will read: a square float64 v
               lanes: int, # the threads that read it at once
              ) -> np.ndarray:
     """int64 [address, length, rows per release, 0 (the shared count)] of the file mapping behind `arr`, for
-    `pairs.page_out`; an empty array, nothing ever released, for anything but a square matrix memmapped read-only."""
+    `distances.page_out`; an empty array, nothing ever released, for anything but a square matrix memmapped read-only."""
     found = read_only_mapping(arr) if np.ndim(arr) == 2 else None
     if found is None:
         return np.empty(0, np.int64)
@@ -542,6 +542,22 @@ def check_cosine_rows(X,                  # (n, d) dense coordinates or a scipy 
                          "rows (X[keep], y[keep] with keep = the rows that have a non-zero value), or use a metric "
                          "defined on them (e.g. 'euclidean').")
     return X
+
+# %% ../nbs/04_core.ipynb #544a800e
+def unit_rows(X,   # (n, d) dense coordinates or a scipy sparse matrix
+             ):
+    """`X` with each row divided by its Euclidean norm: a float64 array for dense `X`, a CSR matrix with the same stored
+    entries for sparse `X`. An all-zero row stays 0 (`check_data` refuses those rows under metric='cosine')."""
+    if sparse.issparse(X):
+        M = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        M.sum_duplicates()
+        row = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+        norms = np.sqrt(np.bincount(row, weights=M.data ** 2, minlength=M.shape[0]))
+        M.data = M.data / np.where(norms > 0, norms, 1.0)[row]
+        return M
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
 
 # %% ../nbs/04_core.ipynb #cc68c39b
 @dataclass(frozen=True, eq=False)

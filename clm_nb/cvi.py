@@ -15,8 +15,8 @@ from scipy import sparse
 from .checks import check_choice, check_flag, check_number
 from .registry import PAIR_METRICS, register, SCALE_FREE
 from .core import check_class_pairs, check_data, check_euclidean, LabeledData, normalize_scale
-from .pairs import (check_metric, page_out, row_distances, sort_by_cluster, summarize,
-                          TRANSLATION_INVARIANT_METRICS)
+from .distances import check_metric, page_out, row_distances, sort_by_cluster, TRANSLATION_INVARIANT_METRICS
+from .pairs import summarize
 from .internal import TIE_RTOL, xie_beni
 
 

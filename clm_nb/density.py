@@ -12,7 +12,7 @@ from numba import njit
 from .checks import check_choice, check_number
 from .registry import PAIR_METRICS, register, SCALE_FREE
 from .core import check_class_pairs, check_data, LabeledData, noise_mask, NOISE_POLICIES
-from .pairs import check_metric, page_out, row_distances, sort_by_cluster
+from .distances import check_metric, page_out, row_distances, sort_by_cluster
 from .internal import TIE_RTOL
 
 

@@ -13,8 +13,8 @@ from numba import njit, prange
 from .checks import check_choice, check_flag, check_number
 from .registry import PAIR_METRICS, register, SCALE_FREE
 from .core import check_data, check_euclidean, check_labels, LabeledData, MAX_TABLE_PAIRS, normalize_scale
-from .pairs import (check_max_memory, check_metric, DEFAULT_MAX_MEMORY, page_out, row_distances,
-                          silhouette_widths, sort_by_cluster, SortedData, summarize)
+from .distances import check_metric, page_out, row_distances, sort_by_cluster, SortedData
+from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, silhouette_widths, summarize
 
 
 # %% auto #0

@@ -19,7 +19,7 @@ from .profile import check_board_measures, clm_profile, LEADERBOARD_MEASURES
 
 
 # %% auto #0
-__all__ = ['MAX_RESAMPLES', 'Resamples', 'take_points', 'resample_scores']
+__all__ = ['MAX_RESAMPLES', 'Resamples', 'take_points', 'normal_interval', 'resample_scores']
 
 # %% ../nbs/21_intervals.ipynb #4ac9b7c9
 @dataclass
@@ -54,6 +54,26 @@ def take_points(data: LabeledData,  # validated data (`clm_nb.core.check_data`),
         return data.X[rows], data.labels[rows]
     return LabeledData(np.empty((rows.size, 0)), data.labels[rows], data.classes, np.ones(rows.size, bool), 0,
                        data.source.take(rows)), None
+
+# %% ../nbs/21_intervals.ipynb #d680add8
+def normal_interval(value,                       # the estimates: a number or an array
+                    se,                          # their standard errors, >= 0 (NaN: no interval), broadcast with value
+                    ci: float = 0.95,            # the confidence level, in (0, 1)
+                    *,
+                    lower: float | None = None,  # the smallest value the score can take (None: unbounded)
+                    upper: float | None = None,  # the largest (None: unbounded)
+                   ) -> tuple:
+    """(low, high) = value -/+ z se, z the standard normal quantile of 1/2 + ci/2, each clipped to [lower, upper]:
+    numbers for numbers, arrays for arrays."""
+    ci = check_ci(ci, "normal_interval")
+    value, se = np.asarray(value, dtype=float), np.asarray(se, dtype=float)
+    if (se < 0).any():
+        raise ValueError(f"normal_interval: se={float(se[se < 0].ravel()[0])!r} is negative; a standard error is >= 0.")
+    if lower is not None and upper is not None and lower > upper:
+        raise ValueError(f"normal_interval: lower={lower!r} is above upper={upper!r}.")
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    lo, hi = (-np.inf if lower is None else lower), (np.inf if upper is None else upper)
+    return np.clip(value - z * se, lo, hi), np.clip(value + z * se, lo, hi)
 
 # %% ../nbs/21_intervals.ipynb #f4f22f82
 MAX_RESAMPLES = 1_000       # the most half-samples asked for (resample_scores, assess, the leaderboard)
@@ -105,7 +125,6 @@ def resample_scores(X,                            # (n, d) features as scored (a
             cols[m][b], cols[f"{m}_weighted"][b], cols[f"{m}_share_below"][b] = sc[i]
     m_kept = half_sample(codes, np.random.default_rng(0)).size
     f = _variance_factor(data.n, m_kept, pool.size)
-    z = NormalDist().inv_cdf(0.5 + ci / 2)
     rows, draws = [], {}
     for m in names:
         info, v = get_measure(m), float(values[m])
@@ -126,8 +145,9 @@ def resample_scores(X,                            # (n, d) features as scored (a
         note = ("" if abs(bias) <= max(se, 1e-12) else
                 f"the score moves by {bias:+.3g} when the sample is halved (more than its se): it depends on the "
                 "sample size, so the interval is approximate")
-        rows.append(dict(measure=m, value=v, se=se, low=float(np.clip(v - z * se, lo_, hi_)),
-                         high=float(np.clip(v + z * se, lo_, hi_)), bias=bias, n_ok=int(ok.sum()), note=note))
+        low, high = normal_interval(v, se, ci, lower=info.lower, upper=info.upper)
+        rows.append(dict(measure=m, value=v, se=se, low=float(low), high=float(high), bias=bias, n_ok=int(ok.sum()),
+                         note=note))
         draws[m] = np.clip(v + np.sqrt(f) * (t - mean), lo_, hi_)
         w = cols[f"{m}_weighted"]
         w_full = float(values.get(f"{m}_weighted", np.nanmean(w)))

@@ -19,6 +19,7 @@ from .bundle import resolve_data_dir, variant_index
 from .rule import JUDGED, VerdictRule, VERDICTS
 from .profile import (check_board_measures, DEFAULT_PRIMARY, LEADERBOARD_MEASURES, parse_primary, primary_score,
                             PROFILE_COLUMNS, SUMMARIES)
+from .intervals import normal_interval
 from .tasks import best_ground_truth
 
 
@@ -255,12 +256,10 @@ def _interval_columns(t: pd.DataFrame,           # the leaderboard table, with t
     (docs: leaderboard.html)."""
     if draws is None:
         return t, None
-    from statistics import NormalDist
-    z = NormalDist().inv_cdf(0.5 + ci / 2)                 # ci checked by `leaderboard`
     key = pd.MultiIndex.from_frame(t[["collection", "dataset"]])
     D = draws.reindex(key)
     se, value = D.std(axis=1, ddof=1).to_numpy(), t[primary].to_numpy(dtype=float)
-    t[f"{primary}_low"], t[f"{primary}_high"] = np.clip(value - z * se, 0, 1), np.clip(value + z * se, 0, 1)
+    t[f"{primary}_low"], t[f"{primary}_high"] = normal_interval(value, se, ci, lower=0, upper=1)
     ranks = rank_intervals(pd.Series(value, index=key), D, ci)
     t["rank_low"], t["rank_high"] = ranks.rank_low.to_numpy(), ranks.rank_high.to_numpy()
     return t, D.dropna(how="any")

@@ -6,44 +6,23 @@
 from __future__ import annotations
 
 import math
-import mmap
 import os
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 from numba import njit, prange
-from .checks import check_choice, check_number
+from . import distances
+from .checks import check_number, deprecated_aliases
 from .registry import PAIR_SUMMARIES
-from .core import (check_class_pairs, check_data, LabeledData, MAX_TABLE_PAIRS, normalize_scale, page_plan,
-                         release_pages)
-from . import core
+from .core import check_class_pairs, check_data, MAX_TABLE_PAIRS, release_pages
+from .distances import check_metric, METRICS, page_out, row_distances, sort_by_cluster, SortedData
 
 
 # %% auto #0
-__all__ = ['METRICS', 'COORDINATE_METRICS', 'TRANSLATION_INVARIANT_METRICS', 'MEMORY_RULE', 'MEMORY_SHARE_VARIABLE',
-           'DEFAULT_MAX_MEMORY', 'row_distances', 'NEEDS', 'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE', 'check_metric',
-           'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'SortedData', 'sort_by_cluster',
-           'page_out', 'PairSummary', 'check_tolerance', 'check_table_sizes', 'pair_summary', 'silhouette_values',
-           'silhouette_widths', 'summarize']
-
-# %% ../nbs/05_pairs.ipynb #f6adda43
-METRICS = {"euclidean": 0, "l2": 0, "sqeuclidean": 1, "cityblock": 2, "manhattan": 2, "l1": 2, "chebyshev": 3,
-           "cosine": 4, "precomputed": 5, "gower": 9}
-COORDINATE_METRICS = tuple(m for m, c in METRICS.items() if c < 5)   # read from coordinates, dense or sparse
-_CONDENSED, _SPARSE = 6, 10        # internal codes: a condensed precomputed vector; sparse rows (10 + the metric's code)
-
-def check_metric(metric: str, *, who: str = "") -> str:
-    "`metric` if the engine supports it; anything else (an unknown name, a list, a number) is a `ValueError`."
-    try:
-        return check_choice(metric, "metric", sorted(METRICS), who=who)
-    except ValueError:
-        raise ValueError(f"{who + ': ' if who else ''}metric={metric!r} is not supported by the pair engine; "
-                         f"use one of {sorted(METRICS)}. For any other dissimilarity (edit distance, DTW, a graph "
-                         "distance), compute the matrix yourself and pass it with metric='precomputed'.") from None
-
-# %% ../nbs/05_pairs.ipynb #3a9d3d38
-TRANSLATION_INVARIANT_METRICS = {"euclidean", "l2", "sqeuclidean", "cityblock", "manhattan", "l1", "chebyshev"}
+__all__ = ['MEMORY_RULE', 'MEMORY_SHARE_VARIABLE', 'DEFAULT_MAX_MEMORY', 'NEEDS', 'CURVE_COLUMNS', 'ROUNDING_ALLOWANCE',
+           'available_memory', 'memory_share', 'auto_max_memory', 'check_max_memory', 'PairSummary', 'check_tolerance',
+           'check_table_sizes', 'pair_summary', 'silhouette_values', 'silhouette_widths', 'summarize']
 
 # %% ../nbs/05_pairs.ipynb #867e362b
 MEMORY_RULE = dict(fraction=0.5,          # of the memory available at the call
@@ -100,248 +79,6 @@ def check_max_memory(max_memory, *, who: str = "") -> int:
     if max_memory is None:
         return auto_max_memory()
     return check_number(max_memory, "max_memory", lo=1, integer=True, who=who)
-
-# %% ../nbs/05_pairs.ipynb #f445faf0
-@dataclass(frozen=True, eq=False)
-class SortedData:
-    "Points sorted by cluster: rows `starts[k]:starts[k+1]` are cluster k. Distances are in units of `scale`."
-    X: np.ndarray          # (n, d) coordinates sorted by label, divided by `scale` (unit rows for cosine); (n, 0) else
-    src: tuple             # (F, I, J, W): what the kernels read (see the table above)
-    labels: np.ndarray     # (n,) sorted cluster codes 0..K-1
-    order: np.ndarray      # (n,) point i is point order[i] of the caller's data
-    starts: np.ndarray     # (K+1,) segment boundaries
-    scale: float           # distances are in units of `scale` (a power of two; 1 for cosine, precomputed, gower)
-    metric: str            # one of `METRICS`
-    code: int              # the kernels' code: METRICS[metric], or `_CONDENSED`, or `_SPARSE` + METRICS[metric]
-    bound: float = math.nan   # an upper bound on every distance when known in advance (precomputed: its largest)
-
-    @property
-    def n(self) -> int: return self.labels.shape[0]
-    @property
-    def K(self) -> int: return self.starts.shape[0] - 1
-    @property
-    def sizes(self) -> np.ndarray: return np.diff(self.starts)
-    @property
-    def n_pairs(self) -> int: return self.n * (self.n - 1) // 2
-    @property
-    def n_within(self) -> int: return int((self.sizes * (self.sizes - 1) // 2).sum())
-
-# %% ../nbs/05_pairs.ipynb #63398989
-_NO_INT, _NO_FLOAT = np.empty(0, np.int64), np.empty(0)
-
-def sort_by_cluster(data: LabeledData, metric: str = "euclidean") -> SortedData:
-    """Sort validated data by label (stable) and lay it out for the kernels (the table above): coordinates divided by
-    a power of two (exact), cosine on unit rows, sparse rows as CSR, a precomputed matrix in place."""
-    check_metric(metric)
-    if (data.kind in ("precomputed", "gower") or metric in ("precomputed", "gower")) and data.kind != metric:
-        raise ValueError(f"these points are {data.kind}; metric={metric!r} cannot read them (validate them with "
-                         "check_data(..., metric=metric)).")
-    order = np.argsort(data.labels, kind="stable")
-    labels = data.labels[order].astype(np.int64)
-    starts = np.searchsorted(labels, np.arange(data.K + 1)).astype(np.int64)
-    empty, code, scale = np.empty((data.n, 0)), METRICS[metric], 1.0
-    if data.kind == "precomputed":
-        D = data.source
-        F = np.asarray(D.values)                                       # a memmap's view, read in place
-        src = (F.reshape(1, -1), D.rows[order], np.array([D.m], np.int64), _NO_FLOAT) if D.condensed else \
-            (F, D.rows[order], page_plan(F, numba.get_num_threads()), _NO_FLOAT)   # J: `page_out`'s plan
-        return SortedData(empty, src, labels, order, starts, 1.0, metric, _CONDENSED if D.condensed else code,
-                          D.top if math.isfinite(D.top) else math.nan)
-    if data.kind == "gower":
-        rows, kinds, weights = data.source.rows()
-        return SortedData(empty, (np.ascontiguousarray(rows[order]), kinds, _NO_INT, weights), labels, order, starts,
-                          1.0, metric, code)
-    if data.kind == "sparse":
-        M = data.source.matrix[order]
-        if metric == "cosine":
-            row = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
-            norms = np.sqrt(np.bincount(row, weights=M.data ** 2, minlength=M.shape[0]))
-            vals = M.data / np.where(norms > 0, norms, 1.0)[row]        # unit rows; an all-zero row stays 0
-        else:
-            top = float(np.abs(M.data).max()) if M.nnz else 0.0
-            scale = float(2.0 ** np.ceil(np.log2(top))) if top > 0 else 1.0
-            vals = M.data / scale
-        src = (np.ascontiguousarray(vals, dtype=np.float64).reshape(1, -1), M.indptr.astype(np.int64),
-               M.indices.astype(np.int64), _NO_FLOAT)
-        return SortedData(empty, src, labels, order, starts, scale ** 2 if code == 1 else scale, metric, _SPARSE + code)
-    if metric == "cosine":
-        norms = np.linalg.norm(data.X, axis=1, keepdims=True)
-        Xn = np.divide(data.X, norms, out=np.zeros_like(data.X), where=norms > 0)
-    else:
-        Xn, scale, _ = normalize_scale(data.X, center=False)
-    Xs = np.ascontiguousarray(Xn[order], dtype=np.float64)
-    return SortedData(Xs, (np.ascontiguousarray(Xs.T), _NO_INT, _NO_INT, _NO_FLOAT), labels, order, starts,
-                      float(scale ** 2 if code == 1 else scale), metric, code)   # squared: in units of scale^2
-
-# %% ../nbs/05_pairs.ipynb #46df4da4
-@njit(cache=True, nogil=True)
-def _source_distances(src, i, j0, j1, code, out):
-    "`_row_distances` for precomputed (5, 6), Gower (9) and sparse (10 + metric code) points (the table above)."
-    F, I, J, W = src
-    m = j1 - j0
-    o = out[:m]
-    if code == 5:
-        row = F[I[i]]
-        for j in range(m):
-            o[j] = row[I[j0 + j]]
-    elif code == 6:
-        M, a = J[0], I[i]
-        for j in range(m):
-            b = I[j0 + j]
-            lo, hi = (a, b) if a < b else (b, a)
-            o[j] = F[0, M * lo - lo * (lo + 1) // 2 + hi - lo - 1]
-    elif code == 9:
-        p = F.shape[1]
-        for j in range(m):
-            b = j0 + j
-            num, den = 0.0, 0.0
-            for k in range(p):
-                x, y = F[i, k], F[b, k]
-                if x != x or y != y:
-                    continue
-                t = I[k]
-                if t == 0:
-                    num += W[k] * abs(x - y)
-                    den += W[k]
-                elif t == 1 or x == 1.0 or y == 1.0:
-                    den += W[k]
-                    if x != y:
-                        num += W[k]
-            o[j] = num / den if den > 0 else np.nan
-    else:
-        base = code - 10
-        V = F[0]
-        a0, a1 = I[i], I[i + 1]
-        for j in range(m):
-            b0, b1 = I[j0 + j], I[j0 + j + 1]
-            s = 0.0
-            p, q = a0, b0
-            while p < a1 or q < b1:
-                if q >= b1 or (p < a1 and J[p] < J[q]):
-                    x, y = V[p], 0.0
-                    p += 1
-                elif p >= a1 or J[q] < J[p]:
-                    x, y = 0.0, V[q]
-                    q += 1
-                else:
-                    x, y = V[p], V[q]
-                    p += 1
-                    q += 1
-                if base == 4:
-                    s += x * y
-                elif base == 3:
-                    s = max(s, abs(x - y))
-                elif base == 2:
-                    s += abs(x - y)
-                else:
-                    s += (x - y) * (x - y)
-            if base == 0:
-                s = np.sqrt(s)
-            elif base == 4:
-                s = 1.0 - s
-                s = 0.0 if s < 0.0 else (2.0 if s > 2.0 else s)
-            o[j] = s
-    return o
-
-# %% ../nbs/05_pairs.ipynb #8b1b98d3
-@njit(cache=True, nogil=True)
-def _row_distances(src,   # (F, I, J, W): the points as the kernels read them (the table above)
-                   i,     # the point, a position in the sorted order
-                   j0,    # the first point it is measured to
-                   j1,    # one past the last
-                   code,  # the kernel code of the metric and the kind of point (`SortedData.code`)
-                   out,   # buffer of at least j1 - j0 doubles
-                  ):
-    """out[:j1-j0] = distance from point i to points j0..j1-1 (columns of XT), summed over features in order, four
-    features per sweep of the buffer (the same additions in the same order as one feature per sweep). Each metric
-    has its own loops, the branch outside them, so every loop is a plain vectorisable sweep."""
-    if code >= 5:
-        return _source_distances(src, i, j0, j1, code, out)
-    XT = src[0]
-    d = XT.shape[0]
-    m = j1 - j0
-    o = out[:m]
-    if code == 3:                                        # Chebyshev: a maximum, not a sum
-        o[:] = 0.0
-        for k in range(d):
-            xi = XT[k, i]
-            row = XT[k, j0:j1]
-            for j in range(m):
-                v = abs(xi - row[j])
-                if v > o[j]:
-                    o[j] = v
-        return o
-    k = 0
-    if d < 4:
-        o[:] = 0.0
-    while k + 4 <= d:
-        x0, x1, x2, x3 = XT[k, i], XT[k + 1, i], XT[k + 2, i], XT[k + 3, i]
-        r0, r1, r2, r3 = XT[k, j0:j1], XT[k + 1, j0:j1], XT[k + 2, j0:j1], XT[k + 3, j0:j1]
-        first = k == 0                                   # o holds nothing yet: start the sums at 0.0
-        if code == 2:
-            for j in range(m):
-                o[j] = ((((0.0 if first else o[j]) + abs(x0 - r0[j])) + abs(x1 - r1[j])) + abs(x2 - r2[j])) \
-                    + abs(x3 - r3[j])
-        elif code == 4:
-            for j in range(m):
-                o[j] = ((((0.0 if first else o[j]) + x0 * r0[j]) + x1 * r1[j]) + x2 * r2[j]) + x3 * r3[j]
-        elif first:
-            for j in range(m):
-                t0, t1, t2, t3 = x0 - r0[j], x1 - r1[j], x2 - r2[j], x3 - r3[j]
-                o[j] = (((0.0 + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3
-        else:
-            for j in range(m):
-                t0, t1, t2, t3 = x0 - r0[j], x1 - r1[j], x2 - r2[j], x3 - r3[j]
-                o[j] = (((o[j] + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3
-        k += 4
-    while k < d:
-        xk = XT[k, i]
-        rk = XT[k, j0:j1]
-        if code == 2:
-            for j in range(m):
-                o[j] += abs(xk - rk[j])
-        elif code == 4:
-            for j in range(m):
-                o[j] += xk * rk[j]
-        else:
-            for j in range(m):
-                t = xk - rk[j]
-                o[j] += t * t
-        k += 1
-    if code == 0:
-        for j in range(m):
-            o[j] = np.sqrt(o[j])
-    elif code == 4:
-        for j in range(m):
-            v = 1.0 - o[j]
-            o[j] = 0.0 if v < 0.0 else (2.0 if v > 2.0 else v)
-    return o
-
-# %% ../nbs/05_pairs.ipynb #a51d7127
-row_distances = _row_distances     # public: other modules' kernels read any kind of point through it
-
-# %% ../nbs/05_pairs.ipynb #f02aaff0
-_MADV_DONTNEED = int(getattr(mmap, "MADV_DONTNEED", 4))
-if hasattr(mmap, "MADV_DONTNEED"):
-    _madvise = numba.types.ExternalFunction("madvise", numba.types.intc(numba.types.uintp, numba.types.uintp,
-                                                                         numba.types.intc))
-else:                                                    # no madvise (Windows): `page_plan` never makes a plan
-    @njit(cache=True, nogil=True)
-    def _madvise(address, length, advice): return 0
-
-@njit(cache=True, nogil=True)
-def page_out(src,   # (F, I, J, W): the points as the kernels read them; a plan in J for a memmapped square matrix
-             code,  # the kernel code (`SortedData.code`): only 5 (a square matrix) has plans
-             rows,  # rows the caller finished reading since its last call
-            ):
-    "Count `rows` more rows read; at the plan's rows per release, drop the memmap's pages from the resident set."
-    P = src[2]
-    if code != 5 or P.shape[0] != 4:
-        return
-    P[3] += rows
-    if P[3] >= P[2]:
-        P[3] = 0
-        _madvise(np.uint64(P[0]), np.uint64(P[1]), _MADV_DONTNEED)
 
 # %% ../nbs/05_pairs.ipynb #d6b4472e
 _ROW_BLOCK, _COLUMN_TILE = 16, 2048       # the pairs are walked in blocks of 16 rows x 2048 columns
@@ -426,7 +163,7 @@ def _stats_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, p
                     if a0 >= j1:
                         continue
                     li = labels[i]
-                    o = _row_distances(src, i, a0, j1, code, buf)
+                    o = row_distances(src, i, a0, j1, code, buf)
                     for c in range(labels[a0], labels[j1 - 1] + 1):     # the clusters these columns fall in
                         a = max(a0, starts[c]) - a0
                         z = min(j1, starts[c + 1]) - a0
@@ -490,7 +227,7 @@ def _collect_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab,
                     a0 = max(j0, i + 1)
                     if a0 >= j1:
                         continue
-                    o = _row_distances(src, i, a0, j1, code, buf)
+                    o = row_distances(src, i, a0, j1, code, buf)
                     k = 0
                     for j in range(o.shape[0]):
                         v = o[j]
@@ -620,7 +357,7 @@ def _cluster_sums_pass(src, labels, starts, code, n_lanes, full, r0, r1):
         acc = part[0] if full else part[t]
         for i in range(r0 + t if full else t, r1 if full else n - 1, n_lanes):
             j0 = 0 if full else i + 1
-            o = _row_distances(src, i, j0, n, code, buf)
+            o = row_distances(src, i, j0, n, code, buf)
             if full:
                 o[i] = 0.0
             li = labels[i]
@@ -1039,9 +776,9 @@ def _upper_bound(sd: SortedData) -> float:
             top = max(top, float(F[r:r + 256].max(initial=0.0)))
             release_pages(F)
         return top * (1 + 1e-9) + 1e-300
-    if sd.code >= _SPARSE:
+    if sd.is_sparse:
         F, I = sd.src[0][0], sd.src[1]
-        base = sd.code - _SPARSE
+        base = METRICS[sd.metric]
         row = np.repeat(np.arange(I.size - 1), np.diff(I))
         if base == 3: r = np.abs(F).max(initial=0.0)
         elif base == 2: r = np.bincount(row, weights=np.abs(F)).max(initial=0.0)
@@ -1303,7 +1040,7 @@ def _count_pass(src, labels, starts, code, n_lanes, lo, hi, inv, nb, top, tab, s
                     a0 = max(j0, i + 1)
                     if a0 >= j1:
                         continue
-                    o = _row_distances(src, i, a0, j1, code, buf)
+                    o = row_distances(src, i, a0, j1, code, buf)
                     e = min(max(starts[labels[i] + 1] - a0, 0), j1 - a0)     # o[:e] are within pairs
                     _count_run(o, 0, e, 0, lo, hi, inv, nb, top, tab, c8, c64, g)
                     _count_run(o, e, j1 - a0, 1, lo, hi, inv, nb, top, tab, c8, c64, g)
@@ -1557,6 +1294,11 @@ def summarize(X,                                     # the data (n, d) dense or 
     s = pair_summary(sd, needs, max_memory=max_memory, tolerance=tolerance)
     cache[(metric, tolerance)] = (needs, s)
     return s
+
+# %% ../nbs/05_pairs.ipynb #ebf76504
+__getattr__ = deprecated_aliases(__name__, {name: (distances, name) for name in (
+    "METRICS", "COORDINATE_METRICS", "TRANSLATION_INVARIANT_METRICS", "check_metric", "SortedData", "sort_by_cluster",
+    "row_distances", "page_out")})
 
 # %% ../nbs/05_pairs.ipynb #f5d8bfb3
 from .text import document_params

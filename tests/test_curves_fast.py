@@ -11,7 +11,8 @@ from sklearn.metrics import auc, average_precision_score, precision_recall_curve
 import clm_nb
 from clm_nb.core import check_data
 from clm_nb.curves import CURVE_MEASURES, BoundedScore, bounded_score
-from clm_nb.pairs import ROUNDING_ALLOWANCE, PairSummary, _TolerantResolver, _fill_ranks, _upper_bound, sort_by_cluster
+from clm_nb.distances import sort_by_cluster
+from clm_nb.pairs import ROUNDING_ALLOWANCE, PairSummary, _TolerantResolver, _fill_ranks, _upper_bound
 
 SLACK = 1e-12                                                     # rounding between the two computations
 

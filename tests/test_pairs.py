@@ -16,7 +16,8 @@ from sklearn.metrics import auc, average_precision_score, precision_recall_curve
 import clm_nb
 from clm_nb import pairs
 from clm_nb.core import check_data
-from clm_nb.pairs import DEFAULT_MAX_MEMORY, NEEDS, pair_summary, sort_by_cluster, summarize
+from clm_nb.distances import sort_by_cluster
+from clm_nb.pairs import DEFAULT_MAX_MEMORY, NEEDS, pair_summary, summarize
 
 EPS = 1e-12
 
