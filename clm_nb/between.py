@@ -24,6 +24,7 @@ from .distances import check_metric, distance_block, METRICS
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .internal import dbcv_value, intrinsic_dimension
 from .density import dcsi
+from . import checks
 
 
 # %% auto #0
@@ -1099,7 +1100,8 @@ def class_pair_summary(pairs: pd.DataFrame, threshold: float = 0.3) -> ClassPair
 
 # %% ../nbs/13_between.ipynb #8356de7d
 __getattr__ = deprecated_aliases(__name__, {"pair_summary": (sys.modules[__name__], "class_pair_summary"),
-                                             "PairSummary": (sys.modules[__name__], "ClassPairSummary")})
+                                             "PairSummary": (sys.modules[__name__], "ClassPairSummary"),
+                                             "MAX_PERMUTATIONS": (checks, "MAX_PERMUTATIONS")})
 
 # %% ../nbs/13_between.ipynb #14d634df
 def _measure_info(measure) -> MeasureInfo:

@@ -69,7 +69,7 @@ class SortedData:
 _NO_INT, _NO_FLOAT = np.empty(0, np.int64), np.empty(0)
 
 def _check_points(data: LabeledData, metric: str) -> None:
-    "A `ValueError` when `metric` is not the engine's or cannot read the points of `data` (see the prose)."
+    "A `ValueError` when `metric` is not the engine's or cannot read the points of `data` (docs: distances.html#check_metric)."
     check_metric(metric)
     if (data.kind in ("precomputed", "gower") or metric in ("precomputed", "gower")) and data.kind != metric:
         raise ValueError(f"these points are {data.kind}; metric={metric!r} cannot read them (validate them with "

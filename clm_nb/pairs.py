@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 from numba import njit, prange
-from . import distances
+from . import core, distances
 from .checks import check_number, deprecated_aliases
 from .registry import PAIR_SUMMARIES
 from .core import check_class_pairs, check_data, MAX_TABLE_PAIRS, release_pages
@@ -1298,7 +1298,7 @@ def summarize(X,                                     # the data (n, d) dense or 
 # %% ../nbs/05_pairs.ipynb #ebf76504
 __getattr__ = deprecated_aliases(__name__, {name: (distances, name) for name in (
     "METRICS", "COORDINATE_METRICS", "TRANSLATION_INVARIANT_METRICS", "check_metric", "SortedData", "sort_by_cluster",
-    "row_distances", "page_out")})
+    "row_distances", "page_out")} | {"scan_dissimilarity": (core, "scan_dissimilarity")})   # the scan: into the core
 
 # %% ../nbs/05_pairs.ipynb #f5d8bfb3
 from .text import document_params

@@ -614,7 +614,7 @@ def point_kind(X,                           # the points
 # %% ../nbs/16_prepare.ipynb #443b38d1
 def _prepare_points(X, y, metric: str, kind: str, *, missing: str, ordinal, rare: str, min_class_size: int, noise,
                     keep_cols, scaling: str) -> Prepared:
-    "`prepare` of points that are not dense coordinates (`point_kind`): by rows, validated once (see the prose)."
+    "`prepare` of points that are not dense coordinates (`point_kind`): by rows, validated once (docs: prepare.html)."
     missing = check_choice(missing, "missing", MISSING_POLICIES, who="prepare")
     rare = check_choice(rare, "rare", RARE_POLICIES, who="prepare")
     min_class_size = check_number(min_class_size, "min_class_size", lo=1, integer=True, who="prepare")

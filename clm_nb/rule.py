@@ -68,7 +68,7 @@ def dominant_pair_broken(rule,            # the `VerdictRule` (its `low` cut-off
 
 # %% ../nbs/19_rule.ipynb #d69472fe
 class RowReading:
-    "One table row as the rule reads it (see the prose): its facts, the views' and ground truth's bands, its verdict."
+    "One table row as the rule reads it (docs: rule.html): its facts, the views' and ground truth's bands, its verdict."
     def __init__(self,
                  rule,      # the `VerdictRule` whose cut-offs read the row
                  r: dict,   # one table row (see `VerdictRule.apply`)
@@ -344,7 +344,7 @@ class VerdictRule:
     views: tuple = VIEWS                 # (name, measure) pairs over pairwise between-dataset measures
     min_per_class: float = 20            # fewer points per class on average (n / K): too few points to judge
     min_spread: float = 0.15             # a distance CV below it with d >= 2n/K: the views cannot judge
-    rows: ClassVar[tuple] = RULE_ROWS    # the rule's table (see the prose); a subclass may give another
+    rows: ClassVar[tuple] = RULE_ROWS    # the rule's table (`RULE_ROWS`); a subclass may give another
 
     def __post_init__(self):
         for f in ("high", "low", "z", "gt_high", "gt_low", "min_per_class", "min_spread"):

@@ -38,7 +38,7 @@ def studies_dir() -> Path:
 _SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str", "None": "none", "Path": "str"}
 
 def _alternatives(node: ast.expr) -> tuple:
-    "The alternatives of an annotation's AST (see the prose)."
+    "The alternatives of an annotation's AST: `Union[a, b]`, `Optional[a]` and `a | b` give their members."
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _alternatives(ast.parse(node.value, mode="eval").body)
     if isinstance(node, ast.Constant) and node.value is None:

@@ -217,7 +217,7 @@ def _study_prepared(X,                        # a bundle dataset's features
                     rare: str = RARE_DEFAULT, # the study's rare-class policy
                     scaling: str = "none",    # the features' scaling
                    ) -> Prepared:
-    "A bundle dataset prepared as every study task prepares it: `prepare` with leaks='warn' (see above)."
+    "A bundle dataset prepared as every study task prepares it: `prepare` with leaks='warn' (a curated set's separating coordinate is kept, with a warning)."
     return prepare(X, y, scaling=scaling, missing=missing, rare=rare, noise=noise, leaks="warn")
 
 # %% ../nbs/25_tasks.ipynb #3dc341dd
