@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 from numba import njit, prange
+from .text import document_params
 from .checks import check_choice
 from .core import LabeledData, normalize_scale, page_plan, release_pages, unit_rows
 
@@ -324,3 +325,6 @@ def distance_block(data: LabeledData,          # validated points (`check_data`)
     if scale != 1.0:
         out *= scale                                # a power of two: exact
     return out
+
+# %% ../nbs/05_distances.ipynb #eac27b24
+document_params(globals())

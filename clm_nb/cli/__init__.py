@@ -11,13 +11,10 @@ import sys
 import click
 
 from .. import study as _studies
-from ..text import document_params, terminal_text
 from ..checks import deprecated_aliases
-from ..catalog import measures, score
-from ..assessment import assess
-from ..leaderboard import leaderboard
+from . import assess, bundle, common, leaderboard, measures, results, score, study, warm
 from .common import CommandGroup
-from . import bundle, common, results, study, warm
+from ..text import document_params, terminal_text
 
 # %% auto #0
 __all__ = ['cli', 'main']
