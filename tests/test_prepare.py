@@ -1,5 +1,7 @@
 """The preparation step (clm_nb.prepare, notebook 16_prepare): each diagnosis has cases that trigger it and cases that
-must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused."""
+must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused.
+
+issue 38: the leakage check counts ties without a dense table."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,8 +9,10 @@ from hypothesis import given, settings, strategies as st
 from sklearn.datasets import load_iris, load_wine
 
 from clm_nb.core import zscore
-from clm_nb.prepare import (DUPLICATE_SHARE, SCALINGS, leakage_findings, prepare, rare_classes, robust_scale,
-                            say, scale_features, skewed_features)
+from clm_nb.prepare import (DUPLICATE_SHARE, SCALINGS, leakage_findings, prepare, rare_classes, robust_scale, say,
+                            scale_features, skewed_features)
+
+from hostile import bounded
 
 RNG = np.random.default_rng(0)
 
@@ -274,3 +278,19 @@ def test_two_level_text_is_boolean_only_within_one_vocabulary():
     p = prepare(X, np.arange(10) % 2)
     assert p.features == ["ans", "w"] and p.X[:2, 0].tolist() == [0.0, 1.0]
     assert prepare(X.assign(ans=["TRUE", "false"] * 5), np.arange(10) % 2).X[:2, 0].tolist() == [1.0, 0.0]
+
+
+# ---- issue 38: the leakage check counts ties without a dense table.
+
+def test_leakage_check_counts_ties_without_a_dense_table():
+    "tie_mixing over 200,000 distinct values and 1,000 classes: the old crosstab was a 1.6 GB table."
+    out = bounded("""
+        import json, resource, numpy as np
+        from clm_nb.prepare import tie_mixing
+        rng = np.random.default_rng(0)
+        v = rng.permutation(200_000).astype(float); c = np.arange(200_000) % 1000
+        v[:10] = v[10]                                     # 11 points share one value: 10 beyond its top label
+        r = tie_mixing(v, c)
+        print(json.dumps(dict(r=r, peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+    """, limit_bytes=3 << 30)
+    assert out["r"] == 10 and out["peak_mb"] < 1024, out

@@ -1,4 +1,6 @@
-"""The curve measures' fast mode (issue 23): every estimate lies within its certified bound of the exact value, and
+"""The curve measures (clm_nb.curves, notebook 08_curves).
+
+The curve measures' fast mode (issue 23): every estimate lies within its certified bound of the exact value, and
 every bound within the tolerance asked for — on random small data with ties, duplicates and degenerate labels, with
 buckets forced coarse so that the bounds, not the opened buckets, carry the result. Oracle: scikit-learn on the
 materialised pair vector."""
@@ -11,7 +13,7 @@ from sklearn.metrics import auc, average_precision_score, precision_recall_curve
 import clm_nb
 from clm_nb.core import check_data
 from clm_nb.curves import CURVE_MEASURES, BoundedScore, bounded_score
-from clm_nb.pairs import ROUNDING_ALLOWANCE, PairSummary, _TolerantResolver, _fill_ranks, _upper_bound, sort_by_cluster
+from clm_nb.pairs import ROUNDING_ALLOWANCE, PairSummary, _TolerantResolver, _fill_ranks, sort_by_cluster, _upper_bound
 
 SLACK = 1e-12                                                     # rounding between the two computations
 
