@@ -12,6 +12,21 @@ from hostile import hostile_data
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "datasets"
 
+# The longest files first, the rest in file-name order. pytest-xdist (`-n 2 --dist loadfile`, pyproject.toml) gives
+# each worker whole files in collection order when `--no-loadscope-reorder` is set; its default order, by number of
+# tests, gave out test_docs.py (8 tests, minutes of site building) and test_studies.py among the last files, so the
+# run ended on them. Started first, they run beside the short files, and the files given out last are short ones.
+SLOW_FIRST = ("test_studies.py", "test_docs.py", "test_faults.py", "test_notebooks_open_clean.py", "test_cli.py",
+              "test_common_memmap.py", "test_runner.py", "test_common_invariances.py", "test_readme.py",
+              "test_intervals.py", "test_report.py", "test_internal.py", "test_registry.py", "test_common_params.py",
+              "test_common_metrics.py", "test_external.py", "test_cvi.py", "test_assessment.py", "test_clusterers.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    "Put the files of SLOW_FIRST first (a stable sort: each file's tests keep their order)."
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 @pytest.fixture(scope="session")
 def shared_data_dir():
@@ -91,17 +106,33 @@ def gallery_html(hostile_csv, tmp_path_factory):
     return path
 
 
-# ---- issue 39: rank intervals on the leaderboard
+# ---- the embedded default's profiles, read by test_report (the report) and the rank intervals (issue 39)
 
 @pytest.fixture(scope="session")
-def rank_board(tmp_path_factory):
-    "The embedded default's leaderboard with 10 draws per dataset (test_leaderboard, test_report)."
+def embedded_profiles(tmp_path_factory):
+    """(catalog, results) of the profile tasks of the embedded default (ten datasets): 10 relabellings per class pair
+    and 10 half-sample draws per dataset. The draws are rows of their own (part 'draw'), added after each profile, so
+    the results without them are what the tasks give without `n_resamples`: test_report's report reads those, the
+    rank-interval leaderboard all of them. One run for the whole session: the task store is in the folder pytest-xdist's
+    workers share, under a lock, so the first worker computes it and the other reads it from the store."""
+    import fcntl
     from clm_nb.bundle import list_datasets
-    from clm_nb.leaderboard import leaderboard
     from clm_nb.runner import run
     from clm_nb.tasks import profile_tasks
-    tmp = tmp_path_factory.mktemp("ranks")
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
     catalog = list_datasets(False, labeled=False)
-    results = run(profile_tasks(catalog, data_dir=False, n_permutations=10, n_resamples=10), store=tmp / "tasks",
-                  n_jobs=1, progress=False)
-    return leaderboard(results, catalog, data_dir=False), catalog, results, tmp
+    with open(root / "embedded_profiles.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = run(profile_tasks(catalog, data_dir=False, n_permutations=10, n_resamples=10),
+                      store=root / "embedded_profiles", n_jobs=1, progress=False)
+    return catalog, results
+
+
+@pytest.fixture(scope="session")
+def rank_board(embedded_profiles, tmp_path_factory):
+    "The embedded default's leaderboard with 10 draws per dataset (test_leaderboard, test_report)."
+    from clm_nb.leaderboard import leaderboard
+    catalog, results = embedded_profiles
+    return leaderboard(results, catalog, data_dir=False), catalog, results, tmp_path_factory.mktemp("ranks")

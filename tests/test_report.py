@@ -37,12 +37,13 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, monkeypatch_module):
-    "The report of the embedded default (ten datasets), built once for the module."
+def report(tmp_path_factory, monkeypatch_module, embedded_profiles):
+    """The report of the embedded default (ten datasets), built once for the module from the session's profiles
+    (conftest.py) without their half-sample draws: the tasks' results without `n_resamples`."""
     monkeypatch_module.delenv("CLM_NB_DATA", raising=False)
     tmp = tmp_path_factory.mktemp("report")
-    catalog = list_datasets(False, labeled=False)
-    results = run(profile_tasks(catalog, data_dir=False, n_permutations=10), store=tmp / "tasks", n_jobs=1, progress=False)
+    catalog, results = embedded_profiles
+    results = results[results.part != "draw"]
     board = leaderboard(results, catalog, data_dir=False)
     index = build_report(board, tmp / "site", view_points=300, progress=False)
     return index, board
