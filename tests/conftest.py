@@ -12,21 +12,6 @@ from hostile import hostile_data
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "datasets"
 
-# The longest files first, the rest in file-name order. pytest-xdist (`-n 2 --dist loadfile`, pyproject.toml) gives
-# each worker whole files in collection order when `--no-loadscope-reorder` is set; its default order, by number of
-# tests, gave out test_docs.py (8 tests, minutes of site building) and test_studies.py among the last files, so the
-# run ended on them. Started first, they run beside the short files, and the files given out last are short ones.
-SLOW_FIRST = ("test_studies.py", "test_docs.py", "test_faults.py", "test_notebooks_open_clean.py", "test_cli.py",
-              "test_common_memmap.py", "test_runner.py", "test_common_invariances.py", "test_readme.py",
-              "test_intervals.py", "test_report.py", "test_internal.py", "test_registry.py", "test_common_params.py",
-              "test_common_metrics.py", "test_external.py", "test_cvi.py", "test_assessment.py", "test_clusterers.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    "Put the files of SLOW_FIRST first (a stable sort: each file's tests keep their order)."
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
-
 
 @pytest.fixture(scope="session")
 def shared_data_dir():

@@ -292,9 +292,6 @@ def test_shared_bundle_noise(name, collection):
     assert ds.check(noise="ignore").n == ds.n - row.n_noise
 
 
-# ---------------------------------------------------------------- generators of the papers' benchmarks
-
-
 # ---------------------------------------------------------------- fault injection: the reader trusts no file
 # Every malformed file or manifest row is a ValueError that names the dataset and the file, found before any large
 # allocation; iter_datasets(on_error="record") yields a DatasetError in a bad dataset's place and goes on.

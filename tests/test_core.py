@@ -123,9 +123,6 @@ def test_score_and_assess_refuse_with_value_errors(call, fragment):
     assert fragment in str(e.value)
 
 
-# --- a small property: an integer column is carried exactly or refused, never rounded silently ----------------------
-
-
 # --- issue 49: hostile numbers at the data layer ------------------------------------------------------------------
 
 

@@ -137,7 +137,6 @@ def test_huge_label_is_refused_without_the_memory(bounded_probes):
 
 # ---------------------------------------------------------------- wrong labels, silently
 
-
 def test_classes_named_na_none_null_nan_are_classes(tmp_path):
     "Only an empty cell is a missing label; `NA`, `None`, `null`, `nan` are class names."
     names = ["NA", "None", "null", "nan"]
@@ -147,9 +146,6 @@ def test_classes_named_na_none_null_nan_are_classes(tmp_path):
     (tmp_path / "empty.csv").write_text("x,class\n1,a\n2,\n3,b\n")
     with pytest.raises(ValueError, match=r"1 label\(s\) are missing \(an empty cell or a null; first at row 1\)"):
         read_labeled_file(tmp_path / "empty.csv", "class")
-
-
-# ---------------------------------------------------------------- the bundle writer
 
 
 # ---------------------------------------------------------------- options silently ignored, misleading messages

@@ -8,8 +8,6 @@ from clm_nb.synthetic import (hub_ensemble, imitate_partition, make_clm_blobs, m
                               make_two_gaussians, partition_ensemble, subsample_dataset)
 
 
-# ---- 
-
 @pytest.mark.parametrize("scenario", ["match", "shuffled", "split", "merged"])
 def test_generator_deterministic(scenario):
     a = make_clm_blobs(scenario, random_state=7)
