@@ -1,5 +1,5 @@
 """Running a study's first two cells in-process (its parameters cell, then its check cell), as papermill would with
-injected parameters: shared by tests/test_studies.py and tests/test_hostile_store.py."""
+injected parameters: used by tests/test_studies.py."""
 import json
 from pathlib import Path
 

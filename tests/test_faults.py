@@ -5,7 +5,7 @@ the code; one bad task (an exception of any kind, a result parquet cannot store,
 a damaged or foreign task file trusted or blocking every resume; orphaned workers after `kill -9`; datasets of the
 same name in two collections crashing the studies; malformed bundle files stopping them; CSV cells that a
 spreadsheet runs as formulas. The reader's own faults (malformed npz, headers, path confinement) are in
-`test_datasets.py`; the measures' option parameters in `test_params.py`.
+`test_readers.py` and `test_bundle.py`; the measures' option parameters in `test_common_params.py`.
 """
 import json
 import os

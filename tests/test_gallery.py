@@ -1,7 +1,9 @@
 """The docs' real-data gallery (tools/gallery.py): built for two small datasets and one broken one into a temporary
 folder; the page carries the verdicts, the crabs file's leakage warning names `rownames`, the penguins' refusal of
 missing values is quoted, a dataset that fails shows its error instead of breaking the build, a rebuild comes from
-the cache, the command line agrees, Sphinx renders the page (raw HTML included) and Chromium shows it."""
+the cache, the command line agrees, Sphinx renders the page (raw HTML included) and Chromium shows it.
+
+issue 38: the gallery's page escapes a hostile label."""
 import dataclasses
 import json
 import re
@@ -10,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hostile import live_markup
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -169,3 +173,12 @@ def test_gallery_in_chromium(site):
         section.screenshot(path=str(ARTIFACTS / "docs_gallery_crabs.png"))
         browser.close()
     assert not problems, problems
+
+
+# ---- issue 38: the gallery's page escapes a hostile label.
+
+def test_gallery_page_escapes_labels(gallery_html):
+    "The docs example: the gallery's Markdown passed labels and column names through raw (MyST renders raw HTML)."
+    doc = gallery_html.read_text(encoding="utf-8")
+    assert live_markup(doc) == [] and "<script" not in doc, live_markup(doc)
+    assert "&lt;img src=x" in doc and "<math" not in doc.split("Worst class pairs")[-1]   # shown as text, no math

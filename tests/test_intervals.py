@@ -7,14 +7,18 @@ intervals' half-width). Tolerance: with S datasets, a 95 % interval's coverage h
 (0.024 at S = 80); we accept coverage >= 0.95 - 4 sd = 0.85, and an se within a factor 1.6 of the observed sd (the sd
 of an sd estimated from 80 datasets is about 8 %). The larger run, every leaderboard measure, is
 benchmarks/bench_interval_coverage.py (figures in docs/benchmarks.md).
-"""
+
+issue 40: the half-samples of a dissimilarity matrix are index subsets."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.spatial.distance import cdist
 
-from clm_nb.intervals import resample_scores
-from clm_nb.core import stratified_sample, half_sample
 from clm_nb.checks import check_ci
+from clm_nb.core import half_sample, stratified_sample
+from clm_nb.intervals import resample_scores
+
+from helpers import needs
 
 S, B = 80, 20
 MEANS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]])
@@ -94,3 +98,15 @@ def test_a_measure_refused_on_half_samples_gets_no_interval(monkeypatch):
     assert "only 0 of 10 half-samples" in r.table.at["sc_a", "note"]
     assert r.draws["sc_a"].isna().all() and r.draws["ch_a"].notna().all()
     assert np.isfinite(r.table.at["ch_a", "low"])
+
+
+# ---- issue 40: the half-samples of a dissimilarity matrix are index subsets.
+
+@needs("precomputed", "sc_a")
+def test_half_samples_of_a_matrix_are_index_subsets(iris):
+    X, y = iris
+    kw = dict(measures=["sc_a"], n_resamples=10, n_permutations=5, random_state=3)
+    e = resample_scores(X, y, **kw)
+    p = resample_scores(cdist(X, X), y, metric="precomputed", **kw)
+    np.testing.assert_allclose(p.draws["sc_a"], e.draws["sc_a"], rtol=0, atol=1e-12)
+    assert p.interval("sc_a") == pytest.approx(e.interval("sc_a"), abs=1e-12)

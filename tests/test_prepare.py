@@ -1,5 +1,7 @@
 """The preparation step (clm_nb.prepare, notebook 16_prepare): each diagnosis has cases that trigger it and cases that
-must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused."""
+must not; the scalings keep the invariances they claim; the record lists every step; bad options are refused.
+
+issue 38: the leakage check counts ties without a dense table."""
 import datetime as dt
 
 import numpy as np
@@ -14,6 +16,8 @@ from clm_nb.core import zscore
 from clm_nb.gower import gower_data
 from clm_nb.prepare import (DUPLICATE_SHARE, SCALINGS, leakage_findings, prepare, rare_classes, robust_scale,
                             say, scale_features, skewed_features)
+
+from hostile import bounded
 
 RNG = np.random.default_rng(0)
 
@@ -283,12 +287,6 @@ def test_two_level_text_is_boolean_only_within_one_vocabulary():
 
 # ---- the points that are not coordinates (moved from test_assess_metric.py: `prepare(metric=...)` prepares them) ----
 
-@pytest.fixture(scope="module")
-def iris():
-    X, y = load_iris(return_X_y=True)
-    return X, np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
-
-
 def test_prepare_points_cuts_rows_and_never_the_matrix(iris, tmp_path):
     X, y = iris
     np.save(tmp_path / "D.npy", cdist(X, X))
@@ -340,3 +338,19 @@ def test_prepare_and_gower_read_a_column_alike():
     flags = pd.Series([True, False, None] * 10, dtype=object)                        # booleans with a missing cell
     assert gower_data(X[["w"]].assign(f=flags)).kinds == ("numeric", "asymmetric")   # was nominal (symmetric)
     assert prepare(X.assign(f=flags), y, rare="keep", missing="drop").X[:2, -1].tolist() == [1.0, 0.0]
+
+
+# ---- issue 38: the leakage check counts ties without a dense table.
+
+def test_leakage_check_counts_ties_without_a_dense_table():
+    "tie_mixing over 200,000 distinct values and 1,000 classes: the old crosstab was a 1.6 GB table."
+    out = bounded("""
+        import json, resource, numpy as np
+        from clm_nb.prepare import tie_mixing
+        rng = np.random.default_rng(0)
+        v = rng.permutation(200_000).astype(float); c = np.arange(200_000) % 1000
+        v[:10] = v[10]                                     # 11 points share one value: 10 beyond its top label
+        r = tie_mixing(v, c)
+        print(json.dumps(dict(r=r, peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+    """, limit_bytes=3 << 30)
+    assert out["r"] == 10 and out["peak_mb"] < 1024, out

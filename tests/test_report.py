@@ -1,19 +1,31 @@
 """The CLM report (clm_nb.report) in a real browser: built on the embedded default, opened from file:// in headless
-Chromium through Playwright. Skipped, saying why, when Chromium or Playwright is missing; `.ci/run` installs both."""
+Chromium through Playwright. Skipped, saying why, when Chromium or Playwright is missing; `.ci/run` installs both.
+
+issue 38: a hostile, over-long dataset name and hostile labels in the report site: page names bounded, CSVs
+spreadsheet-safe, stale pages removed, charts under `ulimit -v`; nothing runs in Chromium in the assessment's HTML,
+the report or the gallery's page.
+
+issue 39: the report shows the rank intervals and sorts by their spread; each dataset page has its P(out-rank) table."""
 import dataclasses
+import pickle
 import re
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pandas as pd
 import pytest
 
-from clm_nb.bundle import list_datasets
+from clm_nb.bundle import add_to_bundle, list_datasets
+from clm_nb.leaderboard import leaderboard
+from clm_nb.profile import DEFAULT_PRIMARY
 from clm_nb.report import build_report
 from clm_nb.runner import run
-from clm_nb.profile import DEFAULT_PRIMARY
-from clm_nb.leaderboard import leaderboard
 from clm_nb.tasks import profile_tasks
+
+from hostile import IMG, hostile_data
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -22,16 +34,16 @@ from check_links import broken_links, hrefs  # noqa: E402
 from browser import ARGS, CHROMIUM, NEEDS_BROWSER, sync_playwright  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts"
-pytestmark = NEEDS_BROWSER
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, monkeypatch_module):
-    "The report of the embedded default (ten datasets), built once for the module."
+def report(tmp_path_factory, monkeypatch_module, embedded_profiles):
+    """The report of the embedded default (ten datasets), built once for the module from the session's profiles
+    (conftest.py) without their half-sample draws: the tasks' results without `n_resamples`."""
     monkeypatch_module.delenv("CLM_NB_DATA", raising=False)
     tmp = tmp_path_factory.mktemp("report")
-    catalog = list_datasets(False, labeled=False)
-    results = run(profile_tasks(catalog, data_dir=False, n_permutations=10), store=tmp / "tasks", n_jobs=1, progress=False)
+    catalog, results = embedded_profiles
+    results = results[results.part != "draw"]
     board = leaderboard(results, catalog, data_dir=False)
     index = build_report(board, tmp / "site", view_points=300, progress=False)
     return index, board
@@ -86,6 +98,8 @@ def _values(page, col: int) -> list[str]:
                                      "cells => cells.map(c => c.getAttribute('data-v'))")
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_leaderboard_rows_sorting_and_filters(report, page):
     index, board = report
     page.goto(index.as_uri())
@@ -136,6 +150,8 @@ def _svg_sizes(page) -> list[tuple[float, float]]:
     return page.eval_on_selector_all("figure > svg", "s => s.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_pages_show_their_charts(report, page):
     index, board = report
     page.goto(index.as_uri())
@@ -162,6 +178,8 @@ def test_pages_show_their_charts(report, page):
     assert page.problems == []
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_assessment_html_renders_offline(page, tmp_path):
     "`Assessment._repr_html_` (what JupyterLab shows) as a page: the verdict badge, both tables and the hints render."
     from sklearn.datasets import load_iris
@@ -185,6 +203,8 @@ def test_assessment_html_renders_offline(page, tmp_path):
     assert page.problems == []
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_page_styles_reach_the_browser_unescaped(report, page):
     "The stylesheet is inlined verbatim: quotes in font names and the sort arrows' escapes survive templating."
     index, _ = report
@@ -202,6 +222,8 @@ def _header(page, label: str):
     return page.locator("#board thead th").nth(_column(page, label))
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_whole_header_cell_sorts_with_arrow_and_keyboard(report, page):
     "A click anywhere in the header cell sorts (not only on its label); the arrow shows the direction; keys sort too."
     index, _ = report
@@ -231,6 +253,8 @@ def test_whole_header_cell_sorts_with_arrow_and_keyboard(report, page):
     assert page.problems == []
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_verdict_stays_visible_on_a_phone(report, browser):
     "At 390 px the page does not scroll sideways; the table does, under the pinned dataset and verdict columns."
     index, _ = report
@@ -258,6 +282,8 @@ def test_verdict_stays_visible_on_a_phone(report, browser):
     page.close()
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_formulas_render_as_mathml(report, page):
     "Measure summaries on the overview and the dataset pages are typeset MathML, with no raw LaTeX left."
     index, _ = report
@@ -275,6 +301,8 @@ def test_formulas_render_as_mathml(report, page):
     assert page.problems == []
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_links_resolve_without_docs(report):
     "Without docs_url every href stays inside the site and resolves to a file and id; no notebook paths."
     index, board = report
@@ -287,6 +315,8 @@ def test_links_resolve_without_docs(report):
     assert {f"../overview.html#measure-{m}" for m in board.measures} <= set(iris)
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_links_point_at_the_docs_site(docs_site):
     "With docs_url='..' every dataset page links each measure it shows to the docs' measure reference."
     docs, board = docs_site
@@ -345,6 +375,8 @@ def hostile_site(tmp_path_factory, monkeypatch_module):
     return root, board, build_report(board, tmp_path_factory.mktemp("site"), view_points=10, progress=False).parent
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_whole_site_with_unscoreable_datasets(hostile_site):
     "Issue 49: a not-scored dataset, one with no labels and one whose every view refuses; the whole site is written."
     _, board, site = hostile_site
@@ -358,6 +390,8 @@ def test_whole_site_with_unscoreable_datasets(hostile_site):
     assert "could not be built" not in index and not (site / "errors.csv").exists()     # nothing failed here
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_a_page_that_fails_is_a_recorded_problem(hostile_site, tmp_path, monkeypatch):
     "Issue 49: one page that cannot be built (any error) is a page saying why, a line of the index and of errors.csv."
     import clm_nb.report as report
@@ -382,6 +416,8 @@ def test_a_page_that_fails_is_a_recorded_problem(hostile_site, tmp_path, monkeyp
     assert errors.error.iloc[0].startswith("TypeError: Column 'lowest'")
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_names_with_bidi_characters_are_shown_escaped(hostile_site):
     "Issue 49: U+202E in a dataset name reached the leaderboard's HTML raw (shown reversed); escaped as the terminal does."
     _, _, site = hostile_site
@@ -390,6 +426,8 @@ def test_names_with_bidi_characters_are_shown_escaped(hostile_site):
     assert "gnp\\u202e.exe" in (site / "index.html").read_text(encoding="utf-8")
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_scatter_axes_carry_the_feature_names(hostile_site):
     "Issue 49: the 2-D view labelled its axes x1/x2 although the bundle stores feature_names."
     _, _, site = hostile_site
@@ -397,6 +435,8 @@ def test_scatter_axes_carry_the_feature_names(hostile_site):
     assert "Petal length" in page and "Petal width" in page
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_no_absolute_path_in_the_published_site(hostile_site):
     "Issue 49: the provenance block printed the user's absolute file path; the site names no folder of the machine."
     root, _, site = hostile_site
@@ -430,6 +470,8 @@ def _clipped(page) -> list:
     }""")
 
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 @pytest.mark.parametrize("width", [800, 1100])
 def test_tables_and_charts_fit_their_pane(report, browser, width):
     "Issue 49: the wide tables (scores, measures) ran past their pane and were cut; now they fit or scroll."
@@ -441,6 +483,8 @@ def test_tables_and_charts_fit_their_pane(report, browser, width):
         assert _clipped(page) == [], (width, f.name)
     page.close()
 
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_quiet_switch_silences_the_pages_bar(tmp_path, monkeypatch, capfd):
     """Issue 49: `CLM_NB_PROGRESS=0` (what `clm-nb --quiet` sets) silences the report's `pages:` bar, which went on
     writing to a log file with it (the leaderboard command asked for the bar)."""
@@ -451,3 +495,132 @@ def test_quiet_switch_silences_the_pages_bar(tmp_path, monkeypatch, capfd):
     build_report(leaderboard(results, catalog, data_dir=False), tmp_path / "site", view_points=10, progress=True)
     err = capfd.readouterr().err
     assert "pages" not in err and "tasks" not in err, err
+
+
+# ---- issue 38: a hostile, over-long dataset name and hostile labels in the report site: page names bounded, CSVs ...
+
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+LONG_NAME = IMG + "_" + "x" * 300      # over every file system's 255-byte limit
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    "A leaderboard of two datasets of a bundle: one with the hostile labels and an over-long hostile name, one plain."
+    root = tmp_path_factory.mktemp("bundle")
+    X, y = hostile_data()
+    add_to_bundle(X, y, root, "evil", "data")
+    add_to_bundle(*hostile_data(1), root, "evil", "plain")
+    manifest = pd.read_csv(root / "manifest.csv", dtype=str, keep_default_na=False)
+    manifest.loc[manifest.name == "data", "name"] = LONG_NAME          # a hand-written manifest may name it anything
+    manifest.to_csv(root / "manifest.csv", index=False)
+    catalog = list_datasets(root)
+    results = run(profile_tasks(catalog, data_dir=root, n_permutations=2), store=root / "tasks", n_jobs=1,
+                  progress=False)
+    return leaderboard(results, catalog, data_dir=root)
+
+
+@pytest.fixture(scope="module")
+def site(board, tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    return build_report(board, out, view_points=10, progress=False).parent
+
+
+def test_report_page_names_are_bounded(board, site):
+    "Medium #7: a dataset name over 255 characters aborted the report (File name too long)."
+    pages = sorted(p.name for p in (site / "datasets").glob("*.html"))
+    assert len(pages) == 2 and "evil__plain.html" in pages
+    assert all(len(p.encode()) < 200 and SAFE_NAME.fullmatch(p) for p in pages), pages
+
+
+def test_report_csvs_are_spreadsheet_safe(site):
+    "The report's CSVs: no cell a spreadsheet would run as a formula, no control character."
+    for name in ("leaderboard.csv", "class_pairs.csv"):
+        text = (site / name).read_text(encoding="utf-8")
+        cells = [c for row in pd.read_csv(site / name, dtype=str, keep_default_na=False).itertuples(index=False)
+                 for c in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "@")], name   # '-' begins negative numbers
+        assert "'=1+1" in text or name == "leaderboard.csv"
+
+
+def test_rebuild_removes_stale_pages_only(board, site):
+    "Low: a removed dataset's page survived a rebuild; the report removes the pages it wrote, nothing else."
+    mine = site / "datasets" / "mine.html"
+    mine.write_text("a page of my own")
+    kept = dataclasses.replace(board, table=board.table[board.table.dataset != "plain"])
+    build_report(kept, site, view_points=10, progress=False)
+    names = sorted(p.name for p in (site / "datasets").glob("*.html"))
+    assert "evil__plain.html" not in names and "mine.html" in names and len(names) == 2
+
+
+def test_report_survives_ulimit_v(board, tmp_path):
+    "Medium #5: vl-convert's V8 died with SIGTRAP under ulimit -v and took the report with it."
+    (tmp_path / "board.pkl").write_bytes(pickle.dumps(board))
+    code = textwrap.dedent(f"""
+        import pickle, resource, warnings
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+        from clm_nb.report import build_report
+        board = pickle.loads(open({str(tmp_path / 'board.pkl')!r}, 'rb').read())
+        print(build_report(board, {str(tmp_path / 'site')!r}, view_points=10, progress=False))
+    """)
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CLM_NB_VL_CONVERT"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert (tmp_path / "site" / "index.html").exists() and len(list((tmp_path / "site" / "datasets").iterdir())) == 2
+    assert done.stderr.count("charts left out") == 1 and "ulimit -v" in done.stderr
+
+
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
+def test_nothing_runs_in_chromium(assessed, site, gallery_html, tmp_path, browser):
+    "The acceptance: each output opened in Chromium fires no dialog, leaves the canary unset, holds no live payload."
+    notebook = tmp_path / "assessment.html"
+    notebook.write_text(f"<!doctype html><meta charset=utf-8><body>{assessed._repr_html_()}</body>", encoding="utf-8")
+    docs = [notebook, site / "index.html", site / "overview.html", *sorted((site / "datasets").glob("*.html")),
+            gallery_html]
+    live = """() => [...document.querySelectorAll('script')].filter(s => s.textContent.includes('__pwned')).length
+                  + document.querySelectorAll('img').length
+                  + [...document.querySelectorAll('[href]')].filter(a => /^\\s*javascript:/i.test(a.getAttribute('href'))).length
+                  + [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length"""
+    page = browser.new_page()                      # the module's Chromium: one Playwright per process at a time
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for doc in docs:
+        page.goto(doc.as_uri())
+        page.wait_for_load_state("load")
+        assert page.evaluate("() => window.__pwned") is None, doc.name
+        assert page.evaluate(live) == 0, doc.name
+    page.close()
+    assert dialogs == []
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "&lt;img src=x" in index                                    # the hostile name is there, as text
+
+
+# ---- issue 39: the report shows the rank intervals and sorts by their spread; each dataset page has its P(out- ...
+
+@pytest.mark.skipif(CHROMIUM is None or sync_playwright is None, reason="needs Chromium and playwright")
+def test_report_shows_and_sorts_rank_intervals(rank_board, browser):
+    b, _, _, tmp = rank_board
+    index = build_report(b, tmp / "site", view_points=50, progress=False)
+    csv = pd.read_csv(tmp / "site" / "leaderboard.csv")
+    assert {"rank_low", "rank_high", "sc_a_low", "sc_a_high"} <= set(csv.columns)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})    # the module's Chromium, as above
+    problems = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(index.as_uri())
+    heads = [h.replace("▲", "").replace("▼", "").replace("↕", "").strip()
+             for h in page.locator("#board thead th").all_inner_texts()]
+    first = page.locator("#board tbody tr").first.locator("td").first.inner_text()
+    assert first.startswith("1 (1–") and first.endswith(")")
+    col = heads.index("rank spread")
+    page.locator("#board thead th").nth(col).locator("button").click()
+    widths = page.eval_on_selector_all(f"#board tbody tr td:nth-child({col + 1})",
+                                       "cells => cells.map(c => parseFloat(c.getAttribute('data-v')))")
+    assert widths == sorted(widths)
+    page.locator("#board tbody tr").nth(5).locator("a").first.click()
+    table = page.locator("table.outranks")
+    assert table.count() == 1 and "P(this out-ranks it)" in table.inner_text()
+    assert "%" in table.locator("tr").nth(1).inner_text()
+    page.close()
+    assert problems == []

@@ -1,6 +1,13 @@
 """Smoke runs of the study notebooks with tiny parameters (papermill), into a temporary folder. The runs on the
 embedded default use the parameters of docs/studies_quick.json through the `quick_study` fixture (conftest.py): the
-docs site shows the same runs, so one execution serves both."""
+docs site shows the same runs, so one execution serves both.
+
+issue 38: every study refuses an unusable out_dir, and the leaderboard study bounds its options, in its parameter
+check.
+
+issue 39: the leaderboard study refuses too few resamples in its check cell.
+
+issue 39: the quick runs of dataset_ranking and cvi_evaluation write the correlation intervals and their charts."""
 import json
 import shutil
 import sys
@@ -9,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 import papermill as pm
 import pytest
+
+from hostile import CODE
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "nbs" / "studies" / "dataset_ranking.ipynb"
@@ -380,7 +389,6 @@ def test_study_refuses_a_bad_parameter_before_any_work(study, tmp_path, monkeypa
     assert not out.exists()
 
 
-
 CLM_EVIDENCE = ROOT / "nbs" / "studies" / "clm_evidence.ipynb"
 
 
@@ -459,3 +467,55 @@ def test_papermill_run_with_an_unknown_parameter_fails_fast(tmp_path, monkeypatc
                             kernel_name="python3", cwd=str(ROOT))
     assert err.value.ename == "ValueError" and "no parameter named 'standardise'" in err.value.evalue, err.value.evalue
     assert not out.exists()
+
+
+# ---- issue 38: every study refuses an unusable out_dir, and the leaderboard study bounds its options, in its ...
+
+def study_error(study: str, **overrides) -> str:
+    "The error of study `study`'s parameter check with `overrides` (`studycells.check_cell_error`)."
+    return check_cell_error(CODE / "nbs" / "studies" / f"{study}.ipynb", **overrides)
+
+
+STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "leaderboard",
+           "scaling")
+
+
+def test_every_study_refuses_an_unusable_out_dir_in_its_parameter_check(tmp_path):
+    (tmp_path / "file").write_text("x")
+    for study in STUDIES:
+        error = study_error(study, out_dir=str(tmp_path / "file" / "out"))
+        assert "out_dir" in error and "a file is in the way" in error, (study, error)
+
+
+def test_the_leaderboard_study_bounds_its_options_before_any_work(tmp_path):
+    "Before: view_points=5 failed in build_report after all the profiling; n_permutations was unbounded."
+    out = tmp_path / "out"
+    assert "[2, 10000]" in study_error("leaderboard", out_dir=str(out), n_permutations=10 ** 9)
+    assert "view_points=5" in study_error("leaderboard", out_dir=str(out), view_points=5)
+    assert "[2, 10000]" in study_error("clm_evidence", out_dir=str(out), n_permutations=10 ** 9)
+    assert not out.exists()
+
+
+# ---- issue 39: the leaderboard study refuses too few resamples in its check cell.
+
+def test_study_refuses_too_few_resamples_in_its_check_cell(tmp_path):
+    "The leaderboard study stops in its check cell, naming n_resamples, as profile_tasks and the CLI would later."
+    study = Path(__file__).resolve().parents[1] / "nbs" / "studies" / "leaderboard.ipynb"
+    assert "n_resamples=3" in check_cell_error(study, out_dir=str(tmp_path / "out"), n_resamples=3)
+    assert "n_resamples" in check_cell_error(study, out_dir=str(tmp_path / "out"), n_resamples=-1)
+
+
+# ---- issue 39: the quick runs of dataset_ranking and cvi_evaluation write the correlation intervals and their charts.
+
+def test_studies_show_their_intervals(quick_study):
+    "The quick runs of the two studies (shared with test_studies.py and the docs) write the intervals and their charts."
+    ranking = quick_study("dataset_ranking")
+    table1 = pd.read_csv(ranking / "table1.csv")
+    assert {"rho", "low", "high", "paper_inside"} <= set(table1.columns)
+    assert (ranking / "table1_differences.csv").exists() and (ranking / "charts" / "table1_intervals.svg").exists()
+    cvi = quick_study("cvi_evaluation")
+    per_dataset = pd.read_csv(cvi / "paper003_correlation_intervals.csv")
+    assert {"dataset_id", "measure", "r", "low", "high", "partitions"} <= set(per_dataset.columns)
+    mean_r = pd.read_csv(cvi / "paper003_mean_correlation.csv")
+    assert ((mean_r.low <= mean_r.mean_r) & (mean_r.mean_r <= mean_r.high)).all()
+    assert (cvi / "charts" / "paper003_mean_correlation.svg").exists()

@@ -81,7 +81,7 @@ def test_every_claim_is_tested():
 # general property test draws data whose pair distances are neither tied nor within 1e-9 of each other; ties
 # themselves are tested exactly against scikit-learn/scipy oracles in test_pairs.py.
 # DBCV belongs here too: it reads the shape of a minimum spanning tree, and tied distances (lattices) make the tree
-# depend on how the tie is broken; its exact permutation and relabel invariance with ties is tested in test_dbcv.py.
+# depend on how the tie is broken; its exact permutation and relabel invariance with ties is tested in test_internal.py.
 # G(+) and Tau read Gamma's rank counts. DCSI ("d <= eps"), WCNN and DuNN-OWA ("tied at the M-th neighbour") no longer
 # belong here (issue 49): they read the package's relative tie band `clm_nb.internal.TIE_RTOL`, as CVNN does, so a
 # tie split by rounding stays a tie, and they are tested on tied data under every transform. dcsi_btwn draws

@@ -1,4 +1,6 @@
-"""The curve measures' fast mode (issue 23): every estimate lies within its certified bound of the exact value, and
+"""The curve measures (clm_nb.curves, notebook 08_curves).
+
+The curve measures' fast mode (issue 23): every estimate lies within its certified bound of the exact value, and
 every bound within the tolerance asked for — on random small data with ties, duplicates and degenerate labels, with
 buckets forced coarse so that the bounds, not the opened buckets, carry the result. Oracle: scikit-learn on the
 materialised pair vector."""

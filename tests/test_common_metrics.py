@@ -24,8 +24,8 @@ from scipy.spatial.distance import cdist, pdist
 from sklearn.datasets import make_blobs
 
 import clm_nb
-from clm_nb.registry import METRIC_NAMES
 from clm_nb.catalog import get_measure, measures
+from clm_nb.registry import METRIC_NAMES
 
 COORDINATE = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine")
 assert set(COORDINATE) | {"precomputed", "gower"} == set(METRIC_NAMES), "a new metric name: add it to these tests"
@@ -36,11 +36,11 @@ TOL = 1e-12
 # to still claim 'precomputed' (a stale entry fails), and every other claim is exercised below.
 PRECOMPUTED_ELSEWHERE = {
     # DBCV's core distance has the exponent d (the data's dimension); a dissimilarity matrix has no dimension, so
-    # the two paths agree only with d given: its helper's tests/test_dbcv_metrics.py compares them.
-    "dbcv": "tests/test_dbcv_metrics.py",
-    # The between-dataset measures draw relabellings and class-pair subsamples: tests/test_between_metrics.py
+    # the two paths agree only with d given: tests/test_internal.py compares them.
+    "dbcv": "tests/test_internal.py",
+    # The between-dataset measures draw relabellings and class-pair subsamples: tests/test_between.py
     # compares their precomputed path with the coordinate path for a fixed random_state.
-    **{m: "tests/test_between_metrics.py" for m in measures("between").name},
+    **{m: "tests/test_between.py" for m in measures("between").name},
 }
 
 

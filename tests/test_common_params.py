@@ -104,7 +104,7 @@ def _base(kind):
 def test_every_option_has_bad_values(name, param, default):
     bad = _bad_values(name, param, default)
     assert bad, (f"{name}: option {param!r} (default {default!r}) has no bad values here; validate it at the door "
-                 "with clm_nb.checks.check_number/check_choice/check_flag and add its bad values to tests/test_params.py")
+                 "with clm_nb.checks.check_number/check_choice/check_flag and add its bad values to tests/test_common_params.py")
 
 
 @pytest.mark.parametrize("name,param,default", CASES, ids=[f"{n}-{p}" for n, p, _ in CASES])
@@ -203,49 +203,3 @@ def test_external_and_ensemble_values_stay_in_the_declared_range(name):
 
 # Study parameters typed on the command line (issue 37): papermill converts `-p flag True` but passes `true`, `yes`, `on`
 # on as text (and `1` as an int), so a "bool" study parameter takes every usual spelling and writes the bool back.
-
-@pytest.mark.parametrize("typed, want", [("true", True), ("TRUE", True), ("Yes", True), ("on", True), ("1", True),
-                                         (1, True), (True, True), ("false", False), ("No", False), ("OFF", False),
-                                         ("0", False), (0, False), (np.bool_(False), False)])
-def test_study_flag_accepts_what_people_type(typed, want):
-    from clm_nb.runner import Param, check_params
-    values = {"standardize": typed}
-    check_params(values, {"standardize": Param("bool")})
-    assert values["standardize"] is want                      # a Python bool, written back into the study's globals
-
-
-@pytest.mark.parametrize("typed", ["maybe", "", "none", 2, 0.5, None, [True]])
-def test_study_flag_refuses_anything_else_in_one_line(typed):
-    from clm_nb.runner import Param, check_params
-    with pytest.raises(ValueError) as e:
-        check_params({"standardize": typed}, {"standardize": Param("bool")})
-    assert "\n" not in str(e.value) and "standardize" in str(e.value) and "-p standardize true" in str(e.value)
-
-
-def test_optional_study_flag_takes_none_as_typed():
-    from clm_nb.runner import Param, check_params
-    for typed in (None, "None", "none", "null"):
-        values = {"standardize": typed}
-        check_params(values, {"standardize": Param("bool", optional=True)})
-        assert values["standardize"] is None
-
-
-def test_papermill_true_reaches_the_study_as_a_bool(tmp_path):
-    "The whole path: `papermill ... -p flag true` runs a study whose first cell checks its parameters; `maybe` stops it."
-    import subprocess
-    import sys
-    import nbformat
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
-    nb.cells = [nbformat.v4.new_code_cell("flag: bool = False", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("from clm_nb.runner import Param, check_params\n"
-                                          "check_params(globals(), {'flag': Param('bool')})\nassert flag is True")]
-    nbformat.write(nb, tmp_path / "study.ipynb")
-    run = lambda value: subprocess.run([sys.executable, "-m", "papermill", str(tmp_path / "study.ipynb"),
-                                        str(tmp_path / "out.ipynb"), "-p", "flag", value, "--no-progress-bar"],
-                                       capture_output=True, text=True)
-    ok = run("true")
-    assert ok.returncode == 0, ok.stderr[-2000:]
-    bad = run("maybe")
-    assert bad.returncode != 0
-    assert "ValueError: study: flag='maybe' is not a yes/no value; type -p flag true or -p flag false" in bad.stderr

@@ -1,90 +1,37 @@
-"""Issue 38, numbers at the door and memory at scale: the probes of a careless or hostile user, each bounded.
+"""The data checks at the door (clm_nb.core, notebook 04_core): every measure refuses what float64 cannot carry, a
+dissimilarity matrix out of bounds, label containers that are not labels, and K-sized work beyond its bounds, with a
+ValueError that names the place and the fix.
 
+issue 38, numbers at the door and memory at scale: the probes of a careless or hostile user, each bounded.
 - #15: features of ±1e308 gave 0, NaN or inf and a confident verdict; int64 near 2^60 collapsed to identical points in
-  float64. Both are now a ValueError naming the column and the fix, from `score`, `assess` and the command line.
-- #14: `silhouette(max_memory=...)` with thousands of clusters held n x K sums far beyond the budget; 10^5 classes
-  ended in a MemoryError (or never ended) in `assess` and `score`. The silhouette now walks its sums in chunks, and
-  the K-sized work is refused at the door with the reason and the fix.
+  float64. Both are now a ValueError naming the column and the fix.
+- #14: 10^5 classes ended in a MemoryError (or never ended) in `assess` and `score`; the K-sized work is refused at
+  the door with the reason and the fix.
 - Low: dict labels and `score(None, ...)` raised TypeError; nested-list labels a misleading "shape" error.
+issue 49: hostile numbers at the data layer: ±inf, precomputed matrices whose squares overflow or that are empty, the
+magnitude of sparse data, all-zero rows under cosine.
 
 Every probe that may allocate a lot runs in a subprocess under RLIMIT_AS and a timeout, and asserts its peak memory.
-"""
-import json
-import os
-import resource
-import subprocess
-import sys
-import textwrap
-
+The same probes through `assess` and the command line are in test_assessment.py and test_cli.py."""
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import clm_nb
-from clm_nb.cli import cli
 from clm_nb.catalog import score
 
-RNG = np.random.default_rng(38)
+from hostile import RNG, bounded, huge, separated_blobs, with_inf
+
 Y60 = np.repeat([0, 1, 2], 20)
-
-
-def blobs(n_per=20, k=3, d=3, seed=0):
-    "k well separated Gaussian blobs of n_per points in d dimensions, and their labels."
-    rng = np.random.default_rng(seed)
-    X = np.concatenate([rng.normal(loc=4 * c, size=(n_per, d)) for c in range(k)])
-    return X, np.repeat(np.arange(k), n_per)
-
-
-def huge(X):
-    "X with its second column replaced by ±1e308 (finite, and the probe of the issue)."
-    X = X.copy()
-    X[:, 1] = np.where(np.random.default_rng(1).random(len(X)) < 0.5, 1e308, -1e308)
-    return X
-
-
-def bounded(code: str, limit_bytes: int = 3 << 30, timeout: int = 120) -> dict:
-    """Run `code` (which prints one JSON line last) in a fresh interpreter under RLIMIT_AS = `limit_bytes` and a
-    timeout; return the parsed JSON."""
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_NUM_THREADS="2")
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout,
-                       preexec_fn=limit, env=env)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 # --- #15: magnitudes and integers float64 cannot carry -------------------------------------------------------------
 
 @pytest.mark.parametrize("measure", ["silhouette", "calinski_harabasz", "davies_bouldin", "dunn", "ch_btwn", "sc_a"])
 def test_huge_features_refused_by_score(measure):
-    X, y = blobs()
+    X, y = separated_blobs()
     with pytest.raises(ValueError, match=r"X column 1 reaches 1e\+308 in magnitude.*Divide X by a constant"):
         score(measure, huge(X), y)
-
-
-def test_huge_features_refused_by_assess_with_the_column_name():
-    X, y = blobs()
-    df = pd.DataFrame(huge(X), columns=["a", "big", "c"])
-    for scaling in ("none", "standardize"):
-        with pytest.raises(ValueError, match=r"column 'big' reaches 1e\+308.*X / 1e308"):
-            clm_nb.assess(df, y, scaling=scaling)
-
-
-def test_the_fix_the_message_names_works():
-    "Dividing by the constant the message names gives the verdict of the unscaled data, under every scaling."
-    from clm_nb.core import magnitude_bound
-    X, y = blobs()
-    ref = clm_nb.assess(X, y)
-    s = 0.9 * magnitude_bound(*X.shape) / np.abs(X).max()          # just inside the bound: still the same verdicts
-    near = clm_nb.assess(X * s, y)
-    assert near.verdict == ref.verdict != "not scored"
-    assert near.variants.verdict.to_dict() == ref.variants.verdict.to_dict()
-    assert np.allclose(near.variants.drop(columns="verdict").to_numpy(float),
-                       ref.variants.drop(columns="verdict").to_numpy(float), rtol=1e-6)
-    with pytest.raises(ValueError, match="Divide X by a constant"):
-        clm_nb.assess(X * s * 4, y)
 
 
 def test_int64_beyond_2_53_refused_with_the_exact_fix():
@@ -101,46 +48,7 @@ def test_int64_beyond_2_53_refused_with_the_exact_fix():
     assert np.isfinite(score("silhouette", exact, Y60))
 
 
-@pytest.fixture(scope="module")
-def hostile_csvs(tmp_path_factory):
-    d = tmp_path_factory.mktemp("numeric")
-    X, y = blobs()
-    lab = np.array(["a", "b", "c"])[y]
-    pd.DataFrame({"f": X[:, 0], "g": huge(X)[:, 1], "y": lab}).to_csv(d / "huge.csv", index=False)
-    pd.DataFrame({"f": X[:, 0], "g": 2 ** 60 + RNG.integers(0, 1000, 60), "y": lab}).to_csv(d / "bigint.csv", index=False)
-    return d
-
-
-@pytest.mark.parametrize("file,fragment", [("huge.csv", "column 'g' reaches 1e+308"),
-                                           ("bigint.csv", "column 'g' holds integers")])
-@pytest.mark.parametrize("command", [["assess"], ["score", "silhouette"], ["score", "ch_btwn"]])
-def test_cli_refuses_in_one_line(hostile_csvs, file, fragment, command):
-    r = CliRunner().invoke(cli, [*command, str(hostile_csvs / file), "-l", "y"], prog_name="clm-nb")
-    assert r.exit_code == 1, r.output
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: ") and fragment in lines[0], r.stderr
-    assert "Traceback" not in r.output and r.stdout == ""
-
-
 # --- #14: memory at scale -------------------------------------------------------------------------------------------
-
-def test_silhouette_stays_within_max_memory_with_thousands_of_clusters():
-    "n = 6,000 points in 3,000 clusters under a 32 MB budget: the old n x K sums alone were 144 MB, held three times."
-    out = bounded("""
-        import json, resource, numpy as np
-        from clm_nb.internal import silhouette
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(6000, 2)); y = np.arange(6000) % 3000
-        silhouette(X[:60], y[:60] % 3, max_memory=32 << 20)                  # compile outside the measurement
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        v = silhouette(X, y, max_memory=32 << 20)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        ref = silhouette(X, y, max_memory=4 << 30)                           # triangle mode: the old path
-        print(json.dumps(dict(grown_mb=(peak - base) / 1024, v=v, ref=ref)))
-    """)
-    print(out)
-    assert out["grown_mb"] < 32 + 40, out        # the budget, plus the sorted copy of X and the lanes' row buffers
-    assert out["v"] == pytest.approx(out["ref"], abs=1e-12)
 
 
 def test_a_hundred_thousand_classes_refused_at_the_door():
@@ -180,20 +88,6 @@ def test_a_hundred_thousand_classes_refused_at_the_door():
     assert out["peak_mb"] < 1024, out
 
 
-def test_leakage_check_counts_ties_without_a_dense_table():
-    "tie_mixing over 200,000 distinct values and 1,000 classes: the old crosstab was a 1.6 GB table."
-    out = bounded("""
-        import json, resource, numpy as np
-        from clm_nb.prepare import tie_mixing
-        rng = np.random.default_rng(0)
-        v = rng.permutation(200_000).astype(float); c = np.arange(200_000) % 1000
-        v[:10] = v[10]                                     # 11 points share one value: 10 beyond its top label
-        r = tie_mixing(v, c)
-        print(json.dumps(dict(r=r, peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
-    """, limit_bytes=3 << 30)
-    assert out["r"] == 10 and out["peak_mb"] < 1024, out
-
-
 # --- Low: label containers -------------------------------------------------------------------------------------------
 
 X6 = np.random.default_rng(0).normal(size=(6, 2))
@@ -229,65 +123,20 @@ def test_score_and_assess_refuse_with_value_errors(call, fragment):
     assert fragment in str(e.value)
 
 
-# --- a small property: an integer column is carried exactly or refused, never rounded silently ----------------------
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-2 ** 63, 2 ** 63 - 1), min_size=1, max_size=8))
-def test_integer_columns_are_exact_or_refused(values):
-    from clm_nb.checks import float_column
-    a = np.array(values, dtype=np.int64)
-    try:
-        f = float_column(a, "x")
-    except ValueError as e:
-        assert "float64 cannot hold" in str(e)
-        assert any(int(float(v)) != v for v in values)                 # refused only when a value would round
-    else:
-        assert [int(v) for v in f] == values                           # accepted: every value exactly
-
-
 # --- issue 49: hostile numbers at the data layer ------------------------------------------------------------------
-
-def _with_inf(X, row=5, col=2, value=np.inf):
-    X = X.copy()
-    X[row, col] = value
-    return X
-
-
-@pytest.mark.parametrize("as_frame", [False, True])
-@pytest.mark.parametrize("value", [np.inf, -np.inf])
-def test_infinite_feature_refused_by_assess_naming_column_and_row(as_frame, value):
-    """Issue 49: ±inf made `assess` crash with `OverflowError: cannot convert float infinity to integer` (the
-    magnitude check formatted log10(inf) before any finiteness check); it is a ValueError naming column and row."""
-    X, y = blobs()
-    Xi = _with_inf(X, value=value)
-    data = pd.DataFrame(Xi, columns=["a", "b", "c"]) if as_frame else Xi
-    col = "'c'" if as_frame else "'x2'"
-    with pytest.raises(ValueError, match=rf"X column {col} holds 1 infinite value\(s\), first at row 5"):
-        clm_nb.assess(data, y)
 
 
 def test_magnitude_check_refuses_inf_before_formatting_it():
     "Issue 49: `check_magnitude` on data holding inf names the place instead of overflowing in its own message."
     from clm_nb.core import check_magnitude
-    X, _ = blobs()
+    X, _ = separated_blobs()
     with pytest.raises(ValueError, match="1 infinite value.*first at row 5, column 'c'"):
-        check_magnitude(_with_inf(X), ["a", "b", "c"], who="prepare")
-
-
-def test_complex_column_refused_by_assess():
-    "Issue 49 (the class of Gower's complex cells): a complex column was cast to real behind a ComplexWarning."
-    X, y = blobs()
-    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(z=X[:, 0] + 1j)
-    with pytest.raises(ValueError, match="X column 'z' holds complex numbers"):
-        clm_nb.assess(df, y)
+        check_magnitude(with_inf(X), ["a", "b", "c"], who="prepare")
 
 
 def _dissimilarities(n_per=20):
     from scipy.spatial.distance import pdist, squareform
-    X, y = blobs(n_per=n_per)
+    X, y = separated_blobs(n_per=n_per)
     return squareform(pdist(X)), y
 
 
@@ -334,7 +183,7 @@ def test_cosine_all_zero_rows_refused_naming_them(sparse_x):
     """Issue 49: under cosine, all-zero rows (no direction: the cosine is undefined) were scored silently at
     dissimilarity 1; `score` and `assess` refuse them, naming the rows."""
     from scipy import sparse
-    X, y = blobs()
+    X, y = separated_blobs()
     X[[3, 7]] = 0
     data = sparse.csr_matrix(X) if sparse_x else X
     with pytest.raises(ValueError, match=r"silhouette: metric='cosine': 2 row\(s\) of X are all zero \(row 3, 7\)"):

@@ -1,13 +1,21 @@
-"""Tests of clm_nb.datasets: the bundle reader (on a fake bundle and, when present, the shared one), the embedded default and the CLM blob generator."""
+"""The dataset bundle (clm_nb.bundle, notebook 18_bundle): the reader on a fake bundle and, when present, the shared
+one; the embedded default; checksums; faulty files; arguments checked at the door.
+
+issue 38: eight concurrent `bundle add` (forked processes released together by a barrier) keep every row: the lock
+makes the result independent of their timing, and a short pause inside each manifest write keeps the race window of
+unlocked code wide open."""
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from clm_nb.bundle import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, iter_datasets, list_datasets,
-                           load_dataset, resolve_data_dir)
-from clm_nb.synthetic import make_clm_blobs
+from clm_nb import bundle as datasets   # the bundle writer (replace_file, MANIFEST)
+from clm_nb.bundle import (DATA_ENV, EMBEDDED_DATASETS, LIST_COLUMNS, Dataset, add_to_bundle, iter_datasets,
+                           list_datasets, load_dataset, resolve_data_dir)
+
+from hostile import TIMEOUT
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -252,55 +260,6 @@ def test_iter_datasets(bundle):
 
 # --- the generator --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("scenario", ["match", "shuffled", "split", "merged"])
-def test_generator_deterministic(scenario):
-    a = make_clm_blobs(scenario, random_state=7)
-    b = make_clm_blobs(scenario, random_state=7)
-    c = make_clm_blobs(scenario, random_state=8)
-    np.testing.assert_array_equal(a[0], b[0]); np.testing.assert_array_equal(a[1], b[1])
-    assert not np.array_equal(a[0], c[0])
-    assert a[0].shape == (600, 2) and a[0].dtype == np.float64 and a[1].dtype.kind == "i"
-    g1 = make_clm_blobs(scenario, random_state=np.random.default_rng(3))
-    g2 = make_clm_blobs(scenario, random_state=np.random.default_rng(3))
-    np.testing.assert_array_equal(g1[0], g2[0])
-
-
-@pytest.mark.parametrize("fraction", [0.0, 0.1, 0.2, 0.5, 1.0])
-def test_shuffle_fraction(fraction):
-    X, y, clusters = make_clm_blobs("shuffled", shuffle_fraction=fraction, n_samples=500, n_clusters=5,
-                                    random_state=1, return_clusters=True)
-    assert int((y != clusters).sum()) == round(fraction * 500)
-    assert set(np.unique(y)) <= set(range(5))
-
-
-def test_scenarios_structure():
-    from sklearn.metrics import adjusted_rand_score as ari
-    X, y, c = make_clm_blobs("match", n_clusters=3, n_features=5, random_state=2, return_clusters=True)
-    assert X.shape == (600, 5) and (y == c).all()
-    X, y, c = make_clm_blobs("split", random_state=2, return_clusters=True)
-    assert len(np.unique(y)) == len(np.unique(c)) + 1
-    assert len(np.unique(y[c == 0])) == 2 and all(len(np.unique(y[c == k])) == 1 for k in (1, 2, 3))
-    X, y, c = make_clm_blobs("merged", random_state=2, return_clusters=True)
-    assert len(np.unique(y)) == len(np.unique(c)) - 1 and len(np.unique(y[np.isin(c, [0, 1])])) == 1
-    # centres are separated: the nearest-centre assignment recovers the generating clusters
-    X, y, c = make_clm_blobs("match", random_state=5, return_clusters=True)
-    centres = np.array([X[c == k].mean(axis=0) for k in range(4)])
-    nearest = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
-    assert ari(c, nearest) > 0.99
-
-
-def test_generator_errors():
-    with pytest.raises(ValueError, match="scenario='random' is unknown"):
-        make_clm_blobs("random")
-    with pytest.raises(ValueError, match="n_clusters >= 3"):
-        make_clm_blobs("merged", n_clusters=2)
-    with pytest.raises(ValueError, match="n_samples=5 is too small"):
-        make_clm_blobs(n_samples=5)
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        make_clm_blobs("shuffled", shuffle_fraction=-0.1)
-    with pytest.raises(ValueError, match="must both be > 0"):
-        make_clm_blobs(cluster_std=0)
-
 
 # --- the real shared bundle (skipped when absent) -----------------------------------------
 
@@ -331,68 +290,6 @@ def test_shared_bundle_noise(name, collection):
     np.testing.assert_array_equal(ds.noise, raw == marker)   # exactly the marked points became -1 ...
     np.testing.assert_array_equal(ds.y[~ds.noise], raw[~ds.noise])   # ... and every other label is unchanged
     assert ds.check(noise="ignore").n == ds.n - row.n_noise
-
-
-# ---------------------------------------------------------------- generators of the papers' benchmarks
-from clm_nb.synthetic import (hub_ensemble, imitate_partition, make_handl, make_imbalanced_blobs, make_two_gaussians,
-                              partition_ensemble, subsample_dataset)
-from clm_nb.external import ari as _ari
-
-
-@pytest.mark.parametrize("k", [2, 5, 12, 22])
-@pytest.mark.parametrize("p", [0.0, 0.3, 0.9])
-def test_imbalanced_blobs_sizes_and_non_overlap(k, p):
-    X, y, info = make_imbalanced_blobs(k, p, random_state=k, return_params=True)
-    sizes = np.bincount(y)
-    assert X.shape == (500, 2) and sizes.sum() == 500 and len(sizes) == k
-    if p == 0:
-        assert sizes.max() - sizes.min() <= 1
-    else:
-        assert sizes[0] == round(p * 500) and np.ptp(sizes[1:]) <= 1
-    c, s = info["centres"], info["sigmas"]
-    iu = np.triu_indices(k, 1)
-    assert (np.linalg.norm(c[:, None] - c[None], axis=-1)[iu] > 3 * (s[:, None] + s[None])[iu]).all()
-    assert ((c >= 0) & (c <= 500)).all() and (s ** 2 <= 50).all() and (s ** 2 >= 2).all()
-
-
-def test_two_gaussians_parameters_and_subsampling():
-    X, y, p = make_two_gaussians(10_000, n_features=100, proportion=0.3, distance=5.0, std_a=[1.0, 0.5],
-                                 std_b=[2.0, 1.5], angle_a=0.0, angle_b=1.0, random_state=2, return_params=True)
-    assert X.shape == (10_000, 100) and (y == 0).sum() == 3000
-    assert X[y == 1, 0].mean() == pytest.approx(5.0, abs=0.1) and X[y == 0, :2].std(axis=0) == pytest.approx([1.0, 0.5], rel=0.05)
-    assert X[y == 0, 2:].var() == pytest.approx(0.25, rel=0.05) and X[y == 1, 2:].var() == pytest.approx(2.25, rel=0.05)
-    Xs, ys = subsample_dataset(X, y, 777, 10, random_state=0)
-    assert Xs.shape == (777, 10) and abs((ys == 0).mean() - 0.3) < 1 / 777
-    np.testing.assert_array_equal(make_two_gaussians(50, n_features=3, random_state=9)[0],
-                                  make_two_gaussians(50, n_features=3, random_state=9)[0])
-    with pytest.raises(ValueError, match="proportion"):
-        make_two_gaussians(100, proportion=1.5)
-
-
-@pytest.mark.parametrize("d, k", [(2, 4), (2, 40), (20, 10), (20, 20)])
-def test_handl_style_sizes_and_separation(d, k):
-    X, y, info = make_handl(d, k, random_state=1, return_params=True)
-    sizes = np.bincount(y)
-    lo, hi = (50, 500) if k <= 10 else (10, 100)
-    assert X.shape[1] == d and len(sizes) == k and ((sizes >= lo) & (sizes <= hi)).all()
-    c, s = info["centres"], info["sigmas"]
-    iu = np.triu_indices(k, 1)
-    assert (np.linalg.norm(c[:, None] - c[None], axis=-1)[iu] > 3 * (s[:, None] + s[None])[iu]).all()
-
-
-def test_synthetic_partitions():
-    truth = np.repeat(np.arange(10), 20)
-    for rho in (0.0, 0.5, 1.0):
-        member = imitate_partition(truth, rho, random_state=0)
-        assert abs((member == truth).mean() - rho) < 0.1 and set(member) <= set(range(10))
-    P = partition_ensemble(truth, 30, 0.9, random_state=0)
-    aris = [_ari(truth, p) for p in P]
-    assert P.shape == (30, 200) and max(aris) > 0.6 and min(aris) < 0.1
-    good = hub_ensemble(truth, 40, 0.0, random_state=0)
-    poor = hub_ensemble(truth, 40, 1.0, random_state=0)
-    assert np.mean([_ari(truth, p) for p in good]) > np.mean([_ari(truth, p) for p in poor])
-    with pytest.raises(ValueError, match="alpha"):
-        hub_ensemble(truth, 5, 1.5)
 
 
 # ---------------------------------------------------------------- fault injection: the reader trusts no file
@@ -667,18 +564,6 @@ def test_sha256_embedded():
     assert len(set(list_datasets().sha256)) == len(EMBEDDED_DATASETS)
 
 
-def test_array_digest():
-    X = np.arange(6.0).reshape(3, 2)
-    assert array_digest(X, [0, 1, 1]) == array_digest(X.copy(), np.array([0, 1, 1]))
-    assert array_digest(X) == array_digest(np.asfortranarray(X))
-    assert len({array_digest(X), array_digest(X.reshape(2, 3)), array_digest(X.astype(np.float32)), array_digest(X, X),
-                array_digest(X.T), array_digest()}) == 6
-    y = np.array(["a", -1, "b"], dtype=object)
-    assert array_digest(y) == array_digest(np.array(["a", -1, "b"], dtype=object)) != array_digest(y.astype(str))
-    with pytest.raises(ValueError, match="file_digest: .*does not exist"):
-        file_digest("/no/such/file.npz")
-
-
 # --- arguments checked at the door ---------------------------------------------------------------
 
 @pytest.mark.parametrize("call, message", [
@@ -706,10 +591,46 @@ def test_arguments_checked_at_the_door(bundle, call, message):
         call(bundle)
 
 
-def test_header_less_index_advice_names_pandas_and_r(tmp_path):
-    "Issue 49 (item 9): a header-less saved index may come from R's write.csv as well as from pandas."
-    from clm_nb.readers import read_labeled_table
-    path = tmp_path / "r.csv"
-    path.write_text('"","w","y"\n"1",0.5,"a"\n"2",0.1,"b"\n"3",0.7,"a"\n')
-    with pytest.raises(ValueError, match=r"pandas: to_csv\(..., index=False\); R: write.csv\(..., row.names = FALSE\)"):
-        read_labeled_table(path, "y")
+# ---- issue 38: eight concurrent `bundle add` (forked processes released together by a barrier) keep every row: ...
+
+def _add_one(root: str, i: int, barrier) -> None:
+    "One of the concurrent adds (a forked process): wait for the others, then add dataset d{i}."
+    original = datasets.replace_file
+
+    def slow_replace(path, write):                # widen the read-then-write window of the manifest
+        if Path(path).name == datasets.MANIFEST:
+            time.sleep(0.1)
+        return original(path, write)
+    datasets.replace_file = slow_replace
+    try:
+        barrier.wait(timeout=30)
+        rng = np.random.default_rng(i)
+        add_to_bundle(rng.normal(size=(20, 2)), np.repeat(["a", "b"], 10), root, "mine", f"d{i}")
+    except Exception as e:                        # the message goes to the parent through the exit code and a file
+        Path(root).parent.joinpath(f"error{i}.txt").write_text(f"{type(e).__name__}: {e}")
+        os._exit(1)
+    os._exit(0)
+
+
+def _concurrent_adds(root: Path) -> list:
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(8)
+    procs = [ctx.Process(target=_add_one, args=(str(root), i, barrier)) for i in range(8)]
+    for p in procs: p.start()
+    for p in procs: p.join(timeout=TIMEOUT)
+    errors = [f.read_text() for f in sorted(root.parent.glob("error*.txt"))]
+    return [p.exitcode for p in procs], errors
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new_folder", "existing_bundle"])
+def test_eight_concurrent_bundle_adds_keep_every_row(tmp_path, existing):
+    "Eight adds at once kept 3 of 8 rows (into a new folder, 4 of 8 failed with a misleading error)."
+    root = tmp_path / "bundle"
+    if existing:
+        add_to_bundle(np.eye(4), [0, 0, 1, 1], root, "old", "first")
+    codes, errors = _concurrent_adds(root)
+    assert codes == [0] * 8, (codes, errors)
+    names = set(list_datasets(root)["name"])
+    assert names == {f"d{i}" for i in range(8)} | ({"first"} if existing else set()), names
+    assert all(load_dataset(f"mine/d{i}", root).n == 20 for i in range(8))
+    assert not list(root.rglob("*.tmp*")), list(root.rglob("*.tmp*"))
