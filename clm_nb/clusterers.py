@@ -760,6 +760,8 @@ def ground_truth_task(X,                              # data, (n, d) array-like 
     out = {"technique": technique, "points": len(y), "trials": len(t), "failed_trials": int((t.error != "").sum()),
            "best_params": str(res.best_params)}
     out.update({label: float(np.nanmax(t[label])) for label, _, _ in GT_MEASURES})
+    first = t[t.trial < (n_trials + 1) // 2]["ami"]                    # the first half of the budget (TPE: same trials)
+    out["ami_half"] = float(np.nanmax(first)) if first.notna().any() else float("nan")
     return out
 
 # %% ../nbs/23_clusterers.ipynb #b7656961

@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 from .text import progress_bar
-from .checks import check_choice, check_number, check_permutations
+from .checks import check_choice, check_flag, check_number, check_permutations
 from .core import check_data, check_partitions, NOISE_POLICIES
 from .pairs import summarize
 from .external import contingency
@@ -230,34 +230,41 @@ def ground_truth_tasks(datasets,                        # objects with collectio
                        scaling: str = "none",           # the features' scaling, as the CLM scores' (`prepare`)
                        missing: str = "refuse",         # missing values, as the CLM scores' (`prepare`)
                        rare: str = RARE_DEFAULT,        # rare classes, as the CLM scores' (`prepare`)
+                       labellings: bool = False,        # also every other reference labelling (`Dataset.references`)
+                       version: str | None = None,      # pins the tasks' code version (`Task.version`; None: computed)
                       ) -> list[Task]:
     """One `clusterers.ground_truth_task` per (dataset, technique) on the dataset prepared as the CLM scores are
     (`clm_nb.prepare.prepare`), keyed so that studies sharing a store share them, with its `ground_truth_cost`."""
     from clm_nb.clusterers import PAPER000_TECHNIQUES, ground_truth_task   # on first use: loads sklearn's estimators
     techs = list(techniques or PAPER000_TECHNIQUES)
+    labellings = check_flag(labellings, "labellings", who="ground_truth_tasks")
+    if version is not None and (not isinstance(version, str) or not version.strip()):
+        raise ValueError(f"ground_truth_tasks: version={version!r} must be a non-empty string, or None to compute it.")
     prepared, seen = [], set()
     for d in datasets:
         if (d.collection, d.name) in seen:
             raise ValueError(f"ground_truth_tasks: the dataset {d.collection}/{d.name} is given twice; pass each once.")
         seen.add((d.collection, d.name))
-        try:                                  # the features the CLM scores read: same preparation, same scaling
-            p = _study_prepared(d.X, d.y, scaling=scaling, missing=missing, rare=rare, noise=noise)
-            X, y = p.X, p.y
-        except ValueError:                    # refused (e.g. missing values): the task fails and records why
-            X, y = d.X, d.y
-        P = check_partitions(y, y, noise=noise)                         # the study's noise policy on the labels
-        prepared.append((d.collection, d.name, X[P.keep], P.codes[0]))
+        refs = d.labellings() if labellings and hasattr(d, "labellings") else {"y": d.y}
+        for lab, labels in refs.items():
+            try:                              # the features the CLM scores read: same preparation, same scaling
+                p = _study_prepared(d.X, labels, scaling=scaling, missing=missing, rare=rare, noise=noise)
+                X, y = p.X, p.y
+            except ValueError:                # refused (e.g. missing values): the task fails and records why
+                X, y = d.X, labels
+            P = check_partitions(y, y, noise=noise)                     # the study's noise policy on the labels
+            prepared.append((d.collection, d.name, X[P.keep], P.codes[0], {} if lab == "y" else {"labels": lab}))
     prep = {k: v for k, v in (("scaling", scaling), ("missing", missing), ("rare", rare))   # the defaults: no key
             if v != {"scaling": "none", "missing": "refuse", "rare": RARE_DEFAULT}[k]}
     tasks = []
-    for collection, name, X, y in sorted(prepared, key=lambda item: -len(item[3])):
+    for collection, name, X, y, lab in sorted(prepared, key=lambda item: -len(item[3])):
         sub = max_points is not None and len(y) > max_points           # only then does the subsample enter the key
         for tech in techs:
             key = ({"collection": collection, "dataset": name, "technique": tech, "n_trials": n_trials}
-                   | ({"max_points": max_points} if sub else {}) | prep)
+                   | lab | ({"max_points": max_points} if sub else {}) | prep)
             tasks.append(Task(key, ground_truth_task, {"X": X, "y": y, "technique": tech, "n_trials": n_trials,
                                                        "max_points": max_points if sub else None},
-                              cost=ground_truth_cost(tech, max_points if sub else len(y), X.shape[1], n_trials)))
+                              version=version, cost=ground_truth_cost(tech, max_points if sub else len(y), X.shape[1], n_trials)))
     return tasks
 
 # %% ../nbs/25_tasks.ipynb #01db20a6
@@ -273,17 +280,27 @@ def classifier_cost(n: int,          # points (after the max_points subsample)
     return a * n_trials * max(n, 1) ** p * max(d, 1) ** q
 
 # %% ../nbs/25_tasks.ipynb #53654784
-def best_ground_truth(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per dataset (columns collection, when the results have it, and dataset): the best of each ground-truth
-    measure over the techniques that ran, and the technique that reached the best ARI."""
+def best_ground_truth(results: pd.DataFrame,   # `run` results of `ground_truth_tasks`
+                      *,
+                      tol: float = 0.01,        # AMI gained by the second half of the trials above which it is a lower bound
+                     ) -> pd.DataFrame:
+    """One row per dataset (columns collection, when the results have it, dataset, and labels when several reference
+    labellings ran): the best of each ground-truth measure over the techniques that ran, the technique that reached the
+    best ARI, and whether the budget was still paying off (`gt_growth`, `lower_bound`)."""
     from clm_nb.clusterers import GT_MEASURES   # on first use: clusterers loads sklearn's estimators
+    tol = check_number(tol, "tol", lo=0, who="best_ground_truth")
     names = [m[0] for m in GT_MEASURES]
-    ids = [c for c in ("collection", "dataset") if c in results]
+    ids = [c for c in ("collection", "dataset", "labels") if c in results]
     ok = results[results.error.fillna("") == ""] if len(results) else results
+    extra = ["ami_half", "gt_growth", "lower_bound", "best_technique"]
     if ok.empty:
-        return pd.DataFrame(columns=(ids or ["dataset"]) + names + ["best_technique"])
+        return pd.DataFrame(columns=(ids or ["dataset"]) + names + extra)
+    ok = ok.assign(**({"labels": ok["labels"].fillna("y")} if "labels" in ok else {}),
+                   ami_half=ok["ami_half"] if "ami_half" in ok else np.nan)
     best = ok.loc[ok.groupby(ids, sort=True)["ari"].idxmax(), ids + ["technique"]].set_index(ids)
-    out = ok.groupby(ids, sort=True)[names].max()
+    out = ok.groupby(ids, sort=True)[names + ["ami_half"]].max()
+    out["gt_growth"] = out["ami"] - out["ami_half"]
+    out["lower_bound"] = (out["gt_growth"] > tol).where(out["gt_growth"].notna())
     out["best_technique"] = best["technique"]
     return out.reset_index()
 
