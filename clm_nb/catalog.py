@@ -12,11 +12,11 @@ import warnings
 from pathlib import Path
 
 from . import between, consensus, curves, cvi, density, external, internal, separability   # each registers its measures
-from .text import document_params
+from .text import document_params, progress_bar
 from .registry import KINDS, MEASURE_MODULES, get_measure, is_registered, measures, register, score
 
 # %% auto #0
-__all__ = ['fill_registry', 'measure_counts', 'measure_counts_text', 'measure_table']
+__all__ = ['WARM_INPUTS', 'fill_registry', 'measure_counts', 'measure_counts_text', 'measure_table', 'warm_kernels']
 
 # %% ../nbs/14_catalog.ipynb #2afa4685
 def fill_registry() -> None:
@@ -70,8 +70,61 @@ def measure_table(link: str | None = "measures.md#{name}",  # each name's link, 
     return "\n".join(["| notebook | kind | measures (registry names) | other public functions |", "|---|---|---|---|",
                       *(row for _, row in sorted(rows))])
 
-# %% ../nbs/14_catalog.ipynb #c2d1178c
-document_params(globals())
+# %% ../nbs/14_catalog.ipynb #4679af47
+WARM_INPUTS = ("coordinates", "read-only", "precomputed", "read-only precomputed", "condensed", "read-only condensed",
+               "sparse", "cosine", "large classes", "read-only large classes", "partitions", "bounded")
 
-# %% ../nbs/14_catalog.ipynb #cecfd097
+def warm_kernels(names=None,          # registered measures (None: every internal, between and external measure)
+                 *,
+                 progress=None,       # a bar on stderr: True, False, None (automatic: `show_progress`)
+                ) -> list[tuple[str, str]]:
+    """Call each measure once on small random data of every input kind it accepts (`WARM_INPUTS`), so that numba
+    compiles into its cache the kernel variants later calls use; returns the (measure, input) calls that ran."""
+    def frozen(a):
+        a = a.copy(); a.flags.writeable = False; return a
+    import numpy as np
+    from scipy import sparse as sp
+    from scipy.spatial.distance import pdist, squareform
+    table = measures(["internal", "between", "external", "ensemble"])
+    every = names is None
+    names = list(table.name) if every else [get_measure(n).name for n in names]
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 4)), np.repeat(np.arange(4), 100)
+    R, d = frozen(X), pdist(X)
+    D = squareform(d)
+    S = sp.csr_matrix(np.where(X > 0.5, X, 0.0))
+    big = np.r_[rng.normal(size=(2100, 2)), rng.normal(size=(100, 2)) + 5]
+    big_y = np.r_[np.zeros(2100, int), np.ones(100, int)]
+    done = []
+    for name in progress_bar(names, progress, "warm", unit="measure"):
+        info = get_measure(name)
+        if info.kind == "external":
+            calls = [("coordinates", (y, rng.permutation(y)), {})]
+        elif info.kind == "ensemble":
+            calls = [("partitions", (np.stack([y, rng.permutation(y), rng.permutation(y)]),), {})]
+        else:
+            calls = [("coordinates", (X, y), {}), ("read-only", (R, y), {})]
+            if "precomputed" in info.metrics:
+                calls += [(kind, (M, y), {"metric": "precomputed"}) for kind, M in
+                          (("precomputed", D), ("read-only precomputed", frozen(D)), ("condensed", d),
+                           ("read-only condensed", frozen(d)))]
+            if info.sparse:
+                calls.append(("sparse", (S, y), {}))
+            if "cosine" in info.metrics:
+                calls.append(("cosine", (X, y), {"metric": "cosine"}))
+            if name in ("dbcv", "dbcv_btwn"):
+                calls += [("large classes", (big, big_y), {}),
+                          ("read-only large classes", (frozen(squareform(pdist(big))), big_y), {"metric": "precomputed"})]
+        for kind, args, kwargs in calls:
+            try:
+                info.func(*args, **kwargs)
+            except ValueError:                  # refused: nothing more to compile for this input
+                continue
+            done.append((name, kind))
+    for name in curves.CURVE_MEASURES if every else ():     # the bounded search of the curve measures' cut-offs
+        curves.bounded_score(X, y, name, tolerance=1e-6)
+        done.append((name, "bounded"))
+    return done
+
+# %% ../nbs/14_catalog.ipynb #c2d1178c
 document_params(globals())

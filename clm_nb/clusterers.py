@@ -30,7 +30,7 @@ from .synthetic import subsample_dataset
 __all__ = ['TECHNIQUES', 'FOREST_CACHE_BYTES', 'CLASSIFIERS', 'KERNEL_MAX_TRAIN', 'PAPER000_TECHNIQUES', 'GT_MEASURES',
            'Technique', 'register_technique', 'Geometry', 'cluster', 'techniques', 'xmeans_bic', 'two_means_all',
            'XMeans', 'SearchResult', 'search', 'partition_pool', 'ShrinkageLDA', 'Fold', 'forest_accuracy',
-           'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task']
+           'cv_accuracy', 'classifier_proxies', 'ground_truth_task', 'classifier_task', 'warm_techniques']
 
 # %% ../nbs/23_clusterers.ipynb #1dac253f
 @dataclass(frozen=True)
@@ -776,6 +776,14 @@ def classifier_task(X,                              # data, (n, d) array-like of
     rng = np.random.default_rng(random_state)
     X, y = _at_most(X, y, max_points, rng)
     return {"points": len(y), **classifier_proxies(X, y, n_trials=n_trials, random_state=rng)}
+
+# %% ../nbs/23_clusterers.ipynb #8432f1bf
+def warm_techniques() -> list[str]:
+    "Fit once, on small data, each technique whose kernels numba compiles (x-means), so that its cache holds them; returns their names."
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(60, 2)), rng.normal(size=(60, 2)) + 6]
+    XMeans(k_min=1, k_max=4, random_state=0).fit_predict(X)
+    return ["xmeans"]
 
 # %% ../nbs/23_clusterers.ipynb #4809b6a4
 from .text import document_params

@@ -167,7 +167,9 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
     gt = pd.read_csv(out / "ground_truth.csv", index_col=0)
     scores = ["ami", "ari", "v_measure", "nmi_geometric"]
     assert gt.index.name == "dataset_id" and (gt.index == gt.collection + "/" + gt.dataset).all()
-    assert list(gt.columns) == ["collection", "dataset"] + scores + ["best_technique"] and len(gt) == 5
+    assert list(gt.columns) == ["collection", "dataset"] + scores + ["ami_half", "gt_growth", "lower_bound", "best_technique"]
+    assert len(gt) == 5
+    assert (gt.ami_half <= gt.ami).all() and (gt.lower_bound == (gt.gt_growth > 0.01)).all()   # how settled each is
     assert ((gt[scores].values > 0) & (gt[scores].values <= 1)).all()
     assert gt.best_technique.isin(["kmeans", "single", "dbscan"]).all()
     tasks = pd.read_csv(out / "ground_truth_tasks.csv")

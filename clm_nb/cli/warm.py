@@ -10,33 +10,19 @@ import click
 # %% auto #0
 __all__ = ['warm_command']
 
-# %% ../../nbs/32d_cli_warm.ipynb #0b3c7025
+# %% ../../nbs/32d_cli_warm.ipynb #a4afc5cd
 @click.command("warm")
 def warm_command():
-    """Compile every measure's numba kernels into numba's cache (once, after installing).
+    """Compile the measures' and techniques' numba kernels into numba's cache (once, after installing).
 
-    It calls each registered measure once on small random data: 47 kernels, about 70 s of CPU (1.5 min on 2 lightly
-    loaded cores, 3 min or more under load). `assess` and the leaderboard need 12 of them, which their first call
-    otherwise compiles (about 15 s of CPU); the rest serve the other measures. `make install` runs it."""
+    It calls each registered measure once on small random data of every kind of input it accepts
+    (`clm_nb.catalog.warm_kernels`) and fits x-means once (`clm_nb.clusterers.warm_techniques`), so that no later
+    analysis compiles. `make install` runs it."""
     import time
-    import numpy as np
-    import clm_nb
-    from clm_nb.text import progress_bar
-    from clm_nb.curves import CURVE_MEASURES, bounded_score
+    from clm_nb.catalog import warm_kernels
+    from clm_nb.clusterers import warm_techniques
     t = time.perf_counter()
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(400, 4)), np.repeat(np.arange(4), 100)
-    table = clm_nb.measures(["internal", "between", "external"])
-    for name, kind in progress_bar(list(zip(table.name, table.kind)), None, "warm", unit="measure"):
-        try:
-            clm_nb.get_measure(name).func(*((y, rng.permutation(y)) if kind == "external" else (X, y)))
-        except ValueError:                     # a measure that refuses these data compiles nothing more
-            pass
-    for name in CURVE_MEASURES:
-        bounded_score(X, y, name, tolerance=1e-6)
-    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))    # a read-only matrix, as np.load(mmap_mode='r')
-    D.flags.writeable = False                                      # gives: the kernels' read-only variant
-    for name in ("silhouette", "dunn", "aucc", "dsi", "c_index"):
-        clm_nb.get_measure(name).func(D, y, metric="precomputed")
-    click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s; the first call of a "
-               "measure no longer compiles.", err=True)
+    calls = warm_kernels(progress=None)
+    warm_techniques()
+    click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s ({len(calls)} measure "
+               "calls); the first call of a measure no longer compiles.", err=True)
