@@ -140,10 +140,12 @@ def _score_away_from_limits(name, X, y):
     return before
 
 
-@pytest.mark.parametrize("name, invariance", [c for c in CLAIMS if c[1] in TRANSFORMS])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(case=labelled_data())
-def test_claimed_invariance_holds(name, invariance, case):
+# dcsi_btwn costs about 0.3 s per score (a Monte-Carlo estimate per class pair): 10 examples per claim, not 30, keep
+# its five claims within seconds of the suite's time (issue 50, item 6); every other measure gets 30.
+SLOW_CLAIMS = {"dcsi_btwn"}
+
+
+def _check_claim(name, invariance, case):
     X, y, rng = case
     before = _score_away_from_limits(name, X, y)
     if name in ORDER_SENSITIVE:
@@ -153,6 +155,20 @@ def test_claimed_invariance_holds(name, invariance, case):
     X2, y2 = TRANSFORMS[invariance](X, y, rng)
     after = clm_nb.score(name, X2, y2, random_state=0)
     assert _same(before, after), f"{name} changed under {invariance}: {before} -> {after}"
+
+
+@pytest.mark.parametrize("name, invariance", [c for c in CLAIMS if c[1] in TRANSFORMS and c[0] not in SLOW_CLAIMS])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=labelled_data())
+def test_claimed_invariance_holds(name, invariance, case):
+    _check_claim(name, invariance, case)
+
+
+@pytest.mark.parametrize("name, invariance", [c for c in CLAIMS if c[1] in TRANSFORMS and c[0] in SLOW_CLAIMS])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=labelled_data())
+def test_claimed_invariance_holds_slow_measures(name, invariance, case):
+    _check_claim(name, invariance, case)
 
 
 @st.composite

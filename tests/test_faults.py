@@ -331,8 +331,11 @@ def test_ctrl_c_stops_the_study_without_storing_its_tasks_as_failures(tmp_path):
     (tmp_path / "clm_waiting_task.py").write_text(WAITING_TASK)
     markers.mkdir()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    def as_from_a_terminal():     # SIGINT delivered and handled by default in the study, whatever this pytest worker
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # inherited (a library may have blocked or
+        signal.signal(signal.SIGINT, signal.SIG_DFL)                 # ignored it here: the run then never stopped)
     proc = subprocess.Popen([sys.executable, str(script), str(store), str(markers)], cwd=ROOT, start_new_session=True,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=as_from_a_terminal)
     try:
         deadline = time.time() + 300                            # a bound for a broken run, not a timing assumption
         while len(list(markers.iterdir())) < 2 and proc.poll() is None and time.time() < deadline:
