@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	# kernel's name) and JupyterLab (which writes the running kernel's spec) agree on the notebooks' metadata
 	$(BIN)/python -m ipykernel install --sys-prefix --name clm_nb --display-name clm_nb >/dev/null
 	$(MAKE) --no-print-directory jupyter-config
-	# numba compiles the measures' kernels at their first call (about 20 s): once here, into its cache, instead
+	# numba compiles the kernels at their first call: once here (`clm-nb warm`, about 2.5 min), into its cache, instead
 	$(BIN)/clm-nb --quiet warm
 	touch $@
 
