@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -19,7 +20,8 @@ from .runner import Task
 from .tasks import best_ground_truth, dataset_digest, ground_truth_tasks, load_checked
 
 # %% auto #0
-__all__ = ['SCORE_FIELDS', 'features_task', 'calibration_tasks', 'calibration_table', 'leave_collection_out']
+__all__ = ['SCORE_FIELDS', 'features_task', 'calibration_tasks', 'calibration_table', 'leave_collection_out', 'ConformalBands',
+           'conformal_bands', 'nested_coverage']
 
 # %% ../nbs/26a_calibration.ipynb #6b299a06
 SCORE_FIELDS = ("value", "se", "weighted", "share_below", "worst")   # per measure, from `Assessment.scores`
@@ -109,6 +111,79 @@ def leave_collection_out(table: pd.DataFrame,          # `calibration_table` (or
     for g in pd.unique(groups):
         test = groups == g
         out[test] = np.asarray(predict(fit(table[~test], y[~test]), table[test]), dtype=float)
+    return out
+
+# %% ../nbs/26a_calibration.ipynb #c405bced
+@dataclass(frozen=True)
+class ConformalBands:
+    "Half-widths of split-conformal prediction intervals, one per band of the prediction (see `conformal_bands`)."
+    edges: tuple            # the band edges on the predicted value, increasing (bands: below the first, ..., above the last)
+    level: float            # the coverage each band's intervals are built for
+    halfwidths: tuple       # the half-width of each band (inf: too few calibration rows for the level)
+    counts: tuple           # calibration rows per band
+
+    def band(self, pred) -> np.ndarray:
+        "The band of each prediction: 0 below the first edge, 1 from it to the second, ..."
+        return np.searchsorted(np.asarray(self.edges, float), np.asarray(pred, float), side="right")
+
+    def interval(self, pred) -> tuple[np.ndarray, np.ndarray]:
+        "The intervals (low, high) around predictions `pred`, clipped to [0, 1]."
+        pred = np.asarray(pred, float)
+        h = np.asarray(self.halfwidths, float)[self.band(pred)]
+        return np.clip(pred - h, 0.0, 1.0), np.clip(pred + h, 0.0, 1.0)
+
+# %% ../nbs/26a_calibration.ipynb #1d93bcdf
+def conformal_bands(y,                        # the ground truth of the calibration rows
+                    pred,                     # their out-of-sample predictions (e.g. `leave_collection_out`)
+                    *,
+                    level: float = 0.9,       # the coverage the intervals are built for
+                    edges=(0.15, 0.5),        # band edges on the prediction (the verdict's bands)
+                   ) -> ConformalBands:
+    "Split-conformal half-widths, the ceil((m+1) level)-th smallest |y - pred| within each band of the prediction."
+    level = check_number(level, "level", lo=0, hi=1, who="conformal_bands")
+    if not 0 < level < 1:
+        raise ValueError(f"conformal_bands: level={level} must be strictly between 0 and 1, e.g. 0.9.")
+    y, pred = np.asarray(y, float), np.asarray(pred, float)
+    if y.shape != pred.shape or y.ndim != 1 or not (np.isfinite(y).all() and np.isfinite(pred).all()):
+        raise ValueError("conformal_bands: y and pred must be finite 1-d arrays of one length.")
+    edges = tuple(float(e) for e in edges)
+    if list(edges) != sorted(set(edges)):
+        raise ValueError(f"conformal_bands: edges={edges} must increase strictly.")
+    bands = np.searchsorted(np.asarray(edges), pred, side="right")
+    halves, counts = [], []
+    for b in range(len(edges) + 1):
+        r = np.sort(np.abs(y - pred)[bands == b])
+        k = int(np.ceil((len(r) + 1) * level))
+        halves.append(float(r[k - 1]) if k <= len(r) else float("inf"))
+        counts.append(int(len(r)))
+    return ConformalBands(edges, level, tuple(halves), tuple(counts))
+
+# %% ../nbs/26a_calibration.ipynb #634d0e79
+def nested_coverage(table: pd.DataFrame,        # `calibration_table` (or any table with `group` and `target`)
+                    fit: Callable,              # fit(rows, target values) -> model
+                    predict: Callable,          # predict(model, rows) -> one value per row
+                    *,
+                    level: float = 0.9,         # the coverage the intervals are built for
+                    edges=(0.15, 0.5),          # band edges on the prediction
+                    target: str = "gt_ami",     # the column predicted
+                    group: str = "collection",  # the column whose values are left out
+                   ) -> pd.DataFrame:
+    """Out-of-group predictions with intervals whose half-widths never saw the group either: one row per table row,
+    columns pred, low, high, covered (docs: calibration.html#nested_coverage)."""
+    groups = table[group].to_numpy()
+    y = table[target].to_numpy(dtype=float)
+    out = pd.DataFrame(index=table.index, columns=["pred", "low", "high"], dtype=float)
+    for g in pd.unique(groups):
+        test = groups == g
+        rest = table[~test]
+        if len(set(rest[group])) < 2:
+            raise ValueError("nested_coverage: it needs at least three groups (two left when one is held out).")
+        cb = conformal_bands(y[~test], leave_collection_out(rest, fit, predict, target=target, group=group),
+                             level=level, edges=edges)
+        pred = np.asarray(predict(fit(rest, y[~test]), table[test]), dtype=float)
+        lo, hi = cb.interval(pred)
+        out.loc[test, "pred"], out.loc[test, "low"], out.loc[test, "high"] = pred, lo, hi
+    out["covered"] = (out.low <= y) & (y <= out.high)
     return out
 
 # %% ../nbs/26a_calibration.ipynb #c06c161f
