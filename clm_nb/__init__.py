@@ -31,8 +31,9 @@ def _measure_names() -> list[str]:
 # `import clm_nb`, as in scikit-learn).
 _SUBMODULES = ("text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves",
                "separability", "density", "external", "consensus", "between", "catalog", "readers", "prepare",
-               "synthetic", "bundle", "rule", "profile", "intervals", "assessment", "clusterers", "runner", "study",
-               "tasks", "evaluation", "leaderboard", "clustbench", "advice", "charts", "report", "cli", "all",
+               "synthetic", "bundle", "rule", "profile", "intervals", "prediction", "assessment", "clusterers", "runner",
+               "study", "tasks", "evaluation", "calibration", "leaderboard", "clustbench", "advice", "charts", "report",
+               "cli", "all",
                "datasets", "verdict")           # the last two: deprecated paths, kept for one release
 
 

@@ -234,3 +234,9 @@ def test_top_level_api_still_works():
             "print(loaded, callable(assess), len(measures()) == len(clm_nb.__all__) - 8, sc_a is clm_nb.sc_a)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.split() == ["False", "True", "True", "True"], r.stdout + r.stderr
+
+
+def test_every_module_is_reachable_from_the_package_face():
+    "A new notebook's module is reachable as `clm_nb.<module>` after a plain `import clm_nb` (the face lists it)."
+    here = {p.stem for p in (ROOT / "clm_nb").glob("*.py") if not p.stem.startswith("_")} | {"cli"}
+    assert here <= set(clm_nb._SUBMODULES), sorted(here - set(clm_nb._SUBMODULES))
