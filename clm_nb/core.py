@@ -899,7 +899,7 @@ MIN_CLASS_SAMPLE = 25           # in a sampled class pair, each class keeps at l
 def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `LabeledData`'s labels)
                       size: int,             # the sample size (the data are returned whole if not larger)
                       rng: np.random.Generator,  # the generator that draws the sample
-                      min_per_class: int = MIN_CLASS_SAMPLE,  # each class keeps at least min(its size, this)
+                      min_per_class: int | None = MIN_CLASS_SAMPLE,  # each class keeps at least min(its size, this); None: what fits
                      ) -> np.ndarray:
     """Sorted row positions of a stratified random sample of `size` rows (docs: core.html#stratified_sample), without
     replacement."""
@@ -908,6 +908,11 @@ def stratified_sample(codes: np.ndarray,     # (n,) class codes 0..K-1 (a `Label
     if n <= size:
         return np.arange(n)
     sizes = np.bincount(codes)
+    if min_per_class is None:                          # every class present, as many of each as the size allows
+        size = max(size, int((sizes > 0).sum()))
+        min_per_class = max(1, min(MIN_CLASS_SAMPLE, size // max(int((sizes > 0).sum()), 1)))
+        if n <= size:
+            return np.arange(n)
     floor_ = np.minimum(sizes, min_per_class)
     if floor_.sum() > size:
         raise ValueError(f"stratified_sample: size={size} cannot keep min(n_c, {min_per_class}) points of each of the "

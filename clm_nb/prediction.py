@@ -52,7 +52,7 @@ def dataset_descriptors(X,                       # (n, d) coordinates, as the sc
     balance = float(-(p * np.log(p)).sum() / np.log(data.K))
     rows = np.ascontiguousarray(data.X)
     distinct = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()).size
-    sample = data.X[stratified_sample(data.labels, max_points, np.random.default_rng(random_state))]
+    sample = data.X[stratified_sample(data.labels, max_points, np.random.default_rng(random_state), min_per_class=None)]
     try:
         dim = intrinsic_dimension(sample)
     except ValueError:                       # fewer points than the estimator's neighbours

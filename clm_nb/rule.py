@@ -40,7 +40,8 @@ def judge_facts(data,                    # validated `clm_nb.core.LabeledData` (
         return facts
     from scipy.spatial.distance import pdist
     rows = np.arange(data.n) if data.n <= max_points else stratified_sample(data.labels, max_points,
-                                                                             np.random.default_rng(seed))
+                                                                             np.random.default_rng(seed),
+                                                                             min_per_class=None)   # many classes fit
     dist = pdist(data.X[rows])
     mean = float(dist.mean())
     facts["distance_cv"] = float(dist.std() / mean) if mean > 0 else None

@@ -599,3 +599,14 @@ def test_announced_time_counts_the_half_samples_and_the_variants():
     seconds = float(said.split("about ")[1].split(" s")[0])
     assert 57 / 1.5 <= seconds <= 57 * 1.5, said
     assert "50 half-samples of 10,000 points" in said
+
+
+def test_many_classes_are_assessed_not_refused():
+    """Issue 51 (found on the bundle's letter, a3, birch1, d31...): with more than 20 classes and more than 500 points,
+    `assess` raised stratified_sample's 'cannot keep min(n_c, 25) points of each class' from the rule's distance
+    spread. Every class now stays in that sample with what fits."""
+    rng = np.random.default_rng(0)
+    K = 22                                                    # 22 x 25 = 550 > 500 points, 22 x 25 > 500 needed
+    X = rng.normal(size=(K * 25, 2)) + np.repeat(rng.uniform(-30, 30, size=(K, 2)), 25, axis=0)
+    a = clm_nb.assess(X, np.repeat(np.arange(K), 25), progress=False, variants=False, ci=None)
+    assert a.K == K and a.verdict in ("trustworthy", "doubtful", "unreliable")
