@@ -24,11 +24,13 @@ from .rule import band_words, dominant_pair_broken, judge_facts, JUDGED, profile
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, permutation_cap, primary_score)
 from .intervals import MAX_RESAMPLES, resample_scores
+from .prediction import (ClmPredictor, dataset_descriptors, Descriptors, load_predictor, Prediction,
+                               prediction_row)
 
 
 # %% auto #0
-__all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
-           'LabellingAssessments', 'assess_labellings']
+__all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'VERDICT_BY', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points',
+           'assess', 'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/22_assessment.ipynb #922ffaf3
 _COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "too few points": "#6b7b8c",
@@ -95,8 +97,10 @@ def _assessment_text(a: Assessment, interface: str) -> str:
     lines = [f"CLM assessment: {a.verdict.upper()}  ({a.n} points, {feats}, {a.K} classes"
              + noise + scaled + f", metric {a.metric}; {a.stability}{_leak_clause(a)})"]
     lines += [f"  {s.text(interface)}" for s in a.preparation if s.warning]
-    lines += [f"  {a.reason}",
-              f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "") + _interval_text(a)]
+    lines += [f"  {a.reason}"]
+    if a.prediction is not None and a.rule_verdict:
+        lines += [f"  today's rule ({', '.join(m for _, m in a.views)} cut-offs, verdict_by='rule'): {a.rule_verdict}"]
+    lines += [f"  {a.primary} = {a.score:.3f}" + (f" ± {a.score_se:.3f}" if a.score_se > 0 else "") + _interval_text(a)]
     lines += [f"  views: {a.views_note}"] if a.views_note else []
     lines += [f"  {s}" for s in a.uncertainty]
     if a.verdict_support:
@@ -148,6 +152,11 @@ class Assessment:
     left_out: list = field(default_factory=list)  # features that may leak the labels, left out of the verdict
     leaky: list = field(default_factory=list)     # features that may leak the labels, read by the verdict (keep_cols)
     keep_cols: list = field(default_factory=list)  # the input columns kept on purpose although flagged
+    verdict_by: str = "rule"            # what gave the verdict: 'prediction' (the calibrated answer) or 'rule'
+    prediction: Prediction | None = None  # the calibrated answer: expected AMI, interval, drivers (None: not predicted)
+    rule_verdict: str = ""              # the rule's verdict (`clm_nb.rule.VerdictRule`), beside the prediction's
+    rule_reason: str = ""               # and its reason
+    descriptors: Descriptors | None = None  # size, classes, balance, duplicates, intrinsic dimension of the data scored
 
     @property
     def judgeable(self) -> bool:
@@ -178,7 +187,11 @@ class Assessment:
                 "verdict_support": self.verdict_support, "ci": self.ci, "n_resamples": self.n_resamples,
                 "max_permutations": self.max_permutations, "uncertainty": list(self.uncertainty),
                 "metric": self.metric, "views": [{"view": v, "measure": m} for v, m in self.views],
-                "views_missing": dict(self.views_missing), "views_note": self.views_note}
+                "views_missing": dict(self.views_missing), "views_note": self.views_note,
+                "verdict_by": self.verdict_by, "rule_verdict": self.rule_verdict, "rule_reason": self.rule_reason,
+                "prediction": None if self.prediction is None else self.prediction.to_dict(),
+                "descriptors": None if self.descriptors is None else {
+                    k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.descriptors.to_dict().items()}}
 
     def text(self, interface: str = "python") -> str:
         """The assessment as text (what `repr` shows), its advice in the words of `interface` ('python' or 'cli'); a
@@ -409,22 +422,41 @@ def _worst_table(pairs: pd.DataFrame, rule: VerdictRule, worst: int) -> pd.DataF
     return (shown.sort_values(["measure", "value"], key=lambda s: s.map(order) if s.name == "measure" else s)
             .groupby("measure", sort=False).head(worst).reset_index(drop=True))
 
+# %% ../nbs/22_assessment.ipynb #30033dc5
+def _predicted_row(row: pd.Series,        # the rule's verdict row (verdict, reason, borderline, the facts)
+                   pred: Prediction,      # the calibrated answer for the same scores
+                  ) -> pd.Series:
+    "The verdict row of the prediction: its verdict, reason and borderline; the rule's verdict and reason kept beside."
+    said = {"verdict": pred.verdict, "reason": pred.reason(),
+            "borderline": "/".join(pred.borderline) if pred.borderline else "",
+            "rule_verdict": row["verdict"], "rule_reason": row["reason"]}
+    return pd.concat([row.drop(["verdict", "reason", "borderline"]), pd.Series(said, dtype=object)])
+
 # %% ../nbs/22_assessment.ipynb #4c1b6a3c
 def _profile_verdict(X: np.ndarray,          # prepared and scaled features
                      y: np.ndarray,          # their labels
                      names: list,            # the measures
                      primary: str,           # the ranking score
                      rule: VerdictRule,      # the verdict rule
+                     predictor: ClmPredictor | None = None,  # the calibrated answer (None: the rule's verdict)
                      **profile,              # noise, n_permutations, random_state, max_permutations: to `clm_profile`
                     ) -> tuple:
-    "(profile, score table, verdict row with the facts of `judge_facts`, primary value, primary se) of one preparation."
+    """(profile, score table, verdict row with the facts of `judge_facts`, primary value, primary se, `Prediction` or
+    None, `Descriptors`) of one preparation; with a predictor, the verdict row is the prediction's (`_predicted_row`)."""
     prof = clm_profile(X, y, measures=names, primary=names[0], threshold=rule.low, rule=rule, **profile)
     scores = _score_table(prof, rule)
     data = X if y is None else check_data(X, y, noise=profile.get("noise"), measure="assess")
     facts = judge_facts(data, profile.get("metric", "euclidean"))          # what too few points / cannot judge read
     table = pd.DataFrame([profile_row(prof) | facts])
     value, se = primary_score(table, primary)
-    return prof, scores, pd.concat([rule.apply(table).iloc[0], pd.Series(facts)]), float(value.iloc[0]), se.iloc[0]
+    seed = profile.get("random_state")
+    desc = dataset_descriptors(data, None, random_state=seed if isinstance(seed, (int, np.integer)) else DEFAULT_SEED)
+    row = pd.concat([rule.apply(table).iloc[0], pd.Series(facts)])
+    pred = None
+    if predictor is not None and row.verdict in JUDGED:
+        pred = predictor.predict(prediction_row(scores, desc))
+        row = _predicted_row(row, pred)
+    return prof, scores, row, float(value.iloc[0]), se.iloc[0], pred, desc
 
 # %% ../nbs/22_assessment.ipynb #3906b03d
 def _variant_row(scores: pd.DataFrame, verdict, value: float, rule: VerdictRule, primary: str) -> dict:
@@ -437,7 +469,7 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
                     scaling: str,     # the scaling of the verdict
                     skew: list,       # positions of the skewed features (for 'log')
                     first: dict,      # the row of the chosen scaling (`_variant_row`)
-                    verdict_of,       # (X, y) -> `_profile_verdict`'s tuple, with assess's options
+                    verdict_of,       # (X, y) -> `_profile_verdict`'s tuple, with assess's options (and predictor)
                     rule: VerdictRule,  # the verdict rule
                     primary: str,     # the ranking score
                     seed: int = 0,    # seed of the sample above QUADRATIC_MAX_POINTS points
@@ -450,17 +482,17 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
         X, y = X[keep], y[keep]
     for s in SCALINGS:
         if s != scaling and (s != "log" or skew):
-            _, sc, v, val, _ = verdict_of(scale_features(X, s, skew), y)
+            _, sc, v, val, *_ = verdict_of(scale_features(X, s, skew), y)
             rows[s] = _variant_row(sc, v, val, rule, primary) | {"points": X.shape[0]}
     if p.left_out:                                        # the verdict the flagged columns would have given
         full = np.hstack([p.X, p.left_out_X])
         Xl = full[keep] if p.X.shape[0] > QUADRATIC_MAX_POINTS else full
-        _, sc, v, val, _ = verdict_of(scale_features(Xl, scaling, skew), y)
+        _, sc, v, val, *_ = verdict_of(scale_features(Xl, scaling, skew), y)
         rows[f"{scaling}, with {', '.join(p.left_out)}"] = _variant_row(sc, v, val, rule, primary) | {"points": Xl.shape[0]}
     flagged = p.columns_warned
     if flagged and len(flagged) < len(p.features):
         cols = [j for j, f in enumerate(p.features) if f not in flagged]
-        _, sc, v, val, _ = verdict_of(scale_features(X[:, cols], scaling, [cols.index(j) for j in skew if j in cols]), y)
+        _, sc, v, val, *_ = verdict_of(scale_features(X[:, cols], scaling, [cols.index(j) for j in skew if j in cols]), y)
         rows[f"{scaling}, without {', '.join(flagged)}"] = _variant_row(sc, v, val, rule, primary) | {"points": X.shape[0]}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
 
@@ -517,6 +549,7 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
               scores: pd.DataFrame,  # the assessment's score table
               rule: VerdictRule,     # the verdict rule
               facts: dict | None = None,  # the full data's `judge_facts`: the half-samples are judged as the data
+              judge=None,            # draws -> verdict per half-sample (None: the rule's, `_verdict_support`)
               **options,             # noise, n_permutations, random_state, ci, n_resamples: to `resample_scores`
              ) -> tuple[pd.DataFrame, dict, str]:
     "(scores with low/high, verdict support, what the intervals cover) from stratified half-samples (ci=None: none)."
@@ -529,6 +562,9 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
                                                                  for m in scores.index}
     res = resample_scores(X, y, measures=list(scores.index), random_state=int(seed), values=values, **options)
     out = scores.assign(low=res.table.low.reindex(scores.index), high=res.table.high.reindex(scores.index))
+    if judge is not None:
+        v = judge(res.draws, out)
+        return out, {k: float((v == k).mean()) for k in VERDICTS if (v == k).any()}, res.method
     return out, _verdict_support(res.draws, out, rule, facts), res.method
 
 # %% ../nbs/22_assessment.ipynb #4d0ef657
@@ -575,6 +611,12 @@ def _assess_measures(measures,            # the caller's measures (None: the lea
         raise ValueError(f"assess: measures={names} lacks the verdict's view measure(s) {need}; include them.")
     return names, left_out
 
+def _scaling_step(p: Prepared, scaling: str) -> list:
+    "The preparation record's scaling step ([] for scaling='none')."
+    if scaling == "none":
+        return []
+    return [PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}.")]
+
 def _stability(table: pd.DataFrame | None,   # the variants table (None: not computed)
                verdict: str,                 # the headline verdict
                leaky: list,                  # flagged features the verdict reads (kept on purpose)
@@ -585,6 +627,57 @@ def _stability(table: pd.DataFrame | None,   # the variants table (None: not com
     without = None if table is None else next((v for k, v in table.verdict.items() if ", without " in str(k)), None)
     return (LEAK_STABILITY if leaky and without != verdict else "not checked" if stable is None
             else "stable" if stable else "depends on preprocessing")
+
+# %% ../nbs/22_assessment.ipynb #6c879ae7
+VERDICT_BY = ("prediction", "rule")        # what gives `assess`'s verdict: the calibrated answer, or the views' cut-offs
+
+def _check_predictor(verdict_by: str, predictor) -> ClmPredictor | None:
+    "The predictor `assess` uses (None under verdict_by='rule'); a `ValueError` for anything else."
+    verdict_by = check_choice(verdict_by, "verdict_by", VERDICT_BY, who="assess")
+    if predictor is not None and not isinstance(predictor, ClmPredictor):
+        raise ValueError(f"assess: predictor={predictor!r} must be a clm_nb.prediction.ClmPredictor "
+                         "(clm_nb.prediction.load_predictor(path)), or None for the package's.")
+    if verdict_by == "rule":
+        return None
+    return load_predictor() if predictor is None else predictor
+
+# %% ../nbs/22_assessment.ipynb #105f3c5e
+def _predicted_support(predictor: ClmPredictor,  # the calibrated predictor
+                       desc: Descriptors,        # the full data's descriptors
+                      ):
+    "A function (draws, scores) -> the predicted verdict of each half-sample (`_sampling`'s `judge`)."
+    def judge(draws: pd.DataFrame, scores: pd.DataFrame) -> np.ndarray:
+        rows = []
+        for _, d in draws.iterrows():
+            sc = scores.copy()
+            for m in sc.index:
+                sc.at[m, "value"] = d.get(m, np.nan)
+                sc.at[m, "weighted"] = d.get(f"{m}_weighted", np.nan)
+                sc.at[m, "share_below"] = d.get(f"{m}_share_below", sc.at[m, "share_below"])
+            rows.append(prediction_row(sc, desc))
+        return np.array([p.verdict for p in predictor.predict(rows)], dtype=object)
+    return judge
+
+# %% ../nbs/22_assessment.ipynb #86a38767
+def _prediction_lines(pred: Prediction | None,          # the calibrated answer (None: the rule's verdict)
+                      predictor: ClmPredictor | None,   # the predictor that gave it
+                      metric: str = "euclidean",        # how the points were compared
+                     ) -> list[str]:
+    "What the expected AMI and its interval are, and how they were validated (docs: assessment.html)."
+    if pred is None:
+        return []
+    v = predictor.provenance.get("validation", {})
+    checked = (f" Leaving whole collections of the bundle out, the predictions reached Spearman rho {v['rho']:.2f} with "
+               f"the ground truth and the intervals covered {100 * v['coverage']:.0f} % of it."
+               if {"rho", "coverage"} <= set(v) else "")
+    lines = [f"expected AMI: the best adjusted mutual information that a clustering technique reaches on these labels "
+             f"(paper 000's nine techniques, tuned), predicted from the scores and the data's descriptors by model "
+             f"{pred.model}; its {100 * pred.level:g} % interval is split-conformal.{checked}"]
+    if metric != "euclidean":
+        lines.append(f"The model was fitted on Euclidean coordinates; under metric={metric!r} its inputs are that "
+                     "metric's scores (and no descriptor that needs coordinates), so the expected AMI is an "
+                     "extrapolation: compare it with the rule's verdict.")
+    return lines
 
 # %% ../nbs/22_assessment.ipynb #3547bcc9
 def assess(X,                                        # (n, d) data: a DataFrame (any column types) or an array
@@ -611,11 +704,13 @@ def assess(X,                                        # (n, d) data: a DataFrame 
            metric: str = "euclidean",                # what X is: `clm_nb.registry.METRIC_NAMES` (any_distance.html)
            dim: int | None = None,                   # dbcv_btwn's core-distance exponent (None: X's, else estimated)
            keep_cols=None,                           # columns kept on purpose although flagged (an index, a leak)
+           verdict_by: str = "prediction",           # 'prediction': the calibrated answer; 'rule': the views' cut-offs
+           predictor: ClmPredictor | None = None,    # the calibrated predictor (None: the package's, `load_predictor`)
           ) -> Assessment:  # the verdict and its reason, scores, worst class pairs, hints; prints as a report
     """Can the labels `y` of the data `X` be trusted as clusters? Preparation, scores, verdict and its stability, hints.
 
-    The data are prepared, the between-dataset measures scored, and `rule` reads the verdict ('trustworthy',
-    'doubtful', 'unreliable', ...) from the centroid (ch_btwn) and density (dbcv_btwn) views. Docs: assessment.html.
+    The verdict is the band of the best clustering technique's expected AMI, predicted from the scores and the data's
+    descriptors, with its interval (verdict_by='rule': the cut-offs of `rule` on the two views). Docs: assessment.html.
 
     Examples
     --------
@@ -627,7 +722,8 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     scaling = check_choice(scaling, "scaling", SCALINGS, who="assess")
     metric, kind, dim = _check_metric(X, metric, scaling, dim)
     rule, views_note, views_missing = _assess_rule(rule, metric, kind)
-    variants = check_flag(variants, "variants", who="assess")
+    variants = check_flag(variants, "variants", who="assess") and kind == "coordinates"   # no variants of other points
+    predictor = _check_predictor(verdict_by, predictor)
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
     n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples,
                                                               random_state)
@@ -635,24 +731,20 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     names, left_out = _assess_measures(measures, primary, rule, metric, kind)
     p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
                         min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
-    variants = variants and kind == "coordinates"                    # no scaling variants of other points
     skew = [p.features.index(c) for c in p.skewed]
     if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
         _say_plan(data, names, p, scaling, skew, variants, n_resamples if ci is not None else 0)
     run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
-    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, max_permutations=cap,
+    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, predictor, max_permutations=cap,
                                                  max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
     scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
-    prof, scores, verdict, value, se = verdict_of(scaled, labels)
+    prof, scores, verdict, value, se, prediction, desc = verdict_of(scaled, labels)
     facts = {k: verdict[k] for k in ("n", "K", "d", "distance_cv")}
     scores, support, method = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
-                                        progress=bars, **run)
-    table = (_variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
-                             primary, random_state if isinstance(random_state, (int, np.integer)) else 0)
-             if variants else None)
-    steps = list(p.steps)
-    if scaling != "none":
-        steps.append(PrepStep("scaling", tuple(p.skewed) if scaling == "log" else (), f"scaled the features: {scaling}."))
+                                        judge=prediction and _predicted_support(predictor, desc), progress=bars, **run)
+    table = _variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
+                            primary, random_state if isinstance(random_state, (int, np.integer)) else 0) if variants else None
+    steps = list(p.steps) + _scaling_step(p, scaling)
     pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
     n_minus_one = int(noise_mask(np.asarray(p.y, dtype=object)).sum()) if noise is None else data.n_noise
     leaky = p.columns_warned if kind == "coordinates" else []
@@ -666,8 +758,10 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                       variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
                       borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
                       verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
-                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED), metric=metric,
-                      views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing)
+                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED) + _prediction_lines(prediction, predictor, metric), metric=metric,
+                      views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing,
+                      verdict_by=verdict_by, prediction=prediction, descriptors=desc,
+                      rule_verdict=verdict.get("rule_verdict", verdict.verdict), rule_reason=verdict.get("rule_reason", verdict.reason))
 
 # %% ../nbs/22_assessment.ipynb #c4bf6103
 @dataclass

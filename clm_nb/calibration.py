@@ -13,19 +13,19 @@ import numpy as np
 import pandas as pd
 from .checks import check_flag, check_number
 from .prepare import prepare
-from .prediction import dataset_descriptors
+from .prediction import ClmPredictor, ConformalBands, dataset_descriptors, Descriptors, prediction_row, TreeModel
+from .profile import DEFAULT_SEED
 from .assessment import assess
 from .bundle import DatasetError, iter_datasets, resolve_data_dir
 from .runner import Task
 from .tasks import best_ground_truth, dataset_digest, ground_truth_tasks, load_checked
 
 # %% auto #0
-__all__ = ['SCORE_FIELDS', 'features_task', 'calibration_tasks', 'calibration_table', 'leave_collection_out', 'ConformalBands',
-           'conformal_bands', 'nested_coverage']
+__all__ = ['HGB_PARAMS', 'MODEL_SPEC', 'features_task', 'descriptors_task', 'calibration_tasks', 'calibration_table',
+           'leave_collection_out', 'conformal_bands', 'nested_coverage', 'tree_model', 'hgb_model', 'rule_model',
+           'validation_figures', 'fit_predictor']
 
 # %% ../nbs/26a_calibration.ipynb #6b299a06
-SCORE_FIELDS = ("value", "se", "weighted", "share_below", "worst")   # per measure, from `Assessment.scores`
-
 def features_task(collection: str,            # the dataset's collection
                   name: str,                  # its name in the collection
                   *,
@@ -41,11 +41,24 @@ def features_task(collection: str,            # the dataset's collection
     out = {"verdict_rule": a.verdict, "reason": a.reason, "n_input": a.n_input, "n_noise": a.n_noise,
            "assess_seconds": time.perf_counter() - t0, "left_out": len(a.left_out),
            "prep": ";".join(f"{s.kind}:{int(bool(s.warning))}" for s in a.preparation)}
-    for m, row in a.scores.iterrows():
-        out |= {f"{m}__{f}": float(row[f]) if pd.notna(row[f]) else np.nan for f in SCORE_FIELDS}
     p = prepare(ds.X, ds.y, noise="ignore")
     desc = dataset_descriptors(p.X, p.y, noise="ignore", random_state=random_state)
-    return out | {f"desc_{k}": v for k, v in desc.to_dict().items()}
+    return out | prediction_row(a.scores, desc)
+
+# %% ../nbs/26a_calibration.ipynb #f9055d75
+def descriptors_task(collection: str,            # the dataset's collection
+                     name: str,                  # its name in the collection
+                     *,
+                     data_dir,                   # the bundle folder (False: the embedded default)
+                     data_digest: str | None,    # its content when the study was planned (`tasks.dataset_digest`)
+                     labels: str = "y",          # the reference labelling ('y', 'labels1', ...)
+                     random_state=None,          # unused: the descriptors use assess's seed, as assess does
+                    ) -> dict:
+    "Runner task: the `Descriptors` of one bundle labelling as `assess` computes them ('desc_' + name: value)."
+    ds = load_checked(collection, name, data_dir, data_digest, labels)
+    p = prepare(ds.X, ds.y, noise="ignore")
+    desc = dataset_descriptors(p.X, p.y, noise="ignore", random_state=DEFAULT_SEED)
+    return {f"desc_{k}": float(v) for k, v in desc.to_dict().items()}
 
 # %% ../nbs/26a_calibration.ipynb #1ceb2186
 def calibration_tasks(data_dir=None,                   # the bundle folder (None: $CLM_NB_DATA or the embedded default)
@@ -55,35 +68,48 @@ def calibration_tasks(data_dir=None,                   # the bundle folder (None
                       max_points: int | None = 5000,   # the ground truth of larger datasets on a stratified subsample
                       techniques=None,                 # ground-truth techniques (None: paper 000's nine)
                       gt_version: str | None = None,   # pins the ground truth's code version (None: computed)
+                      features_version: str | None = None,  # pins the features' code version (None: computed)
                       labellings: bool = True,         # every reference labelling, not only y
                      ) -> dict[str, list[Task]]:
-    """The runner tasks of the calibration evidence: {'features': [...], 'ground_truth': [...]}, one features task per
-    labelling and one ground-truth task per (labelling, technique) (docs: calibration.html#calibration_tasks)."""
+    """The runner tasks of the calibration evidence: {'features': [...], 'descriptors': [...], 'ground_truth': [...]}, a
+    features and a descriptors task per labelling, a ground-truth task per (labelling, technique) (docs:
+    calibration.html#calibration_tasks)."""
     labellings = check_flag(labellings, "labellings", who="calibration_tasks")
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
-    readable, feats = [], []
+    readable, feats, descs = [], [], []
     for ds in iter_datasets(where, collections=collections, on_error="record"):
         if isinstance(ds, DatasetError):
             continue
         readable.append(ds)
         for lab in (ds.labellings() if labellings else {"y": ds.y}):
             dig = dataset_digest(ds.collection, ds.name, where, lab)
-            feats.append(Task({"collection": ds.collection, "dataset": ds.name, "labels": lab}, features_task,
-                              {"collection": ds.collection, "name": ds.name, "data_dir": where, "data_digest": dig,
-                               "labels": lab}, unhashed=("data_dir",), cost=float(ds.n)))
+            key = {"collection": ds.collection, "dataset": ds.name, "labels": lab}
+            params = {"collection": ds.collection, "name": ds.name, "data_dir": where, "data_digest": dig, "labels": lab}
+            feats.append(Task(key, features_task, params, version=features_version, unhashed=("data_dir",),
+                              cost=float(ds.n)))
+            descs.append(Task(key | {"part": "descriptors"}, descriptors_task, params, unhashed=("data_dir",),
+                              cost=float(ds.n) / 100))
     gt = ground_truth_tasks(readable, techniques=techniques, n_trials=n_trials, max_points=max_points, noise="ignore",
                             labellings=labellings, version=gt_version)
-    return {"features": feats, "ground_truth": gt}
+    return {"features": feats, "descriptors": descs, "ground_truth": gt}
 
 # %% ../nbs/26a_calibration.ipynb #39f837c0
 def calibration_table(features: pd.DataFrame,       # `run` results of the 'features' tasks
                       ground_truth: pd.DataFrame,   # `run` results of the 'ground_truth' tasks
+                      descriptors: pd.DataFrame | None = None,  # `run` results of the 'descriptors' tasks (their desc_
+                                                                # columns replace the features'; None: the features')
                      ) -> pd.DataFrame:
     """One row per (collection, dataset, labels): what `assess` sees beside the ground truth, and how many techniques
     that ground truth comes from (docs: calibration.html#calibration_table)."""
     ids = ["collection", "dataset", "labels"]
     f = features[features.error.fillna("") == ""].drop(columns=["error", "_key", "seed"], errors="ignore")
+    if "left_out" in f:                               # the scores left a column out that the ground truth reads
+        f = f[f.left_out.fillna(0) == 0]
+    if descriptors is not None:                       # the descriptors as assess computes them now
+        d = descriptors[descriptors.error.fillna("") == ""]
+        d = d[ids + [c for c in d if c.startswith("desc_")]]
+        f = f.drop(columns=[c for c in f if c.startswith("desc_")]).merge(d, on=ids, how="inner")
     g = ground_truth.assign(labels=ground_truth["labels"].fillna("y") if "labels" in ground_truth else "y")
     ok = g[g.error.fillna("") == ""]
     best = best_ground_truth(g)
@@ -113,34 +139,18 @@ def leave_collection_out(table: pd.DataFrame,          # `calibration_table` (or
         out[test] = np.asarray(predict(fit(table[~test], y[~test]), table[test]), dtype=float)
     return out
 
-# %% ../nbs/26a_calibration.ipynb #c405bced
-@dataclass(frozen=True)
-class ConformalBands:
-    "Half-widths of split-conformal prediction intervals, one per band of the prediction (see `conformal_bands`)."
-    edges: tuple            # the band edges on the predicted value, increasing (bands: below the first, ..., above the last)
-    level: float            # the coverage each band's intervals are built for
-    halfwidths: tuple       # the half-width of each band (inf: too few calibration rows for the level)
-    counts: tuple           # calibration rows per band
-
-    def band(self, pred) -> np.ndarray:
-        "The band of each prediction: 0 below the first edge, 1 from it to the second, ..."
-        return np.searchsorted(np.asarray(self.edges, float), np.asarray(pred, float), side="right")
-
-    def interval(self, pred) -> tuple[np.ndarray, np.ndarray]:
-        "The intervals (low, high) around predictions `pred`, clipped to [0, 1]."
-        pred = np.asarray(pred, float)
-        h = np.asarray(self.halfwidths, float)[self.band(pred)]
-        return np.clip(pred - h, 0.0, 1.0), np.clip(pred + h, 0.0, 1.0)
-
 # %% ../nbs/26a_calibration.ipynb #1d93bcdf
 def conformal_bands(y,                        # the ground truth of the calibration rows
                     pred,                     # their out-of-sample predictions (e.g. `leave_collection_out`)
                     *,
                     level: float = 0.9,       # the coverage the intervals are built for
                     edges=(0.15, 0.5),        # band edges on the prediction (the verdict's bands)
+                    min_rows: int = 0,        # a band with fewer rows borrows its neighbours' residuals (0: never)
                    ) -> ConformalBands:
-    "Split-conformal half-widths, the ceil((m+1) level)-th smallest |y - pred| within each band of the prediction."
+    """Split-conformal half-widths, the ceil((m+1) level)-th smallest |y - pred| within each band of the prediction
+    (pooled with the nearest bands until `min_rows` rows when it has fewer)."""
     level = check_number(level, "level", lo=0, hi=1, who="conformal_bands")
+    min_rows = check_number(min_rows, "min_rows", lo=0, integer=True, who="conformal_bands")
     if not 0 < level < 1:
         raise ValueError(f"conformal_bands: level={level} must be strictly between 0 and 1, e.g. 0.9.")
     y, pred = np.asarray(y, float), np.asarray(pred, float)
@@ -150,12 +160,17 @@ def conformal_bands(y,                        # the ground truth of the calibrat
     if list(edges) != sorted(set(edges)):
         raise ValueError(f"conformal_bands: edges={edges} must increase strictly.")
     bands = np.searchsorted(np.asarray(edges), pred, side="right")
-    halves, counts = [], []
-    for b in range(len(edges) + 1):
-        r = np.sort(np.abs(y - pred)[bands == b])
+    halves, counts, nb = [], [], len(edges) + 1
+    for b in range(nb):
+        near = [b]                                   # the band, then its neighbours, nearest first, while too few rows
+        for j in sorted(range(nb), key=lambda j: (abs(j - b), j))[1:]:
+            if np.isin(bands, near).sum() >= min_rows:
+                break
+            near.append(j)
+        r = np.sort(np.abs(y - pred)[np.isin(bands, near)])
         k = int(np.ceil((len(r) + 1) * level))
         halves.append(float(r[k - 1]) if k <= len(r) else float("inf"))
-        counts.append(int(len(r)))
+        counts.append(int((bands == b).sum()))
     return ConformalBands(edges, level, tuple(halves), tuple(counts))
 
 # %% ../nbs/26a_calibration.ipynb #634d0e79
@@ -165,6 +180,7 @@ def nested_coverage(table: pd.DataFrame,        # `calibration_table` (or any ta
                     *,
                     level: float = 0.9,         # the coverage the intervals are built for
                     edges=(0.15, 0.5),          # band edges on the prediction
+                    min_rows: int = 0,          # a band with fewer rows borrows its neighbours' (`conformal_bands`)
                     target: str = "gt_ami",     # the column predicted
                     group: str = "collection",  # the column whose values are left out
                    ) -> pd.DataFrame:
@@ -179,12 +195,112 @@ def nested_coverage(table: pd.DataFrame,        # `calibration_table` (or any ta
         if len(set(rest[group])) < 2:
             raise ValueError("nested_coverage: it needs at least three groups (two left when one is held out).")
         cb = conformal_bands(y[~test], leave_collection_out(rest, fit, predict, target=target, group=group),
-                             level=level, edges=edges)
+                             level=level, edges=edges, min_rows=min_rows)
         pred = np.asarray(predict(fit(rest, y[~test]), table[test]), dtype=float)
         lo, hi = cb.interval(pred)
         out.loc[test, "pred"], out.loc[test, "low"], out.loc[test, "high"] = pred, lo, hi
     out["covered"] = (out.low <= y) & (y <= out.high)
     return out
+
+# %% ../nbs/26a_calibration.ipynb #37840c4c
+def tree_model(hgb,          # a fitted scikit-learn HistGradientBoostingRegressor
+               inputs,       # its inputs, in the order of its columns: ((column, transform), ...)
+              ) -> TreeModel:
+    "The `TreeModel` (numpy, JSON-able) of a fitted HistGradientBoostingRegressor; predictions equal to the last bit."
+    trees = []
+    for (pred,) in hgb._predictors:            # one predictor per iteration (regression: one output)
+        n = pred.nodes
+        trees.append({"feature": np.where(n["is_leaf"] == 1, -1, n["feature_idx"]).astype(np.int64),
+                      "threshold": n["num_threshold"].astype(float),
+                      "missing_left": n["missing_go_to_left"].astype(bool),
+                      "left": n["left"].astype(np.int64), "right": n["right"].astype(np.int64),
+                      "value": n["value"].astype(float)})
+    return TreeModel(tuple((str(c), str(t)) for c, t in inputs), float(np.ravel(hgb._baseline_prediction)[0]),
+                     tuple(trees))
+
+# %% ../nbs/26a_calibration.ipynb #a2d803a4
+HGB_PARAMS = dict(max_depth=3, learning_rate=0.05, max_iter=200, min_samples_leaf=20, l2_regularization=1.0)
+
+def hgb_model(inputs,             # ((column of `prediction_row`, transform), ...)
+              monotone=None,      # column -> +1 (rising), -1 (falling) or 0 (free); absent columns free
+              **params,           # HistGradientBoostingRegressor options over HGB_PARAMS
+             ) -> tuple[Callable, Callable]:
+    "(fit, predict) of gradient-boosted trees over `inputs`; fit returns the `TreeModel`, predict clips to [0, 1]."
+    inputs = tuple((str(c), str(t)) for c, t in inputs)
+    mono = [int((monotone or {}).get(c, 0)) for c, _ in inputs]
+    frame = TreeModel(inputs, 0.0, ())                   # only its `matrix`: the same inputs when fitting and predicting
+    def fit(rows, y):
+        from sklearn.ensemble import HistGradientBoostingRegressor
+        h = HistGradientBoostingRegressor(monotonic_cst=mono, random_state=0, **(HGB_PARAMS | params))
+        return tree_model(h.fit(frame.matrix(rows), np.asarray(y, float)), inputs)
+    def predict(model, rows):
+        return np.clip(model.predict(rows), 0.0, 1.0)
+    return fit, predict
+
+# %% ../nbs/26a_calibration.ipynb #dac7badd
+def rule_model(column: str = "verdict_rule",   # the table's verdict column
+              ) -> tuple[Callable, Callable]:
+    "(fit, predict) of a verdict read as a prediction: each verdict predicts the training rows' mean ground truth."
+    def fit(rows, y):
+        means = pd.Series(np.asarray(y, float), index=rows.index).groupby(rows[column].to_numpy()).mean()
+        return means.to_dict() | {None: float(np.mean(y))}
+    def predict(means, rows):
+        return np.array([means.get(v, means[None]) for v in rows[column]], dtype=float)
+    return fit, predict
+
+# %% ../nbs/26a_calibration.ipynb #388f09fd
+def validation_figures(table: pd.DataFrame,          # `calibration_table` rows
+                       fit: Callable,                # fit(rows, target values) -> model
+                       predict: Callable,            # predict(model, rows) -> one value per row
+                       *,
+                       level: float = 0.9,           # the intervals' coverage
+                       edges=(0.15, 0.5),            # the verdict's band edges
+                       min_rows: int = 0,            # a band with fewer rows borrows its neighbours' (`conformal_bands`)
+                       target: str = "gt_ami",       # the ground-truth column
+                       group: str = "collection",    # the column left out one value at a time
+                      ) -> dict:
+    "rows, rho, mae, coverage, width, exact, lenient, harsh, gross of a candidate, all out of group (docs: calibration.html)."
+    from scipy.stats import spearmanr
+    nc = nested_coverage(table, fit, predict, level=level, edges=edges, min_rows=min_rows, target=target, group=group)
+    y, p = table[target].to_numpy(dtype=float), nc.pred.to_numpy(dtype=float)
+    b, bp = (np.searchsorted(np.asarray(edges, float), v, side="right") for v in (y, p))
+    return {"rows": int(len(y)), "rho": float(spearmanr(p, y).statistic), "mae": float(np.mean(np.abs(p - y))),
+            "coverage": float(nc.covered.mean()), "width": float((nc.high - nc.low).mean()),
+            "exact": float(np.mean(b == bp)), "lenient": float(np.mean(bp == b + 1)), "harsh": float(np.mean(bp == b - 1)),
+            "gross": float(np.mean(np.abs(bp - b) >= 2))}
+
+# %% ../nbs/26a_calibration.ipynb #2e9740ba
+def fit_predictor(table: pd.DataFrame,     # `calibration_table` rows (or any table with the inputs, `target`, `group`)
+                  spec: dict,              # inputs, monotone, params, level, edges, min_rows, max_bands (`MODEL_SPEC`)
+                  *,
+                  target: str = "gt_ami",  # the ground-truth column
+                  group: str = "collection",  # the column left out one value at a time for the intervals
+                  provenance: dict | None = None,  # what it was fitted on (bundle digest, versions, command), kept as given
+                 ) -> ClmPredictor:
+    "The `ClmPredictor` of `spec` fitted on `table`, with out-of-group conformal intervals (docs: calibration.html)."
+    fit, predict = hgb_model(spec["inputs"], spec.get("monotone"), **spec.get("params", {}))
+    y = table[target].to_numpy(dtype=float)
+    oof = leave_collection_out(table, fit, predict, target=target, group=group)
+    bands = conformal_bands(y, oof, level=spec.get("level", 0.9), edges=spec.get("edges", (0.15, 0.5)),
+                            min_rows=spec.get("min_rows", 0))
+    model = fit(table, y)
+    cols = dict.fromkeys(c for c, _ in model.inputs)
+    reference = {c: float(np.nanmedian(table[c].to_numpy(dtype=float))) if c in table else float("nan") for c in cols}
+    return ClmPredictor(model, bands, reference, int(spec.get("max_bands", 2)),
+                        dict(provenance or {}) | {"rows": int(len(table)), "groups": int(table[group].nunique())})
+
+# %% ../nbs/26a_calibration.ipynb #dd293891
+_SCORES = ("ch_btwn", "dbcv_btwn", "ch_a", "db_a", "dunn_a", "i_a", "sc_a")
+MODEL_SPEC = {                      # the packaged predictor's spec, chosen by the evidence above (benchmarks/calibrate.py)
+    "inputs": tuple((f"{m}__value", "identity") for m in _SCORES) + (
+        ("desc_n", "log10"), ("desc_d", "log10"), ("desc_K", "log10"), ("desc_d_over_n", "log10"),
+        ("desc_balance", "identity"), ("desc_min_share", "identity"), ("desc_duplicates", "identity"),
+        ("desc_intrinsic_dim", "identity"), ("desc_id_ratio", "identity"), ("desc_spread_ratio", "log10"),
+        ("desc_centroid_accuracy", "identity"), ("desc_knn_agreement", "identity")),
+    "monotone": {f"{m}__value": 1 for m in _SCORES} | {"desc_centroid_accuracy": 1, "desc_knn_agreement": 1},
+    "params": {},
+    "level": 0.9, "edges": (0.15, 0.5), "min_rows": 30, "max_bands": 3,
+}
 
 # %% ../nbs/26a_calibration.ipynb #c06c161f
 from .text import document_params

@@ -17,6 +17,7 @@ from .catalog import get_measure
 from .prepare import say
 from .bundle import resolve_data_dir, variant_index
 from .rule import JUDGED, VerdictRule, VERDICTS
+from .prediction import ClmPredictor, load_predictor
 from .profile import (check_board_measures, DEFAULT_PRIMARY, LEADERBOARD_MEASURES, parse_primary, primary_score,
                             PROFILE_COLUMNS, SUMMARIES)
 from .intervals import normal_interval
@@ -111,12 +112,56 @@ def _profiles(results: pd.DataFrame, measures: list[str], threshold: float):
     out.columns.name = None
     return out, pairs
 
+# %% ../nbs/27_leaderboard.ipynb #80bb42eb
+def _descriptor_columns(results: pd.DataFrame | None) -> pd.DataFrame:
+    "desc_<name> per (collection, dataset) from the results' rows part='desc' (an empty frame when there are none)."
+    if results is None or "part" not in results or not (results.part == "desc").any():
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["collection", "dataset"]))
+    d = results[results.part == "desc"].drop_duplicates(["collection", "dataset", "measure"])
+    return d.pivot(index=["collection", "dataset"], columns="measure", values="value").astype(float).add_prefix("desc_")
+
+def _judge(v: pd.DataFrame,                   # a table laid out like the leaderboard's (collection, dataset, scores)
+           results: pd.DataFrame | None,      # the profile results it came from (their descriptors)
+           measures: list,                    # the measures shown
+           rule: VerdictRule,                 # the verdict rule
+           predictor: ClmPredictor | None,    # the calibrated predictor (None: the rule's verdicts)
+          ) -> pd.DataFrame:
+    """Columns verdict, reason, borderline of each row, and with a predictor rule_verdict, expected_ami, expected_low,
+    expected_high (docs: leaderboard.html#leaderboard)."""
+    out = rule.apply(v.drop(columns=[c for c in v if c.startswith("gt_")]))
+    if predictor is None:
+        return out
+    out["rule_verdict"] = out["verdict"]
+    for c in ("expected_ami", "expected_low", "expected_high"):
+        out[c] = np.nan
+    desc = _descriptor_columns(results).reindex(pd.MultiIndex.from_frame(v[["collection", "dataset"]]))
+    fields = {"value": "", "se": "_se", **{s: f"_{s}" for s in SUMMARIES}}
+    rows = [{f"{m}__{f}": float(r.get(f"{m}{suffix}", np.nan)) for m in measures for f, suffix in fields.items()}
+            | {c: float(x) for c, x in zip(desc.columns, d)} for (_, r), d in zip(v.iterrows(), desc.to_numpy())]
+    has = desc["desc_n"].notna().to_numpy() if "desc_n" in desc else np.zeros(len(v), bool)
+    todo = np.flatnonzero(out["verdict"].isin(JUDGED).to_numpy() & has)
+    for i, p in zip(todo, predictor.predict([rows[i] for i in todo]) if len(todo) else []):
+        k = out.index[i]
+        out.loc[k, ["verdict", "reason", "borderline"]] = [p.verdict, p.reason(), "/".join(p.borderline or ())]
+        out.loc[k, ["expected_ami", "expected_low", "expected_high"]] = [p.expected, p.low, p.high]
+    return out
+
+# %% ../nbs/27_leaderboard.ipynb #7f262aee
+def _board_predictor(verdict_by: str, predictor) -> ClmPredictor | None:
+    "The predictor of the leaderboard (None under verdict_by='rule'); a `ValueError` for anything else."
+    if verdict_by not in ("prediction", "rule"):
+        raise ValueError(f"leaderboard: verdict_by={verdict_by!r}; use 'prediction' (the calibrated answer) or 'rule'.")
+    if predictor is not None and not isinstance(predictor, ClmPredictor):
+        raise ValueError(f"leaderboard: predictor={predictor!r} must be a clm_nb.prediction.ClmPredictor, or None.")
+    return None if verdict_by == "rule" else (predictor or load_predictor())
+
 # %% ../nbs/27_leaderboard.ipynb #2c45e8c0
 def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far (one row per dataset)
                       results: pd.DataFrame,     # the main profile results (their `prep` rows hold the warnings)
                       variants: dict | None,     # {scaling: results} of the other scalings
                       measures: list,            # the measures shown
                       rule: VerdictRule,         # the verdict rule
+                      predictor: ClmPredictor | None = None,  # the calibrated predictor (None: the rule's verdicts)
                      ) -> pd.DataFrame:
     "Columns prep_warnings, verdict_<scaling> and stability, indexed like `t` (only those that apply)."
     out = pd.DataFrame(index=t.index)
@@ -127,8 +172,9 @@ def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far 
         out["prep_warnings"] = warn.reindex(key).fillna("").to_numpy()
     if not variants:
         return out
-    base = rule.apply(t.drop(columns=[c for c in t if c.startswith("gt_")])).verdict.to_numpy()
-    cols = {f"verdict_{s}": _judged_table(t, res, measures, rule)["verdict"].to_numpy() for s, res in variants.items()}
+    base = t["verdict"].to_numpy() if "verdict" in t else _judge(t, results, measures, rule, predictor).verdict.to_numpy()
+    cols = {f"verdict_{s}": _judged_table(t, res, measures, rule, predictor)["verdict"].to_numpy()
+            for s, res in variants.items()}
     for c, v in cols.items():
         out[c] = v
     judged = np.column_stack([base, *cols.values()])
@@ -142,13 +188,14 @@ def _judged_table(t: pd.DataFrame,          # the leaderboard table (collection,
                   results: pd.DataFrame,    # profile results of the same datasets under other settings
                   measures: list,           # the measures shown
                   rule: VerdictRule,        # the verdict rule
+                  predictor: ClmPredictor | None = None,  # the calibrated predictor (None: the rule's verdicts)
                  ) -> pd.DataFrame:
     "The scores of `results` laid out like `t` (a row per dataset, NaN where none) with the verdict and reason of `rule`."
     w, _ = _profiles(results, measures, rule.low)
     v = t[["collection", "dataset", "labeled"]].merge(w.reset_index(), on=["collection", "dataset"], how="left")
     v = v.reindex(columns=list(dict.fromkeys([*v.columns, *measures, "problem"])))
     v["problem"] = v["problem"].fillna("")
-    return pd.concat([v, rule.apply(v.drop(columns=[c for c in v if c.startswith("gt_")]))], axis=1)
+    return pd.concat([v, _judge(v, results, measures, rule, predictor)], axis=1)
 
 # %% ../nbs/27_leaderboard.ipynb #1dab2292
 def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (its verdict is y's)
@@ -156,6 +203,7 @@ def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (
                         measures: list,          # the measures shown
                         rule: VerdictRule,       # the verdict rule
                         primary: str,            # the ranking score (a measure or a combination)
+                        predictor: ClmPredictor | None = None,  # the calibrated predictor (None: the rule's verdicts)
                        ) -> pd.DataFrame:
     "Columns verdict_<labels> and score_<labels> per other reference labelling, and `labellings` listing every verdict."
     out = pd.DataFrame(index=t.index)
@@ -163,7 +211,7 @@ def _labelling_verdicts(t: pd.DataFrame,        # the leaderboard table so far (
         return out
     said = [[f"y: {v}"] if v in JUDGED else [] for v in t["verdict"]]
     for lab in sorted(labellings, key=variant_index):
-        v = _judged_table(t, labellings[lab], measures, rule)
+        v = _judged_table(t, labellings[lab], measures, rule, predictor)
         has = (v[measures].notna().any(axis=1) | (v["problem"] != "")).to_numpy()
         score = v[primary] if primary in measures else primary_score(v, primary)[0]
         out[f"verdict_{lab}"] = np.where(has, v["verdict"], "")
@@ -324,11 +372,14 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
                                                               # verdict under each, and whether it is stable
                 labellings: dict | None = None,               # {'labels1': profile_tasks(labels='labels1') results, ...}
                 ci: float = 0.95,                             # the level of the score and rank intervals (from draws)
+                verdict_by: str = "prediction",               # 'prediction': the calibrated answer; 'rule': the views'
+                predictor: ClmPredictor | None = None,        # the calibrated predictor (None: the package's)
                ) -> Leaderboard:  # the table (a row per dataset, ranked), the class-pair scores, how they were made
     """The leaderboard of the datasets of `catalog` from profile-task results: scores, summaries, verdicts, ranks.
 
     Each dataset of `catalog` gets a row: its facts (n, d, classes K, imbalance, noise share), every measure's score
-    with its standard error and size-aware summaries, the verdict of `rule` with its reason, and its rank by `primary`
+    with its standard error and size-aware summaries, the verdict (the band of the expected best-technique AMI the
+    calibrated predictor gives, with its interval; `verdict_by='rule'`: the verdict of `rule`) with its reason, and its rank by `primary`
     (1 = best cluster-label matching), with score and rank intervals when the results hold resampling draws. A
     dataset without a result keeps its row ('not scored', with the error). `clm_nb.report.build_report` draws the
     leaderboard as a site. Docs: leaderboard.html#leaderboard.
@@ -364,10 +415,12 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     if combined:
         t[primary], t[f"{primary}_se"] = primary_score(t, primary)
     t["agreement"] = agreement(t[measures + ([primary] if combined else [])], primary)
-    t = pd.concat([t, rule.apply(t)], axis=1)
-    variant_cols = _variant_verdicts(t, results, variants, measures, rule)
+    predictor = _board_predictor(verdict_by, predictor)
+    judged = _judge(t, results, measures, rule, predictor)
+    t = pd.concat([t, judged], axis=1)
+    variant_cols = _variant_verdicts(t, results, variants, measures, rule, predictor)
     t = t.join(variant_cols) if len(variant_cols.columns) else t
-    labelling_cols = _labelling_verdicts(t, labellings, measures, rule, primary)
+    labelling_cols = _labelling_verdicts(t, labellings, measures, rule, primary, predictor)
     t = t.join(labelling_cols) if len(labelling_cols.columns) else t
     t["rank"] = (-t[primary].astype(float)).rank(method="average").where(t[primary].notna())   # higher is better
     t, draws = _interval_columns(t, _primary_draws(results, primary), primary, ci)
@@ -376,7 +429,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     n_perm = [c for c in t.columns if c.endswith("_n_permutations")]
     cols = (["rank", "collection", "dataset", "n", "d", "K", "imbalance_ratio", "noise_share"]
             + ([primary, f"{primary}_se"] if combined else []) + measures + per_measure + n_perm + interval_cols
-            + gt_cols + ["agreement", "verdict", "reason", "borderline", *variant_cols.columns, *labelling_cols.columns, "problem",
+            + gt_cols + ["agreement"] + [c for c in ("expected_ami", "expected_low", "expected_high") if c in t]
+            + ["verdict", "reason", "borderline"] + (["rule_verdict"] if "rule_verdict" in t else []) + [ *variant_cols.columns, *labelling_cols.columns, "problem",
                "labeled"])
     meta = dict(meta or {})
     meta.setdefault("built", datetime.datetime.now().isoformat(timespec="seconds"))

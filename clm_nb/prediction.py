@@ -5,15 +5,21 @@
 # %% ../nbs/21a_prediction.ipynb #54aeeb9e
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict
+import hashlib
+import json
+from dataclasses import dataclass, asdict, field, replace
+from functools import lru_cache
+from importlib.resources import files
 
 import numpy as np
 from .checks import check_number
-from .core import check_data, stratified_sample
+from .core import check_data, LabeledData, stratified_sample
 from .internal import intrinsic_dimension
 
 # %% auto #0
-__all__ = ['Descriptors', 'dataset_descriptors']
+__all__ = ['SCORE_FIELDS', 'TRANSFORMS', 'VERDICT_BANDS', 'MODEL_FORMAT', 'MODEL_FILE', 'Descriptors', 'dataset_descriptors',
+           'prediction_row', 'TreeModel', 'ConformalBands', 'input_name', 'Prediction', 'ClmPredictor',
+           'load_predictor']
 
 # %% ../nbs/21a_prediction.ipynb #fbbead6e
 @dataclass(frozen=True)
@@ -26,19 +32,22 @@ class Descriptors:
     min_share: float            # the smallest class's share of the points
     duplicates: float           # share of the rows equal to an earlier row
     intrinsic_dim: float        # Levina-Bickel intrinsic dimension of a stratified sample (NaN: cannot be estimated)
+    spread_ratio: float = float("nan")  # largest over smallest class radius (RMS distance to its mean; NaN: no coordinates)
+    centroid_accuracy: float = float("nan")  # share of points whose nearest class mean is their own class's
+    knn_agreement: float = float("nan")  # mean share of a sampled point's 5 nearest sampled neighbours in its class
 
     @property
     def d_over_n(self) -> float: return self.d / self.n
     @property
-    def id_ratio(self) -> float: return self.intrinsic_dim / self.d
+    def id_ratio(self) -> float: return self.intrinsic_dim / self.d if self.d else float("nan")   # d = 0: dissimilarities
 
     def to_dict(self) -> dict:
         "The fields and the two ratios, as plain floats and ints (what the model and the JSON read)."
         return asdict(self) | {"d_over_n": self.d_over_n, "id_ratio": self.id_ratio}
 
 # %% ../nbs/21a_prediction.ipynb #bd6421ef
-def dataset_descriptors(X,                       # (n, d) coordinates, as the scores see them
-                        y,                       # one label per row, any hashable values
+def dataset_descriptors(X,                       # (n, d) coordinates as the scores see them, or a validated `LabeledData`
+                        y,                       # one label per row, any hashable values (None: X is a `LabeledData`)
                         *,
                         noise: str | None = None,  # the label -1: None a class, 'ignore' left out (as in `assess`)
                         max_points: int = 1000,  # the intrinsic dimension reads a stratified sample of this many points
@@ -46,19 +55,280 @@ def dataset_descriptors(X,                       # (n, d) coordinates, as the sc
                        ) -> Descriptors:
     "Size, classes, balance, duplicates and intrinsic dimension of a labelled dataset (see the table above)."
     max_points = check_number(max_points, "max_points", lo=20, integer=True, who="dataset_descriptors")
-    data = check_data(X, y, noise=noise, measure="dataset_descriptors")
+    data = X if y is None and isinstance(X, LabeledData) else check_data(X, y, noise=noise, measure="dataset_descriptors")
     sizes = data.sizes
     p = sizes / data.n
     balance = float(-(p * np.log(p)).sum() / np.log(data.K))
+    if data.kind != "coordinates":           # dissimilarities, a sparse or mixed table: no rows to compare or sample
+        return Descriptors(n=data.n, d=data.d, K=data.K, balance=balance, min_share=float(p.min()),
+                           duplicates=float("nan"), intrinsic_dim=float("nan"))
     rows = np.ascontiguousarray(data.X)
     distinct = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()).size
-    sample = data.X[stratified_sample(data.labels, max_points, np.random.default_rng(random_state), min_per_class=None)]
+    keep = stratified_sample(data.labels, max_points, np.random.default_rng(random_state), min_per_class=None)
+    sample = data.X[keep]
     try:
         dim = intrinsic_dimension(sample)
     except ValueError:                       # fewer points than the estimator's neighbours
         dim = float("nan")
     return Descriptors(n=data.n, d=data.d, K=data.K, balance=balance, min_share=float(p.min()),
-                       duplicates=1.0 - distinct / data.n, intrinsic_dim=float(dim))
+                       duplicates=1.0 - distinct / data.n, intrinsic_dim=float(dim), **_class_geometry(data),
+                       knn_agreement=_knn_agreement(sample, data.labels[keep]))
+
+# %% ../nbs/21a_prediction.ipynb #24f6e613
+def _class_geometry(data: LabeledData, chunk: int = 65536) -> dict:
+    "spread_ratio and centroid_accuracy of validated coordinates (NaN where undefined), in passes of `chunk` rows."
+    sizes = data.sizes.astype(float)
+    sums = np.zeros((data.K, data.d))
+    np.add.at(sums, data.labels, data.X)
+    mean = sums / np.maximum(sizes, 1)[:, None]
+    sq, hits = np.zeros(data.K), 0
+    for s in range(0, data.n, chunk):
+        x, lab = data.X[s:s + chunk], data.labels[s:s + chunk]
+        d2 = ((x[:, None, :] - mean[None]) ** 2).sum(axis=2)           # (rows, K): each point to each class mean
+        np.add.at(sq, lab, d2[np.arange(len(lab)), lab])
+        hits += int((d2[np.arange(len(lab)), lab] <= d2.min(axis=1)).sum())   # a tie counts for the own class
+    r = np.sqrt(sq[sizes >= 2] / sizes[sizes >= 2])
+    tiny = 1e-9 * max(float(np.abs(data.X).max()), 1e-300)        # rounding of the means, not a spread
+    ratio = float(r.max() / r.min()) if r.size and r.min() > tiny else float("nan")
+    return {"spread_ratio": ratio, "centroid_accuracy": hits / data.n}
+
+def _knn_agreement(sample: np.ndarray, labels: np.ndarray, k: int = 5) -> float:
+    "Mean share of each sampled point's k nearest other sampled points that carry its label (NaN: too few points)."
+    if len(labels) <= k:
+        return float("nan")
+    from sklearn.neighbors import NearestNeighbors
+    idx = NearestNeighbors(n_neighbors=k + 1).fit(sample).kneighbors(sample, return_distance=False)
+    others = np.array([row[row != i][:k] for i, row in enumerate(idx)])   # itself left out, wherever a tie put it
+    return float((labels[others] == labels[:, None]).mean())
+
+# %% ../nbs/21a_prediction.ipynb #7d006983
+SCORE_FIELDS = ("value", "se", "weighted", "share_below", "worst")   # per measure, from `Assessment.scores`
+
+def prediction_row(scores,                 # one row per measure, with the columns of SCORE_FIELDS (`Assessment.scores`)
+                   desc: Descriptors,      # the dataset's `dataset_descriptors`
+                  ) -> dict:
+    "The flat row a model reads: '{measure}__{field}' for each score field, 'desc_{name}' for each descriptor."
+    num = lambda v: float(v) if v is not None and np.isfinite(float(v)) else float("nan")
+    out = {f"{m}__{f}": num(r[f]) if f in r.index else float("nan") for m, r in scores.iterrows() for f in SCORE_FIELDS}
+    return out | {f"desc_{k}": num(v) for k, v in desc.to_dict().items()}
+
+# %% ../nbs/21a_prediction.ipynb #62f27c0d
+TRANSFORMS = {"identity": lambda v: v,                                        # an input's transform, by name
+              "log10": lambda v: np.log10(np.where(v > 0, v, np.nan))}
+
+# %% ../nbs/21a_prediction.ipynb #952eb85d
+@dataclass(frozen=True)
+class TreeModel:
+    "A sum of regression trees over named inputs, evaluated with numpy (the fitted model of the calibrated answer)."
+    inputs: tuple            # ((column of `prediction_row`, transform of TRANSFORMS), ...): the model's features, in order
+    baseline: float          # the prediction before any tree
+    trees: tuple             # per tree, arrays of one length: feature (-1: leaf), threshold, missing_left, left, right, value
+
+    def matrix(self, rows) -> np.ndarray:
+        "The (m, len(inputs)) feature matrix of rows (a dict, a list of dicts or a DataFrame of `prediction_row`s)."
+        rows = _records(rows)
+        cols = [TRANSFORMS[t](np.array([r.get(c, np.nan) for r in rows], dtype=float)) for c, t in self.inputs]
+        return np.column_stack(cols) if cols else np.empty((len(rows), 0))
+
+    def predict(self, rows) -> np.ndarray:
+        "The model's value for each row: the baseline plus the leaf of each tree (a missing input follows missing_left)."
+        F = self.matrix(rows)
+        out = np.full(F.shape[0], self.baseline)
+        for t in self.trees:
+            node = np.zeros(F.shape[0], dtype=np.int64)
+            inner = t["feature"][node] >= 0
+            while inner.any():
+                at, here = np.flatnonzero(inner), node[inner]
+                x = F[at, t["feature"][here]]
+                left = np.where(np.isnan(x), t["missing_left"][here], x <= t["threshold"][here])
+                node[at] = np.where(left, t["left"][here], t["right"][here])
+                inner = t["feature"][node] >= 0
+            out += t["value"][node]
+        return out
+
+    def to_dict(self) -> dict:
+        "Plain lists and numbers (JSON)."
+        return {"inputs": [list(i) for i in self.inputs], "baseline": self.baseline,
+                "trees": [{k: v.tolist() for k, v in t.items()} for t in self.trees]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TreeModel:
+        "The model of `to_dict`'s output, its arrays typed and checked (a `ValueError` names what is wrong)."
+        for c, tr in d["inputs"]:
+            if tr not in TRANSFORMS:
+                raise ValueError(f"TreeModel: input {c!r} has the transform {tr!r}; known: {sorted(TRANSFORMS)}.")
+        trees = [_tree_arrays(t, len(d["inputs"])) for t in d["trees"]]
+        return cls(tuple((str(c), str(t)) for c, t in d["inputs"]), float(d["baseline"]), tuple(trees))
+
+# %% ../nbs/21a_prediction.ipynb #3c73e1a2
+def _records(rows) -> list:
+    "A list of dicts from one dict, a list of dicts or a DataFrame."
+    return [rows] if isinstance(rows, dict) else rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+
+_NODE_TYPES = {"feature": np.int64, "threshold": float, "missing_left": bool, "left": np.int64, "right": np.int64,
+               "value": float}
+
+def _tree_arrays(t: dict, n_inputs: int) -> dict:
+    "One tree's arrays, typed; a `ValueError` when they differ in length or point outside the tree or its inputs."
+    t = {k: np.asarray(t[k], dtype=kind) for k, kind in _NODE_TYPES.items()}
+    m = len(t["feature"])
+    inner = np.flatnonzero(t["feature"] >= 0)
+    bad = (m == 0 or any(len(v) != m for v in t.values()) or (t["feature"][inner] >= n_inputs).any()
+           or any(((t[s][inner] <= inner) | (t[s][inner] >= m)).any() for s in ("left", "right")))
+    if bad:
+        raise ValueError(f"TreeModel: a tree of {m} nodes refers to a node or an input that does not exist "
+                         f"({n_inputs} inputs); rebuild the model file (benchmarks/calibrate.py).")
+    return t
+
+# %% ../nbs/21a_prediction.ipynb #4d1f0d5a
+@dataclass(frozen=True)
+class ConformalBands:
+    "Half-widths of split-conformal prediction intervals, one per band of the prediction (`calibration.conformal_bands`)."
+    edges: tuple            # the band edges on the predicted value, increasing (bands: below the first, ..., above the last)
+    level: float            # the coverage each band's intervals are built for
+    halfwidths: tuple       # the half-width of each band (inf: too few calibration rows for the level)
+    counts: tuple           # calibration rows per band
+
+    def band(self, pred) -> np.ndarray:
+        "The band of each prediction: 0 below the first edge, 1 from it to the second, ..."
+        return np.searchsorted(np.asarray(self.edges, float), np.asarray(pred, float), side="right")
+
+    def interval(self, pred) -> tuple[np.ndarray, np.ndarray]:
+        "The intervals (low, high) around predictions `pred`, clipped to [0, 1]."
+        pred = np.asarray(pred, float)
+        h = np.asarray(self.halfwidths, float)[self.band(pred)]
+        return np.clip(pred - h, 0.0, 1.0), np.clip(pred + h, 0.0, 1.0)
+
+# %% ../nbs/21a_prediction.ipynb #859dde9b
+VERDICT_BANDS = ("unreliable", "doubtful", "trustworthy")     # the verdict of each band of the expected AMI, lowest first
+
+# %% ../nbs/21a_prediction.ipynb #45dc3f14
+_DESC_WORDS = {"n": "n", "d": "d", "K": "K", "balance": "class balance", "min_share": "smallest class share",
+               "duplicates": "duplicate rows", "intrinsic_dim": "intrinsic dim", "d_over_n": "d/n",
+               "id_ratio": "intrinsic dim/d"}
+
+def input_name(column: str) -> str:
+    "A model input's name for readers: 'sc_a__value' -> 'sc_a', 'sc_a__worst' -> 'sc_a worst', 'desc_d_over_n' -> 'd/n'."
+    if column.startswith("desc_"):
+        return _DESC_WORDS.get(column[5:], column[5:])
+    m, _, f = column.partition("__")
+    return m if f in ("", "value") else f"{m} {f}"
+
+# %% ../nbs/21a_prediction.ipynb #8d181fd9
+@dataclass(frozen=True)
+class Prediction:
+    "The calibrated answer for one dataset: expected best-technique AMI, its interval, the verdict it implies, and why."
+    expected: float          # predicted AMI of the best technique (paper 000's ground truth), in [0, 1]
+    low: float               # the prediction interval's lower end
+    high: float              # and its upper end
+    level: float             # the interval's coverage, built on the bundle
+    verdict: str             # the band of `expected` (VERDICT_BANDS), or 'too few points' when the interval spans too many
+    borderline: tuple | None # (more trusting, more cautious) verdict when the interval straddles a band edge
+    drivers: tuple           # ((input, its value, effect on `expected`), ...), largest |effect| first
+    model: str               # the fitted model's id (`ClmPredictor.id`)
+
+    def text(self) -> str:
+        "'expected AMI of the best technique 0.62 (90 % interval 0.41–0.80) → trustworthy'."
+        return (f"expected AMI of the best technique {self.expected:.2f} ({100 * self.level:g} % interval "
+                f"{self.low:.2f}–{self.high:.2f}) → {self.verdict}")
+
+    def reason(self, k: int = 3) -> str:
+        "`text` and the (at most k) inputs the expectation rests on most, with their effects."
+        top = [(c, v, e) for c, v, e in self.drivers[:k] if abs(e) >= 0.005]
+        return self.text() + ("; it rests most on " + ", ".join(f"{input_name(c)} {v:.3g} ({e:+.2f})" for c, v, e in top)
+                              if top else "")
+
+    def to_dict(self) -> dict:
+        "Plain values (JSON): drivers as {'input', 'value', 'effect'} records."
+        clean = lambda v: None if isinstance(v, float) and not np.isfinite(v) else v
+        return {"expected": self.expected, "low": self.low, "high": self.high, "level": self.level,
+                "verdict": self.verdict, "borderline": None if self.borderline is None else list(self.borderline),
+                "drivers": [{"input": c, "value": clean(v), "effect": e} for c, v, e in self.drivers],
+                "model": self.model}
+
+# %% ../nbs/21a_prediction.ipynb #a0a942da
+def _digest(d: dict) -> str:
+    "16 hex digits of the SHA-256 of a JSON-able dict (keys sorted)."
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+@dataclass(frozen=True)
+class ClmPredictor:
+    "The fitted calibrated answer: a `TreeModel` of the expected AMI, its conformal intervals, the verdict's bands."
+    model: TreeModel                 # expected best-technique AMI from a `prediction_row`
+    intervals: ConformalBands        # half-widths per band; its edges are the verdict's band edges
+    reference: dict                  # input column -> its median over the fitted rows (what the drivers compare with)
+    max_bands: int = 2               # an interval spanning more bands than this says too little: 'too few points'
+    provenance: dict = field(default_factory=dict)  # bundle digest, rows, collections, ground-truth version, validation
+
+    @property
+    def id(self) -> str:
+        "A digest of the fitted parameters (provenance left out): what an answer names."
+        return _digest(self.to_dict() | {"provenance": None})
+
+    def predict(self, rows):
+        "A `Prediction` for one `prediction_row` (a dict), or a list of them for a list of rows or a DataFrame."
+        single = isinstance(rows, dict)
+        rows = _records(rows)
+        exp = np.clip(self.model.predict(rows), 0.0, 1.0)
+        low, high = self.intervals.interval(exp)
+        band, b_lo, b_hi = (self.intervals.band(v) for v in (exp, low, high))
+        effects = self._effects(rows, exp)
+        out = []
+        for i, r in enumerate(rows):
+            wide = b_hi[i] - b_lo[i] + 1 > self.max_bands
+            drivers = sorted(((c, float(r.get(c, np.nan)), float(e[i])) for c, e in effects.items()),
+                             key=lambda t: -abs(t[2]))
+            out.append(Prediction(float(exp[i]), float(low[i]), float(high[i]), self.intervals.level,
+                                  "too few points" if wide else VERDICT_BANDS[band[i]],
+                                  (VERDICT_BANDS[b_hi[i]], VERDICT_BANDS[b_lo[i]]) if b_hi[i] > b_lo[i] and not wide else None,
+                                  tuple(drivers), self.id))
+        return out[0] if single else out
+
+    def _effects(self, rows: list, exp: np.ndarray) -> dict:
+        "Input column -> per row, the expected AMI minus the expected AMI with that input at its reference value."
+        cols = dict.fromkeys(c for c, _ in self.model.inputs)
+        return {c: exp - np.clip(self.model.predict([r | {c: self.reference.get(c, np.nan)} for r in rows]), 0.0, 1.0)
+                for c in cols}
+
+    def to_dict(self) -> dict:
+        "Plain lists and numbers (the package's JSON file)."
+        iv = self.intervals
+        return {"format": MODEL_FORMAT, "model": self.model.to_dict(),
+                "intervals": {"edges": list(iv.edges), "level": iv.level, "halfwidths": list(iv.halfwidths),
+                              "counts": list(iv.counts)},
+                "reference": dict(self.reference), "max_bands": self.max_bands, "provenance": self.provenance}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ClmPredictor:
+        "The predictor of `to_dict`'s output (a `ValueError` for another format or a wrong number of bands)."
+        if d.get("format") != MODEL_FORMAT:
+            raise ValueError(f"ClmPredictor: format {d.get('format')!r} is not {MODEL_FORMAT!r}; rebuild the model "
+                             "file with this version (benchmarks/calibrate.py).")
+        iv = d["intervals"]
+        bands = ConformalBands(tuple(map(float, iv["edges"])), float(iv["level"]), tuple(map(float, iv["halfwidths"])),
+                               tuple(map(int, iv["counts"])))
+        if len(bands.edges) != len(VERDICT_BANDS) - 1:
+            raise ValueError(f"ClmPredictor: {len(bands.edges)} band edges; the verdict has {len(VERDICT_BANDS)} bands.")
+        return cls(TreeModel.from_dict(d["model"]), bands, {k: float(v) for k, v in d["reference"].items()},
+                   int(d["max_bands"]), dict(d.get("provenance", {})))
+
+MODEL_FORMAT = "clm_nb.prediction/1"     # the JSON format `ClmPredictor.to_dict` writes
+
+# %% ../nbs/21a_prediction.ipynb #2f49f7db
+MODEL_FILE = "clm_ami.json"     # the fitted predictor in the package's `models` folder
+
+@lru_cache(maxsize=None)
+def _packaged() -> ClmPredictor:
+    "The package's predictor, read once."
+    return ClmPredictor.from_dict(json.loads(files("clm_nb").joinpath(f"models/{MODEL_FILE}").read_text(encoding="utf-8")))
+
+def load_predictor(path=None,   # a predictor's JSON file (None: the one the package ships)
+                  ) -> ClmPredictor:
+    "The calibrated predictor: the package's (fitted on the shared bundle), or one saved with `ClmPredictor.to_dict`."
+    if path is None:
+        return _packaged()
+    with open(path, encoding="utf-8") as f:
+        return ClmPredictor.from_dict(json.load(f))
 
 # %% ../nbs/21a_prediction.ipynb #615ead2c
 from .text import document_params

@@ -114,6 +114,10 @@ def _columns(board: Leaderboard) -> list[dict]:
             dict(key="dataset", label="dataset", type="text", first="asc", title="dataset name (links to its page)",
                  pin=0),
             dict(key="verdict", label="verdict", type="num", first="asc", title="traffic light (rule above)", pin=1),
+            *([dict(key="expected_ami", label="expected AMI (interval)", type="num", first="desc",
+                    title="the predicted AMI of the best clustering technique (paper 000's ground truth), with its "
+                          "prediction interval: the calibrated answer the verdict is a band of")]
+              if "expected_ami" in t else []),
             dict(key="collection", label="collection", type="text", first="asc", title="collection in the data bundle"),
             dict(key="n", label="n", type="num", first="desc", title="points"),
             dict(key="d", label="d", type="num", first="desc", title="dimensions"),
@@ -171,6 +175,9 @@ def _cells(board: Leaderboard, r: dict, slug: str, columns: list[dict]) -> list[
         elif k == "verdict":
             cell.update(v=str(VERDICTS.index(v)), title=r["reason"],
                         html=Markup('<span class="badge v-{}">{}</span>').format(v.replace(" ", "-"), v))
+        elif k == "expected_ami":                      # '0.62 (0.41–0.80)', sorted by the expectation
+            shown = "" if v is None or pd.isna(v) else f"{v:.2f} ({r['expected_low']:.2f}–{r['expected_high']:.2f})"
+            cell.update(v=_num(v), html=shown)
         elif k == "noise_share":
             cell.update(v=_num(v), html=_fmt(100 * v, 1) if v is not None and not pd.isna(v) else "")
         elif k == "rank" and not pd.isna(r.get("rank_low", np.nan)):

@@ -24,6 +24,7 @@ from .readers import array_digest
 from .prepare import MISSING_POLICIES, prepare, Prepared, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
 from .synthetic import imitate_partition, partition_ensemble, subsample_dataset
 from .bundle import DatasetError, load_dataset, resolve_data_dir, variant_index
+from .prediction import dataset_descriptors
 from .rule import VerdictRule
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, parse_primary, permutation_cap,
@@ -508,6 +509,13 @@ def _refused_profile(measures,       # the measures the task was to compute (nam
                                                                                                  "n_b": "Int64"})
 
 # %% ../nbs/25_tasks.ipynb #f46c8afa
+def _descriptor_rows(p: Prepared, scaling: str, noise, seed) -> pd.DataFrame:
+    "Rows part='desc' (measure: the descriptor, value) of the prepared data under `scaling`, as `assess` reads them."
+    X = scale_features(p.X, scaling, [p.features.index(c) for c in p.skewed])
+    desc = dataset_descriptors(X, p.y, noise=noise, random_state=seed if isinstance(seed, (int, np.integer)) else 0)
+    return pd.DataFrame([dict(part="desc", measure=k, value=float(v), problem="", class_a="", class_b="")
+                         for k, v in desc.to_dict().items()], columns=PROFILE_COLUMNS)
+
 def profile_task(collection: str,                       # the dataset's collection (in the bundle or the default)
                  name: str,                             # the dataset's name in that collection
                  *,
@@ -529,7 +537,8 @@ def profile_task(collection: str,                       # the dataset's collecti
                  primary: str = DEFAULT_PRIMARY,        # the ranking score whose measures are resampled
                  labels: str = "y",                     # the reference labelling judged ('y', 'labels1', ...)
                 ) -> pd.DataFrame:
-    "Runner task: load one dataset, check its content, prepare it, return its `clm_profile` and the preparation's record."
+    """Runner task: load one dataset, check its content, prepare it, return its `clm_profile`, the preparation's record
+    and the dataset's descriptors (rows part='desc': what the calibrated answer reads beside the scores)."""
     try:
         ds = load_checked(collection, name, data_dir, data_digest, labels)
     except ValueError as e:                   # another labelling that cannot be read: that labelling's problem only
@@ -545,7 +554,9 @@ def profile_task(collection: str,                       # the dataset's collecti
                        primary=None, max_permutations=max_permutations, rule=rule)
     prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
                         columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
-    parts = [prof] + ([prep.astype({"n_a": "Int64", "n_b": "Int64"})] if len(prep) else [])
+    seed_of = random_state if seed is None else seed
+    parts = [prof] + ([prep.astype({"n_a": "Int64", "n_b": "Int64"})] if len(prep) else []) + [
+        _descriptor_rows(p, scaling, noise, seed_of)]
     if n_resamples:
         parts.append(_draw_rows(p.X, p.y, prof, primary, noise=noise, n_permutations=n_permutations,
                                 scaling=scaling, n_resamples=n_resamples,

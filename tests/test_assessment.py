@@ -80,16 +80,16 @@ def test_birthwt_weight_is_flagged_and_kept_out_of_the_headline(tmp_path):
 
 
 def test_stability_covers_the_leak_free_variant():
-    "Issue 49: 'stable' never sits beside a flagged column that changes the verdict."
+    "Issue 49: 'stable' never sits beside a flagged column that changes the verdict (the rule's verdicts, as then)."
     rng = np.random.default_rng(0)
     n = 80
     y = np.repeat(["a", "b"], n // 2)
     X = pd.DataFrame({"w": rng.normal(size=n), "v": rng.normal(size=n), "tag": np.repeat([1.0, 2.0], n // 2)})
-    a = clm_nb.assess(X, y, ci=None)
+    a = clm_nb.assess(X, y, ci=None, verdict_by="rule")
     assert a.left_out == ["tag"] and a.verdict == "unreliable" and a.stability == "stable"
     with_tag = a.variants.loc["none, with tag", "verdict"]
     assert with_tag != "unreliable"                                     # the tag alone would lift the verdict
-    kept = clm_nb.assess(X, y, ci=None, keep_cols="tag")
+    kept = clm_nb.assess(X, y, ci=None, keep_cols="tag", verdict_by="rule")
     assert kept.verdict == with_tag and kept.stability == "depends on a column that may leak the labels"
     assert kept.variants.loc["none, without tag", "verdict"] == "unreliable"
     assert clm_nb.assess(X, y, keep_cols="tag", **FAST).stability == "depends on a column that may leak the labels"
@@ -225,8 +225,8 @@ def test_precomputed_equals_euclidean_on_the_measures_both_have(blobs):
     the density view alone. Points that tie on every distance key (iris' duplicates) may take another canonical order
     in dbcv_btwn's relabellings (clm_nb.between), hence data without duplicates here."""
     X, y = blobs
-    e = clm_nb.assess(X, y, rule=VerdictRule(views=(("density", "dbcv_btwn"),)), **FAST)
-    p = clm_nb.assess(cdist(X, X), y, metric="precomputed", dim=X.shape[1], **FAST)
+    e = clm_nb.assess(X, y, rule=VerdictRule(views=(("density", "dbcv_btwn"),)), verdict_by="rule", **FAST)
+    p = clm_nb.assess(cdist(X, X), y, metric="precomputed", dim=X.shape[1], verdict_by="rule", **FAST)
     assert p.metric == "precomputed" and [tuple(v) for v in p.views] == [("density", "dbcv_btwn")]
     assert "centroid" in p.views_missing and "no coordinates to average" in p.views_missing["centroid"]
     assert "no centroid view" in p.text() and p.to_dict()["views_missing"]
@@ -407,7 +407,8 @@ HAS_BUNDLE = (BUNDLE / "manifest.csv").is_file()
 TWO_VIEWS = ["ch_btwn", "dbcv_btwn"]
 
 
-FAST_VIEWS = dict(measures=TWO_VIEWS, primary="ch_btwn", ci=None, variants=False)    # the two views only, no intervals
+FAST_VIEWS = dict(measures=TWO_VIEWS, primary="ch_btwn", ci=None, variants=False,    # the two views only, no intervals,
+                  verdict_by="rule")                                                 # and the rule they feed
 
 
 def glass_like(shift=0.745, seed=0):

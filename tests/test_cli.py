@@ -38,6 +38,7 @@ from sklearn.datasets import load_iris, make_blobs
 import clm_nb
 import clm_nb.assessment
 import clm_nb.bundle
+import clm_nb.rule
 import clm_nb.readers
 from clm_nb.bundle import load_dataset
 from clm_nb.cli import cli
@@ -141,7 +142,15 @@ def check_assess_json(out: dict, n=150, d=4, k=3):
                         "stability", "scaling", "n_input", "warnings", "preparation", "variants",
                         "borderline", "verdict_support", "ci", "n_resamples", "max_permutations", "uncertainty",  # issue 39
                         "metric", "views", "views_missing", "views_note",  # issue 40
-                        "judgeable", "left_out", "leaky", "keep_cols"}  # issue 49
+                        "judgeable", "left_out", "leaky", "keep_cols",  # issue 49
+                        "verdict_by", "prediction", "rule_verdict", "rule_reason", "descriptors"}  # issue 51
+    assert out["verdict_by"] == "prediction" and out["rule_verdict"] in clm_nb.rule.VERDICTS
+    if out["judgeable"]:                       # the calibrated answer, its interval and what drove it
+        p = out["prediction"]
+        assert set(p) == {"expected", "low", "high", "level", "verdict", "borderline", "drivers", "model"}
+        assert 0 <= p["low"] <= p["expected"] <= p["high"] <= 1 and p["verdict"] == out["verdict"]
+        assert all(set(x) == {"input", "value", "effect"} for x in p["drivers"])
+    assert {"n", "d", "K", "balance", "min_share", "duplicates", "intrinsic_dim"} <= set(out["descriptors"])
     assert out["metric"] == "euclidean" and all(set(v) == {"view", "measure"} for v in out["views"])
     assert out["stability"] in {"stable", "depends on preprocessing", "depends on a column that may leak the labels",
                                 "not checked"} and out["n_input"] >= n

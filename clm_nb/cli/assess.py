@@ -33,7 +33,9 @@ def _assess_json(a, source: str, features=()) -> dict:
             "hints": d["hints"], "borderline": d["borderline"], "verdict_support": d["verdict_support"], "ci": d["ci"],
             "n_resamples": d["n_resamples"], "max_permutations": d["max_permutations"], "uncertainty": d["uncertainty"],
             "metric": d["metric"], "views": d["views"], "views_missing": d["views_missing"], "views_note": d["views_note"],
-            "left_out": d["left_out"], "leaky": d["leaky"], "keep_cols": d["keep_cols"]}
+            "left_out": d["left_out"], "leaky": d["leaky"], "keep_cols": d["keep_cols"],
+            "verdict_by": d["verdict_by"], "prediction": d["prediction"], "rule_verdict": d["rule_verdict"],
+            "rule_reason": d["rule_reason"], "descriptors": d["descriptors"]}
 
 # %% ../../nbs/32a_cli_assess.ipynb #6c4e8d88
 FAIL_ORDER = ("trustworthy", "doubtful", "unreliable", "too few points", "cannot judge", "not scored")  # not judged: worse
@@ -66,10 +68,13 @@ def _fails(verdict: str, fail_on: str | None) -> bool:
 @click.option("--metric", type=click.Choice(ASSESS_METRICS), default="euclidean", show_default=True,
               help="How points are compared: a coordinate metric; gower (the table as read: categories and missing "
                    "values); precomputed (DATA is an .npy dissimilarity matrix, square or condensed, with --labels).")
+@click.option("--verdict-by", type=click.Choice(["prediction", "rule"]), default="prediction", show_default=True,
+              help="What gives the verdict: the calibrated prediction of the best technique's AMI, or the views' "
+                   "cut-offs (the rule of the papers, for comparison and reproduction).")
 @click.option("--dim", type=int, default=None, help="The density view's core-distance exponent (dbcv_btwn's dim) for "
               "points without a dimension: precomputed, gower (default: their estimated intrinsic dimension).")
 def assess_command(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, noise, variants, permutations, seed,
-            max_permutations, ci, resamples, worst, fail_on, as_json, metric, dim, **prep):
+            max_permutations, ci, resamples, worst, fail_on, as_json, metric, verdict_by, dim, **prep):
     """The CLM verdict on one labeled DATA file.
 
     Can its classes be trusted as clusters? Exit code 0 whatever the verdict (3 with --fail-on when it matches)."""
@@ -111,7 +116,7 @@ def assess_command(data, label_col, labels_file, drop_cols, noise_label, sep, de
         click.echo(f"{k} classes: {k * (k - 1) // 2:,} class pairs to score; this can take minutes.", err=True)
     a = clm_nb.assess(feats, y, **kw, variants=variants,
                       n_permutations=permutations, random_state=seed, worst=worst, max_permutations=max_permutations,
-                      ci=level, n_resamples=resamples, metric=metric, dim=dim)
+                      ci=level, n_resamples=resamples, metric=metric, dim=dim, verdict_by=verdict_by)
     if as_json:
         echo_json(_assess_json(a, str(data), a.features))
     else:

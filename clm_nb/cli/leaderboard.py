@@ -59,7 +59,7 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
             "scaling": o["scaling"], "missing values": o["missing"], "rare classes": o["rare"], "built by": "clm-nb leaderboard", "clm_nb version": clm_nb.__version__}
     board = leaderboard(results, catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"],
                         rule=VerdictRule(), meta=meta, variants=variants or None,
-                        labellings=labellings or None)
+                        labellings=labellings or None, verdict_by=o["verdict_by"])
     click.echo("verdicts: " + ", ".join(f"{v} {n}" for v, n in board.verdict_counts.items() if n), err=True)
     extra = {"docs_url": o["docs_url"]} if o["docs_url"] else {}
     click.echo(f"writing the site into {out}", err=True)
@@ -100,6 +100,9 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
 @click.option("--store", type=click.Path(file_okay=False), help="Task cache folder (default: OUT/tasks; created, checked writable before any work).")
 @click.option("--view-points", default=1000, show_default=True, help="Points per 2-D view on the dataset pages (at least 10).")
 @click.option("--docs-url", help="Where the site links the documentation (e.g. https://.../ or ../docs).")
+@click.option("--verdict-by", type=click.Choice(["prediction", "rule"]), default="prediction", show_default=True,
+              help="What gives each verdict: the calibrated prediction of the best technique's AMI, or the views' "
+                   "cut-offs (the rule of the papers).")
 def leaderboard_command(data_dir, out, **o):
     """Profile a bundle and write the leaderboard site.
 

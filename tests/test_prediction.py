@@ -1,0 +1,86 @@
+"""Issue 51: the calibrated answer. The prediction is invariant to what every measure it reads is invariant to (row
+order, label names, uniform scale, translation), exactly, on data where those operations are exact in floating point;
+the packaged predictor is well formed and its file is refused when damaged; `assess` gives the rule's verdict
+unchanged under verdict_by='rule'."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import clm_nb
+from clm_nb.prediction import ClmPredictor, load_predictor, MODEL_FORMAT, VERDICT_BANDS
+
+
+def _blobs(seed: int, k: int, n_per: int, spread: float):
+    "k classes of n_per points in 3-d, on a grid of 1/64 (so translations by integers and scales by 2 are exact)."
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-4, 4, (k, 3))
+    X = np.vstack([c + rng.normal(0, spread, (n_per, 3)) for c in centres])
+    return np.round(X * 64) / 64, np.repeat(np.arange(k), n_per)
+
+
+def _predicted(X, y):
+    a = clm_nb.assess(X, y, ci=None, variants=False, progress=False)
+    return a.prediction
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 4), spread=st.sampled_from([0.3, 1.0, 2.5]),
+       shift=st.integers(-50, 50), power=st.integers(-3, 3))
+def test_prediction_invariant_to_what_the_measures_are(seed, k, spread, shift, power):
+    X, y = _blobs(seed, k, 25, spread)
+    base = _predicted(X, y)
+    assert base is not None
+    perm = np.random.default_rng(seed + 1).permutation(len(y))
+    names = np.array([f"class {c}" for c in "zyxw"])[y]
+    for other in (_predicted(X[perm], y[perm]), _predicted(X, names), _predicted(X * 2.0 ** power + shift, y)):
+        assert other.verdict == base.verdict and other.borderline == base.borderline
+        assert other.expected == pytest.approx(base.expected, abs=1e-9)
+        assert (other.low, other.high) == pytest.approx((base.low, base.high), abs=1e-9)
+
+
+def test_packaged_predictor_is_well_formed():
+    p = load_predictor()
+    d = p.to_dict()
+    assert d["format"] == MODEL_FORMAT and p.intervals.edges == (0.15, 0.5) and len(p.model.trees) > 0
+    prov = p.provenance
+    assert {"bundle_digest", "labellings", "collections", "validation", "command"} <= set(prov)
+    assert 0.8 <= prov["validation"]["coverage"] <= 1 and prov["validation"]["rho"] > 0.5
+    assert all(np.isfinite(h) for h in p.intervals.halfwidths)
+    assert set(c for c, _ in p.model.inputs) <= set(p.reference)
+    assert ClmPredictor.from_dict(json.loads(json.dumps(d))).id == p.id
+
+
+@pytest.mark.parametrize("damage", ["format", "tree", "transform", "bands"])
+def test_a_damaged_model_file_is_refused(tmp_path, damage):
+    d = load_predictor().to_dict()
+    if damage == "format":
+        d["format"] = "clm_nb.prediction/0"
+    elif damage == "tree":
+        d["model"]["trees"][0]["left"][0] = 10 ** 6
+    elif damage == "transform":
+        d["model"]["inputs"][0][1] = "exp"
+    else:
+        d["intervals"]["edges"] = [0.5]
+    f = tmp_path / "model.json"
+    f.write_text(json.dumps(d))
+    with pytest.raises(ValueError):
+        load_predictor(f)
+
+
+def test_rule_mode_keeps_the_rules_answer():
+    X, y = _blobs(0, 3, 30, 1.0)
+    by_rule = clm_nb.assess(X, y, ci=None, variants=False, progress=False, verdict_by="rule")
+    by_pred = clm_nb.assess(X, y, ci=None, variants=False, progress=False)
+    assert by_rule.prediction is None and by_rule.verdict_by == "rule"
+    assert by_rule.rule_verdict == by_rule.verdict == by_pred.rule_verdict
+    assert by_pred.verdict == by_pred.prediction.verdict and by_pred.verdict in VERDICT_BANDS + ("too few points",)
+    assert by_rule.scores["value"].equals(by_pred.scores["value"])         # the same scores: only the verdict differs
+
+
+def test_the_verdict_support_is_the_predictions():
+    X, y = _blobs(1, 3, 30, 1.5)
+    a = clm_nb.assess(X, y, variants=False, progress=False, n_resamples=10, ci=0.9)
+    assert a.verdict_support and abs(sum(a.verdict_support.values()) - 1) < 1e-12
+    assert set(a.verdict_support) <= set(VERDICT_BANDS) | {"too few points"}
