@@ -21,7 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import NearestNeighbors
-from .core import check_X
+from .core import check_X, noise_mask
 from .catalog import get_measure
 from .synthetic import subsample_dataset
 
@@ -747,12 +747,15 @@ def ground_truth_task(X,                              # data, (n, d) array-like 
                       technique: str,                 # a registered technique
                       *,
                       n_trials: int = 20,             # optuna trials of the one search
-                      noise: str | None = None,       # how the external measures treat -1 labels
+                      noise: str | None = None,       # the reference's -1: 'ignore' leaves those points out (see above)
                       max_points: int | None = None,  # search a stratified subsample of this many points if n is larger
                       random_state=None,              # seed or numpy Generator for the subsample and the search
                      ) -> dict:
     "Best AMI, ARI, V-measure and geometric NMI reached by `technique` on (X, y) in one seeded TPE search (paper 000)."
     rng = np.random.default_rng(random_state)
+    if noise == "ignore":                     # the reference's noise points leave; the technique's -1 stays a cluster
+        keep = ~noise_mask(np.asarray(y, dtype=object))
+        X, y, noise = np.asarray(X)[keep], np.asarray(y)[keep], None
     X, y = _at_most(X, y, max_points, rng)
     res = search(technique, X, y, measure="ari", n_trials=n_trials, noise=noise, random_state=rng,
                  also=[m for m in GT_MEASURES if m[0] != "ari"])
