@@ -394,8 +394,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     >>> with tempfile.TemporaryDirectory() as store:
     ...     results = run(profile_tasks(catalog, data_dir=False), store=store, executor="inline", progress=False)
     >>> board = leaderboard(results, catalog, data_dir=False)
-    >>> board.table[["rank", "dataset", "verdict"]].values.tolist()
-    [[1.0, 'iris', 'trustworthy'], [2.0, 'wine', 'trustworthy']]
+    >>> board.table[["rank", "dataset", "verdict", "rule_verdict"]].values.tolist()
+    [[1.0, 'iris', 'trustworthy', 'trustworthy'], [2.0, 'wine', 'doubtful', 'trustworthy']]
     """
     measures, ci = _board_options(results, catalog, measures, primary, rule, labellings, ci)
     wide, pairs = _profiles(results, measures, rule.low)
