@@ -125,10 +125,11 @@ def _judge(v: pd.DataFrame,                   # a table laid out like the leader
            measures: list,                    # the measures shown
            rule: VerdictRule,                 # the verdict rule
            predictor: ClmPredictor | None,    # the calibrated predictor (None: the rule's verdicts)
+           with_gt: bool = False,             # the rule also reads the ground truth (the main table's own)
           ) -> pd.DataFrame:
     """Columns verdict, reason, borderline of each row, and with a predictor rule_verdict, expected_ami, expected_low,
     expected_high (docs: leaderboard.html#leaderboard)."""
-    out = rule.apply(v.drop(columns=[c for c in v if c.startswith("gt_")]))
+    out = rule.apply(v if with_gt else v.drop(columns=[c for c in v if c.startswith("gt_")]))
     if predictor is None:
         return out
     out["rule_verdict"] = out["verdict"]
@@ -416,7 +417,7 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
         t[primary], t[f"{primary}_se"] = primary_score(t, primary)
     t["agreement"] = agreement(t[measures + ([primary] if combined else [])], primary)
     predictor = _board_predictor(verdict_by, predictor)
-    judged = _judge(t, results, measures, rule, predictor)
+    judged = _judge(t, results, measures, rule, predictor, with_gt=True)
     t = pd.concat([t, judged], axis=1)
     variant_cols = _variant_verdicts(t, results, variants, measures, rule, predictor)
     t = t.join(variant_cols) if len(variant_cols.columns) else t
