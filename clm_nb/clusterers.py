@@ -747,7 +747,7 @@ def ground_truth_task(X,                              # data, (n, d) array-like 
                       technique: str,                 # a registered technique
                       *,
                       n_trials: int = 20,             # optuna trials of the one search
-                      noise: str | None = None,       # the reference's -1: 'ignore' leaves those points out (see above)
+                      noise: str | None = None,       # the reference's -1: 'ignore' leaves those points out (a technique's -1 is a cluster)
                       max_points: int | None = None,  # search a stratified subsample of this many points if n is larger
                       random_state=None,              # seed or numpy Generator for the subsample and the search
                      ) -> dict:

@@ -41,7 +41,8 @@ def test_the_changed_row_is_the_only_change():
 
 
 def test_assess_says_the_changed_rows_verdict_and_reason(blobs):
-    options = dict(measures=MEASURES, primary="ch_btwn", variants=False, ci=None, n_permutations=5, random_state=0)
+    options = dict(measures=MEASURES, primary="ch_btwn", variants=False, ci=None, n_permutations=5, random_state=0,
+                   verdict_by="rule")                # the rule under test gives the verdict
     default, changed = assess(*blobs, **options), assess(*blobs, rule=OneRowChanged(), **options)
     assert default.verdict == "trustworthy" and "carried it" in default.reason
     assert changed.verdict == "doubtful" and changed.reason.startswith(f"{SAID}: centroid view ch_btwn")
@@ -54,7 +55,8 @@ def test_the_leaderboard_row_says_the_changed_rows_verdict_and_reason(blobs, tmp
     catalog = list_datasets(tmp_path, labeled=False)
     tasks = profile_tasks(catalog, data_dir=tmp_path, measures=MEASURES, primary="ch_btwn", n_permutations=5)
     results = run(tasks, store=tmp_path / "tasks", executor="inline", progress=False)
-    boards = [leaderboard(results, catalog, data_dir=tmp_path, measures=MEASURES, primary="ch_btwn", rule=rule)
+    boards = [leaderboard(results, catalog, data_dir=tmp_path, measures=MEASURES, primary="ch_btwn", rule=rule,
+                          verdict_by="rule")
               for rule in (VerdictRule(), OneRowChanged())]
     default, changed = (b.table.set_index("dataset").loc["blobs"] for b in boards)
     assert default.verdict == "trustworthy" and changed.verdict == "doubtful"
