@@ -873,6 +873,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.prediction._packaged': ('prediction.html#_packaged', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction._records': ('prediction.html#_records', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction._tree_arrays': ('prediction.html#_tree_arrays', 'clm_nb/prediction.py'),
+                                   'clm_nb.prediction.check_predictor': ('prediction.html#check_predictor', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction.dataset_descriptors': ('prediction.html#dataset_descriptors', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction.input_name': ('prediction.html#input_name', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction.load_predictor': ('prediction.html#load_predictor', 'clm_nb/prediction.py'),

@@ -24,13 +24,13 @@ from .rule import band_words, dominant_pair_broken, judge_facts, JUDGED, profile
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, permutation_cap, primary_score)
 from .intervals import MAX_RESAMPLES, resample_scores
-from .prediction import (ClmPredictor, dataset_descriptors, Descriptors, load_predictor, Prediction,
+from .prediction import (check_predictor, ClmPredictor, dataset_descriptors, Descriptors, load_predictor, Prediction,
                                prediction_row)
 
 
 # %% auto #0
-__all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'VERDICT_BY', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points',
-           'assess', 'LabellingAssessments', 'assess_labellings']
+__all__ = ['LEAK_STABILITY', 'CENTROID_METRICS', 'Assessment', 'metric_views', 'metric_measures', 'prepare_points', 'assess',
+           'LabellingAssessments', 'assess_labellings']
 
 # %% ../nbs/22_assessment.ipynb #922ffaf3
 _COLORS = {"trustworthy": "#2ca02c", "doubtful": "#c98a00", "unreliable": "#d62728", "too few points": "#6b7b8c",
@@ -629,17 +629,9 @@ def _stability(table: pd.DataFrame | None,   # the variants table (None: not com
             else "stable" if stable else "depends on preprocessing")
 
 # %% ../nbs/22_assessment.ipynb #6c879ae7
-VERDICT_BY = ("prediction", "rule")        # what gives `assess`'s verdict: the calibrated answer, or the views' cut-offs
-
 def _check_predictor(verdict_by: str, predictor) -> ClmPredictor | None:
-    "The predictor `assess` uses (None under verdict_by='rule'); a `ValueError` for anything else."
-    verdict_by = check_choice(verdict_by, "verdict_by", VERDICT_BY, who="assess")
-    if predictor is not None and not isinstance(predictor, ClmPredictor):
-        raise ValueError(f"assess: predictor={predictor!r} must be a clm_nb.prediction.ClmPredictor "
-                         "(clm_nb.prediction.load_predictor(path)), or None for the package's.")
-    if verdict_by == "rule":
-        return None
-    return load_predictor() if predictor is None else predictor
+    "The predictor `assess` uses (None under verdict_by='rule'): `clm_nb.prediction.check_predictor`."
+    return check_predictor(verdict_by, predictor, "assess")
 
 # %% ../nbs/22_assessment.ipynb #105f3c5e
 def _predicted_support(predictor: ClmPredictor,  # the calibrated predictor

@@ -17,7 +17,7 @@ from .catalog import get_measure
 from .prepare import say
 from .bundle import resolve_data_dir, variant_index
 from .rule import JUDGED, VerdictRule, VERDICTS
-from .prediction import ClmPredictor, load_predictor
+from .prediction import check_predictor, ClmPredictor
 from .profile import (check_board_measures, DEFAULT_PRIMARY, LEADERBOARD_MEASURES, parse_primary, primary_score,
                             PROFILE_COLUMNS, SUMMARIES)
 from .intervals import normal_interval
@@ -149,12 +149,8 @@ def _judge(v: pd.DataFrame,                   # a table laid out like the leader
 
 # %% ../nbs/27_leaderboard.ipynb #7f262aee
 def _board_predictor(verdict_by: str, predictor) -> ClmPredictor | None:
-    "The predictor of the leaderboard (None under verdict_by='rule'); a `ValueError` for anything else."
-    if verdict_by not in ("prediction", "rule"):
-        raise ValueError(f"leaderboard: verdict_by={verdict_by!r}; use 'prediction' (the calibrated answer) or 'rule'.")
-    if predictor is not None and not isinstance(predictor, ClmPredictor):
-        raise ValueError(f"leaderboard: predictor={predictor!r} must be a clm_nb.prediction.ClmPredictor, or None.")
-    return None if verdict_by == "rule" else (predictor or load_predictor())
+    "The predictor of the leaderboard (None under verdict_by='rule'): `clm_nb.prediction.check_predictor`."
+    return check_predictor(verdict_by, predictor, "leaderboard")
 
 # %% ../nbs/27_leaderboard.ipynb #2c45e8c0
 def _variant_verdicts(t: pd.DataFrame,           # the leaderboard table so far (one row per dataset)

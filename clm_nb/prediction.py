@@ -17,9 +17,9 @@ from .core import check_data, LabeledData, stratified_sample
 from .internal import intrinsic_dimension
 
 # %% auto #0
-__all__ = ['SCORE_FIELDS', 'TRANSFORMS', 'VERDICT_BANDS', 'MODEL_FORMAT', 'MODEL_FILE', 'Descriptors', 'dataset_descriptors',
-           'prediction_row', 'TreeModel', 'ConformalBands', 'input_name', 'Prediction', 'ClmPredictor',
-           'load_predictor']
+__all__ = ['SCORE_FIELDS', 'TRANSFORMS', 'VERDICT_BANDS', 'MODEL_FORMAT', 'MODEL_FILE', 'VERDICT_BY', 'Descriptors',
+           'dataset_descriptors', 'prediction_row', 'TreeModel', 'ConformalBands', 'input_name', 'Prediction',
+           'ClmPredictor', 'load_predictor', 'check_predictor']
 
 # %% ../nbs/21a_prediction.ipynb #fbbead6e
 @dataclass(frozen=True)
@@ -329,6 +329,22 @@ def load_predictor(path=None,   # a predictor's JSON file (None: the one the pac
         return _packaged()
     with open(path, encoding="utf-8") as f:
         return ClmPredictor.from_dict(json.load(f))
+
+# %% ../nbs/21a_prediction.ipynb #20b3899a
+VERDICT_BY = ("prediction", "rule")        # what gives a verdict: the calibrated answer, or the views' cut-offs
+
+def check_predictor(verdict_by: str,       # 'prediction' or 'rule'
+                    predictor,             # None (the package's) or a `ClmPredictor`
+                    who: str,              # the caller, for the message
+                   ) -> ClmPredictor | None:
+    "The predictor a caller uses (None under verdict_by='rule'); a `ValueError` naming the fix for anything else."
+    if verdict_by not in VERDICT_BY:
+        raise ValueError(f"{who}: verdict_by={verdict_by!r}; use 'prediction' (the calibrated answer) or 'rule' "
+                         "(the views' cut-offs).")
+    if predictor is not None and not isinstance(predictor, ClmPredictor):
+        raise ValueError(f"{who}: predictor={predictor!r} must be a clm_nb.prediction.ClmPredictor "
+                         "(clm_nb.prediction.load_predictor(path)), or None for the package's.")
+    return None if verdict_by == "rule" else (predictor or load_predictor())
 
 # %% ../nbs/21a_prediction.ipynb #615ead2c
 from .text import document_params
