@@ -611,3 +611,19 @@ def test_many_classes_are_assessed_not_refused():
     X = rng.normal(size=(K * 25, 2)) + np.repeat(rng.uniform(-30, 30, size=(K, 2)), 25, axis=0)
     a = clm_nb.assess(X, np.repeat(np.arange(K), 25), progress=False, variants=False, ci=None)
     assert a.K == K and a.verdict in ("trustworthy", "doubtful", "unreliable")
+
+
+def test_browser_shows_the_calibrated_answer(tmp_path):
+    "Issue 51: the HTML says the expected AMI and its interval, why a verdict is borderline, and the rule's verdict beside."
+    from browser import fragment_page
+    from sklearn.datasets import load_wine
+    X, y = load_wine(return_X_y=True)
+    a = clm_nb.assess(X, y, ci=None, variants=False, progress=False)             # raw wine: doubtful, borderline
+    assert a.prediction is not None and a.borderline
+    with fragment_page(a._repr_html_(), tmp_path) as page:
+        body = page.locator(".clm-assessment").inner_text()
+        assert f"expected AMI of the best technique {a.prediction.expected:.2f}" in body
+        box = page.locator(".clm-borderline")
+        assert box.is_visible() and "interval of the expected AMI" in box.inner_text()
+        rule = page.locator(".clm-rule-verdict")
+        assert rule.is_visible() and a.rule_verdict in rule.inner_text()

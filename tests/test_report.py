@@ -624,3 +624,23 @@ def test_report_shows_and_sorts_rank_intervals(rank_board, browser):
     assert "%" in table.locator("tr").nth(1).inner_text()
     page.close()
     assert problems == []
+
+
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
+def test_the_expected_ami_column_shows_and_sorts_the_calibrated_answer(report, page):
+    """Issue 51: the overview shows each dataset's expected AMI with its interval, sorts by the expectation, and the
+    verdict's tooltip is its reason."""
+    index, board = report
+    page.goto(index.as_uri())
+    col = _column(page, "expected AMI (interval)")
+    cells = page.locator(f"#board tbody tr td:nth-child({col + 1})").all_inner_texts()
+    t = board.table.set_index("dataset")
+    assert any(c for c in cells) and all(("(" in c and "–" in c) for c in cells if c)
+    page.locator("#board thead th").nth(col).locator("button").click()                # largest expectation first
+    v = [float(x) for x in _values(page, col) if x is not None]
+    assert v == sorted(v, reverse=True) and len(v) == t.expected_ami.notna().sum()
+    verdict = _column(page, "verdict")
+    tips = page.eval_on_selector_all(f"#board tbody tr td:nth-child({verdict + 1})", "cs => cs.map(c => c.title)")
+    assert any(tip.startswith("expected AMI of the best technique") for tip in tips)
+    assert not page.problems, page.problems
