@@ -36,8 +36,10 @@ SUMMARIES = tuple((f"{m}__{f}", "identity") for m in MEASURES for f in ("weighte
 DESCRIPTORS = (("desc_n", "log10"), ("desc_d", "log10"), ("desc_K", "log10"), ("desc_d_over_n", "log10"),
                ("desc_balance", "identity"), ("desc_min_share", "identity"), ("desc_duplicates", "identity"),
                ("desc_intrinsic_dim", "identity"), ("desc_id_ratio", "identity"), ("desc_spread_ratio", "log10"))
-AGREEMENT = (("desc_centroid_accuracy", "identity"), ("desc_knn_agreement", "identity"))
-RISING = {c: 1 for c, _ in VALUES + AGREEMENT}      # every CLM score and agreement: higher, better-separated classes
+AGREEMENT = (("desc_centroid_accuracy", "identity"), ("desc_knn_agreement", "identity"))   # stop 57's two
+CLUSTERERS = (("desc_centroid_accuracy", "identity"), ("desc_knn_kappa", "identity"),   # chance-corrected neighbours,
+              ("desc_clusterer_agreement", "identity"))                               # six fast clusterers' best AMI
+RISING = {c: 1 for c, _ in VALUES + AGREEMENT + CLUSTERERS}   # every CLM score and agreement: higher, better separated
 CANDIDATES = {                                      # name -> spec (inputs, monotone); the rule is added first
     "sc_a alone": {"inputs": (("sc_a__value", "identity"),), "monotone": RISING},
     "the two views": {"inputs": VALUES[:2], "monotone": RISING},
@@ -47,9 +49,17 @@ CANDIDATES = {                                      # name -> spec (inputs, mono
     "scores + descriptors, unconstrained": {"inputs": VALUES + DESCRIPTORS},
     "the two agreements alone": {"inputs": AGREEMENT, "monotone": RISING},
     "scores + agreements": {"inputs": VALUES + AGREEMENT, "monotone": RISING},
-    "scores + descriptors + agreements": {"inputs": VALUES + DESCRIPTORS + AGREEMENT, "monotone": RISING},
+    "scores + descriptors + agreements (stop 57)": {"inputs": VALUES + DESCRIPTORS + AGREEMENT, "monotone": RISING},
     "scores + summaries + descriptors + agreements": {"inputs": VALUES + SUMMARIES + DESCRIPTORS + AGREEMENT,
                                                        "monotone": RISING},
+    "fast clusterers alone": {"inputs": CLUSTERERS[2:], "monotone": RISING},
+    "the three agreements alone": {"inputs": CLUSTERERS, "monotone": RISING},
+    "scores + descriptors + kappa": {"inputs": VALUES + DESCRIPTORS + CLUSTERERS[:2], "monotone": RISING},
+    "scores + descriptors + clusterers": {"inputs": VALUES + DESCRIPTORS + AGREEMENT + CLUSTERERS[2:],
+                                          "monotone": RISING},
+    "scores + descriptors + kappa + clusterers": {"inputs": VALUES + DESCRIPTORS + CLUSTERERS, "monotone": RISING},
+    "scores + summaries + descriptors + kappa + clusterers": {"inputs": VALUES + SUMMARIES + DESCRIPTORS + CLUSTERERS,
+                                                               "monotone": RISING},
 }
 
 

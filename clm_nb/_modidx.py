@@ -868,6 +868,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'clm_nb.prediction.TreeModel.predict': ('prediction.html#treemodel.predict', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction.TreeModel.to_dict': ('prediction.html#treemodel.to_dict', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction._class_geometry': ('prediction.html#_class_geometry', 'clm_nb/prediction.py'),
+                                   'clm_nb.prediction._clusterer_agreement': ( 'prediction.html#_clusterer_agreement',
+                                                                               'clm_nb/prediction.py'),
                                    'clm_nb.prediction._digest': ('prediction.html#_digest', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction._knn_agreement': ('prediction.html#_knn_agreement', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction._packaged': ('prediction.html#_packaged', 'clm_nb/prediction.py'),

@@ -296,8 +296,9 @@ MODEL_SPEC = {                      # the packaged predictor's spec, chosen by t
         ("desc_n", "log10"), ("desc_d", "log10"), ("desc_K", "log10"), ("desc_d_over_n", "log10"),
         ("desc_balance", "identity"), ("desc_min_share", "identity"), ("desc_duplicates", "identity"),
         ("desc_intrinsic_dim", "identity"), ("desc_id_ratio", "identity"), ("desc_spread_ratio", "log10"),
-        ("desc_centroid_accuracy", "identity"), ("desc_knn_agreement", "identity")),
-    "monotone": {f"{m}__value": 1 for m in _SCORES} | {"desc_centroid_accuracy": 1, "desc_knn_agreement": 1},
+        ("desc_centroid_accuracy", "identity"), ("desc_knn_kappa", "identity"), ("desc_clusterer_agreement", "identity")),
+    "monotone": {f"{m}__value": 1 for m in _SCORES} | {"desc_centroid_accuracy": 1, "desc_knn_kappa": 1,
+                                                        "desc_clusterer_agreement": 1},
     "params": {},
     "level": 0.9, "edges": (0.15, 0.5), "min_rows": 30, "max_bands": 3,
 }
