@@ -512,7 +512,7 @@ def _write_problems(out: Path,          # the report's folder
     new = pd.DataFrame([{k: p[k] for k in ("collection", "dataset", "error")} for p in problems],
                        columns=["collection", "dataset", "error"]).assign(part="pages")
     both = pd.concat([old, new], ignore_index=True)
-    write_csv(both.reindex(columns=list(dict.fromkeys([*cols, *old.columns]))).fillna(""), path)
+    write_csv(both.reindex(columns=list(dict.fromkeys([*cols, *old.columns]))).astype(object).fillna(""), path)
 
 # %% ../nbs/31_report.ipynb #9618ab83
 def _public_board(board: Leaderboard) -> Leaderboard:
