@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import clm_nb
-from clm_nb.prediction import ClmPredictor, load_predictor, MODEL_FORMAT, VERDICT_BANDS
+from clm_nb.prediction import ClmPredictor, dataset_descriptors, load_predictor, MODEL_FORMAT, VERDICT_BANDS
 
 
 def _blobs(seed: int, k: int, n_per: int, spread: float):
@@ -38,6 +38,35 @@ def test_prediction_invariant_to_what_the_measures_are(seed, k, spread, shift, p
         assert other.verdict == base.verdict and other.borderline == base.borderline
         assert other.expected == pytest.approx(base.expected, abs=1e-9)
         assert (other.low, other.high) == pytest.approx((base.low, base.high), abs=1e-9)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 4), spread=st.sampled_from([0.3, 1.0, 2.5]),
+       shift=st.integers(-50, 50), power=st.integers(-3, 3))
+def test_descriptors_invariant_to_row_order_label_names_and_scale(seed, k, spread, shift, power):
+    "Every descriptor the model reads, the clusterers' agreement and the chance-corrected neighbours included."
+    X, y = _blobs(seed, k, 25, spread)
+    base = dataset_descriptors(X, y, random_state=0).to_dict()
+    perm = np.random.default_rng(seed + 1).permutation(len(y))
+    names = np.array([f"class {c}" for c in "zyxw"])[y]
+    for other in (dataset_descriptors(X[perm], y[perm], random_state=0),
+                  dataset_descriptors(X, names, random_state=0),
+                  dataset_descriptors(X * 2.0 ** power + shift, y, random_state=0)):
+        for key, value in other.to_dict().items():
+            assert value == pytest.approx(base[key], abs=1e-9, nan_ok=True), key
+
+
+def test_the_new_agreements_read_what_they_claim():
+    "knn_kappa is 0 for labels unrelated to the neighbourhoods however imbalanced; clusterer_agreement finds rings."
+    rng = np.random.default_rng(0)
+    cloud = rng.normal(size=(1000, 2))
+    rare = (rng.uniform(size=1000) < 0.03).astype(int)             # a 97 % / 3 % split unrelated to the points
+    d = dataset_descriptors(cloud, rare, random_state=0)
+    assert d.knn_agreement > 0.9 and abs(d.knn_kappa) < 0.05 and d.clusterer_agreement < 0.05
+    t = rng.uniform(0, 2 * np.pi, 400)
+    rings = np.c_[np.cos(t), np.sin(t)] * np.repeat([1.0, 5.0], 200)[:, None] + rng.normal(0, 0.05, (400, 2))
+    d = dataset_descriptors(rings, np.repeat([0, 1], 200), random_state=0)
+    assert d.clusterer_agreement > 0.95 and d.knn_kappa > 0.95 and d.centroid_accuracy < 0.8
 
 
 def test_packaged_predictor_is_well_formed():
