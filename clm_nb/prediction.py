@@ -54,10 +54,11 @@ def dataset_descriptors(X,                       # (n, d) coordinates as the sco
                         *,
                         noise: str | None = None,  # the label -1: None a class, 'ignore' left out (as in `assess`)
                         max_points: int = 1000,  # the sampled descriptors read a stratified sample of this many points
+                                                 # (20 to 5,000: the clusterers read its distance matrix)
                         random_state=None,       # seed or numpy Generator of that sample and of the clusterers
                        ) -> Descriptors:
     "Size, classes, balance, duplicates, intrinsic dimension and agreements of a labelled dataset (see the table above)."
-    max_points = check_number(max_points, "max_points", lo=20, integer=True, who="dataset_descriptors")
+    max_points = check_number(max_points, "max_points", lo=20, hi=5000, integer=True, who="dataset_descriptors")
     data = X if y is None and isinstance(X, LabeledData) else check_data(X, y, noise=noise, measure="dataset_descriptors")
     sizes = data.sizes
     p = sizes / data.n
