@@ -841,6 +841,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'clm_nb.prediction': { 'clm_nb.prediction.ClmPredictor': ('prediction.html#clmpredictor', 'clm_nb/prediction.py'),
                                    'clm_nb.prediction.ClmPredictor._effects': ( 'prediction.html#clmpredictor._effects',
                                                                                 'clm_nb/prediction.py'),
+                                   'clm_nb.prediction.ClmPredictor.describe': ( 'prediction.html#clmpredictor.describe',
+                                                                                'clm_nb/prediction.py'),
                                    'clm_nb.prediction.ClmPredictor.from_dict': ( 'prediction.html#clmpredictor.from_dict',
                                                                                  'clm_nb/prediction.py'),
                                    'clm_nb.prediction.ClmPredictor.id': ('prediction.html#clmpredictor.id', 'clm_nb/prediction.py'),

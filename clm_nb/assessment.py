@@ -321,7 +321,7 @@ def metric_views(metric: str,        # a canonical metric (`METRIC_NAMES`)
                          + ". Use a rule with a density view (the default VerdictRule()), or coordinates.")
     how = lambda name, m: m + (", spherical: on L2-normalised rows" if metric == "cosine" and name == "centroid" else "")
     used = " and ".join(f"{name} ({how(name, m)})" for name, m in kept)
-    text = f"metric {metric}: the verdict reads the {used} view{'s' if len(kept) > 1 else ''}"
+    text = f"metric {metric}: the rule reads the {used} view{'s' if len(kept) > 1 else ''}"
     return (rule if not missing else replace(rule, views=kept)), "; ".join([text, *missing.values()]) + ".", missing
 
 # %% ../nbs/22_assessment.ipynb #db49276f
@@ -658,13 +658,7 @@ def _prediction_lines(pred: Prediction | None,          # the calibrated answer 
     "What the expected AMI and its interval are, and how they were validated (docs: assessment.html)."
     if pred is None:
         return []
-    v = predictor.provenance.get("validation", {})
-    checked = (f" Leaving whole collections of the bundle out, the predictions reached Spearman rho {v['rho']:.2f} with "
-               f"the ground truth and the intervals covered {100 * v['coverage']:.0f} % of it."
-               if {"rho", "coverage"} <= set(v) else "")
-    lines = [f"expected AMI: the best adjusted mutual information that a clustering technique reaches on these labels "
-             f"(paper 000's nine techniques, tuned), predicted from the scores and the data's descriptors by model "
-             f"{pred.model}; its {100 * pred.level:g} % interval is split-conformal.{checked}"]
+    lines = predictor.describe()                  # what the expected AMI is, its check, how the verdict follows
     if metric != "euclidean":
         lines.append(f"The model was fitted on Euclidean coordinates; under metric={metric!r} its inputs are that "
                      "metric's scores (and no descriptor that needs coordinates), so the expected AMI is an "

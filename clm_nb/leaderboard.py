@@ -57,6 +57,7 @@ class Leaderboard:
     stability: pd.DataFrame | None = None     # rank-stability draws of the ranking study (columns set, P)
     meta: dict = field(default_factory=dict)  # provenance: seed, noise, versions
     draws: pd.DataFrame | None = None         # the primary score's draws: (collection, dataset) x half-sample
+    verdict_lines: tuple = ()                 # how a predictor decided the verdicts (`ClmPredictor.describe`); (): the rule
 
     @property
     def verdict_counts(self) -> dict:
@@ -434,7 +435,8 @@ def leaderboard(results: pd.DataFrame,                        # the runner's res
     if draws is not None:
         meta.update(ci=ci, draws=draws.shape[1])
     root = resolve_data_dir(data_dir)
-    return Leaderboard(t[cols], pairs, measures, primary, rule, str(root) if root else None, stability, meta, draws)
+    return Leaderboard(t[cols], pairs, measures, primary, rule, str(root) if root else None, stability, meta, draws,
+                       tuple(predictor.describe()) if predictor is not None else ())
 
 # %% ../nbs/27_leaderboard.ipynb #ebbd3676
 def read_ranking_results(folder) -> dict:

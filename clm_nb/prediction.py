@@ -325,6 +325,19 @@ class ClmPredictor:
         return {c: exp - np.clip(self.model.predict([r | {c: self.reference.get(c, np.nan)} for r in rows]), 0.0, 1.0)
                 for c in cols}
 
+    def describe(self) -> list[str]:
+        "How this predictor's verdict is decided, in two sentences (what `assess` and the leaderboard's site print)."
+        lo, hi = self.intervals.edges
+        v = self.provenance.get("validation", {})
+        checked = (f" Leaving whole collections of the bundle out, the predictions reached Spearman rho {v['rho']:.2f} "
+                   f"with the ground truth and the intervals covered {100 * v['coverage']:.0f} % of it."
+                   if {"rho", "coverage"} <= set(v) else "")
+        return [f"expected AMI: the best adjusted mutual information that a clustering technique reaches on these "
+                f"labels (paper 000's nine techniques, tuned), predicted from the scores and the data's descriptors by "
+                f"model {self.id}; its {100 * self.intervals.level:g} % interval is split-conformal.{checked}",
+                f"the verdict is the band of the expected AMI: {VERDICT_BANDS[0]} below {lo:g}, {VERDICT_BANDS[1]} from "
+                f"{lo:g}, {VERDICT_BANDS[2]} from {hi:g}; borderline when the interval crosses a band edge."]
+
     def to_dict(self) -> dict:
         "Plain lists and numbers (the package's JSON file)."
         iv = self.intervals

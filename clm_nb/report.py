@@ -480,7 +480,8 @@ def _overview(board: Leaderboard, docs_url: str | None) -> str:
         doc_links=_doc_links(docs_url), ranking_href=_docs_href(docs_url, "studies/dataset_ranking.html"),
         collection_svg=Markup(chart_svg(collection_chart(t, p), "coll")),
         verdict_svg=Markup(chart_svg(verdict_chart(t), "verd")), agreement_svg=agreement_svg, n_full=len(full),
-        rule_lines=board.rule.describe(), measures=measures, made=made, low=f"{board.rule.low:g}",
+        rule_lines=board.rule.describe(), verdict_lines=board.verdict_lines, measures=measures, made=made,
+        low=f"{board.rule.low:g}",
         **_overview_figures(board))
 
 # %% ../nbs/31_report.ipynb #ef884d9b
@@ -565,7 +566,8 @@ def _index_page(board: Leaderboard, t: pd.DataFrame, columns: list[dict], rows: 
             css=_CSS, js=Markup(_JS), root="", docs_home=_docs_href(docs_url, "index.html"),
             meta_line=_meta_line(board), n_scored=int(t[board.primary].notna().sum()), n_rows=len(t),
             source=_public(root, root) if root else "the embedded default", primary=board.primary,
-            counts=board.verdict_counts, rule_lines=board.rule.describe(), views=board.rule.views,
+            counts=board.verdict_counts, rule_lines=board.rule.describe(), verdict_lines=board.verdict_lines,
+            views=board.rule.views,
             has_gt="gt_ami" in t, collections=sorted(set(t.collection) | {c.split("/")[0] for c in t.collection}),
             verdicts=[v for v in VERDICTS if v in set(t.verdict)], columns=columns, rows=rows, problems=listed)
     except Exception as e:

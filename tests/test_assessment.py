@@ -182,9 +182,9 @@ def test_the_views_of_each_metric():
         else:
             assert "centroid" not in views and "centroid" in missing
         assert rule.high == VerdictRule().high and rule.low == VerdictRule().low       # the same cut-offs
-        assert text.startswith(f"metric {metric}: the verdict reads the")
+        assert text.startswith(f"metric {metric}: the rule reads the")
     _, text, _ = metric_views("euclidean", VerdictRule())
-    assert text == "metric euclidean: the verdict reads the centroid (ch_btwn) and density (dbcv_btwn) views."
+    assert text == "metric euclidean: the rule reads the centroid (ch_btwn) and density (dbcv_btwn) views."
 
 
 def test_measures_that_do_not_read_the_points_are_refused_or_left_out():

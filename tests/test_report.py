@@ -180,6 +180,29 @@ def test_pages_show_their_charts(report, page):
 
 @NEEDS_BROWSER[0]
 @NEEDS_BROWSER[1]
+def test_the_site_says_which_answer_gives_the_verdict(report, page, tmp_path):
+    "Under the calibrated answer the index and overview say so and print how; under the rule they describe the rule."
+    index, board = report
+    assert len(board.verdict_lines) == 2 and "expected AMI" in board.verdict_lines[0]
+    page.goto(index.as_uri())
+    assert page.locator(".clm-verdict-by").count() == 1
+    assert "calibrated answer" in page.locator(".clm-verdict-by").inner_text()
+    page.locator("details summary", has_text="How the verdict is decided").click()
+    assert page.locator("ul.clm-verdict-lines li").all_inner_texts() == list(board.verdict_lines)
+    page.goto((index.parent / "overview.html").as_uri())
+    heads = page.locator("h2").all_inner_texts()
+    assert "The verdict" in heads and "The rule's verdict, beside it" in heads and "The verdict rule" not in heads
+    ruled = dataclasses.replace(board, table=board.table.iloc[:2], verdict_lines=())
+    other = build_report(ruled, tmp_path / "rule", view_points=10, progress=False)
+    page.goto(other.as_uri())
+    assert page.locator(".clm-verdict-by").count() == 0 and "The verdict reads two views" in page.inner_text("main")
+    page.goto((other.parent / "overview.html").as_uri())
+    assert "The verdict rule" in page.locator("h2").all_inner_texts()
+    assert page.problems == []
+
+
+@NEEDS_BROWSER[0]
+@NEEDS_BROWSER[1]
 def test_assessment_html_renders_offline(page, tmp_path):
     "`Assessment._repr_html_` (what JupyterLab shows) as a page: the verdict badge, both tables and the hints render."
     from sklearn.datasets import load_iris
