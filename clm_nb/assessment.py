@@ -450,7 +450,8 @@ def _profile_verdict(X: np.ndarray,          # prepared and scaled features
     table = pd.DataFrame([profile_row(prof) | facts])
     value, se = primary_score(table, primary)
     seed = profile.get("random_state")
-    desc = dataset_descriptors(data, None, random_state=seed if isinstance(seed, (int, np.integer)) else DEFAULT_SEED)
+    desc = dataset_descriptors(data, None, metric=profile.get("metric", "euclidean"),
+                               random_state=seed if isinstance(seed, (int, np.integer)) else DEFAULT_SEED)
     row = pd.concat([rule.apply(table).iloc[0], pd.Series(facts)])
     pred = None
     if predictor is not None and row.verdict in JUDGED:

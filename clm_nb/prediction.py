@@ -14,6 +14,7 @@ from importlib.resources import files
 import numpy as np
 from .checks import check_number
 from .core import check_data, LabeledData, stratified_sample
+from .distances import distance_block
 from .internal import intrinsic_dimension
 from .external import ami
 
@@ -53,23 +54,28 @@ def dataset_descriptors(X,                       # (n, d) coordinates as the sco
                         y,                       # one label per row, any hashable values (None: X is a `LabeledData`)
                         *,
                         noise: str | None = None,  # the label -1: None a class, 'ignore' left out (as in `assess`)
+                        metric: str = "euclidean",  # how a dissimilarity matrix, a sparse or a mixed table's points
+                                                 # differ (`assess`'s metric); coordinates are read as Euclidean
                         max_points: int = 1000,  # the sampled descriptors read a stratified sample of this many points
                                                  # (20 to 5,000: the clusterers read its distance matrix)
                         random_state=None,       # seed or numpy Generator of that sample and of the clusterers
                        ) -> Descriptors:
     "Size, classes, balance, duplicates, intrinsic dimension and agreements of a labelled dataset (see the table above)."
     max_points = check_number(max_points, "max_points", lo=20, hi=5000, integer=True, who="dataset_descriptors")
-    data = X if y is None and isinstance(X, LabeledData) else check_data(X, y, noise=noise, measure="dataset_descriptors")
+    data = (X if y is None and isinstance(X, LabeledData)
+            else check_data(X, y, noise=noise, metric=metric, measure="dataset_descriptors"))
     sizes = data.sizes
     p = sizes / data.n
     balance = float(-(p * np.log(p)).sum() / np.log(data.K))
-    if data.kind != "coordinates":           # dissimilarities, a sparse or mixed table: no rows to compare or sample
-        return Descriptors(n=data.n, d=data.d, K=data.K, balance=balance, min_share=float(p.min()),
-                           duplicates=float("nan"), intrinsic_dim=float("nan"))
-    rows = np.ascontiguousarray(data.X)
-    distinct = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()).size
     rng = np.random.default_rng(random_state)
     keep = stratified_sample(data.labels, max_points, rng, min_per_class=None)
+    if data.kind != "coordinates":           # dissimilarities, a sparse or mixed table: the sample's distances
+        D, lab = distance_block(data, keep, keep, metric), data.labels[keep]
+        return Descriptors(n=data.n, d=data.d, K=data.K, balance=balance, min_share=float(p.min()),
+                           duplicates=float("nan"), intrinsic_dim=float("nan"), **_knn_agreement(None, lab, D=D),
+                           clusterer_agreement=_clusterer_agreement(None, lab, int(rng.integers(2**31)), D=D))
+    rows = np.ascontiguousarray(data.X)
+    distinct = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()).size
     sample = data.X[keep]
     try:
         dim = intrinsic_dimension(sample)
@@ -98,34 +104,47 @@ def _class_geometry(data: LabeledData, chunk: int = 65536) -> dict:
     ratio = float(r.max() / r.min()) if r.size and r.min() > tiny else float("nan")
     return {"spread_ratio": ratio, "centroid_accuracy": hits / data.n}
 
-def _knn_agreement(sample: np.ndarray, labels: np.ndarray, k: int = 5) -> dict:
-    "knn_agreement (mean share of each sampled point's k nearest others in its class) and knn_kappa; NaN: too few points."
+def _knn_agreement(sample: np.ndarray | None, labels: np.ndarray, k: int = 5, D: np.ndarray | None = None) -> dict:
+    """knn_agreement (mean share of each sampled point's k nearest others in its class) and knn_kappa, from the
+    sample's coordinates or (D given) its distance matrix; NaN: too few points."""
     if len(labels) <= k:
         return {"knn_agreement": float("nan"), "knn_kappa": float("nan")}
-    from sklearn.neighbors import NearestNeighbors
-    idx = NearestNeighbors(n_neighbors=k + 1).fit(sample).kneighbors(sample, return_distance=False)
-    others = np.array([row[row != i][:k] for i, row in enumerate(idx)])   # itself left out, wherever a tie put it
+    if D is None:
+        from sklearn.neighbors import NearestNeighbors
+        idx = NearestNeighbors(n_neighbors=k + 1).fit(sample).kneighbors(sample, return_distance=False)
+        others = np.array([row[row != i][:k] for i, row in enumerate(idx)])   # itself left out, wherever a tie put it
+    else:
+        away = D + np.diag(np.full(len(labels), np.inf))                  # a point is not its own neighbour
+        others = np.argsort(away, axis=1, kind="stable")[:, :k]
     a = float((labels[others] == labels[:, None]).mean())
     m, mk = len(labels), np.bincount(labels).astype(float)
     e = float((mk * (mk - 1)).sum() / (m * (m - 1)))                    # a shuffled labelling's mean agreement
     return {"knn_agreement": a, "knn_kappa": (a - e) / (1 - e) if e < 1 else float("nan")}
 
 # %% ../nbs/21a_prediction.ipynb #e5d33b4b
-def _clusterer_agreement(sample: np.ndarray, labels: np.ndarray, seed: int) -> float:
-    "Best AMI with `labels` of six fast clusterers asked for K clusters on `sample` (NaN: none could run)."
+def _clusterer_agreement(sample: np.ndarray | None, labels: np.ndarray, seed: int, D: np.ndarray | None = None) -> float:
+    """Best AMI with `labels` of six fast clusterers asked for K clusters on `sample`, or (D given) of the four that read
+    a distance matrix (NaN: none could run)."""
     from sklearn.cluster import AgglomerativeClustering, HDBSCAN, KMeans
     from sklearn.metrics import pairwise_distances
     import kmedoids
-    order = np.lexsort(sample.T[::-1])                   # the file's row order plays no part
-    S, lab = np.asarray(sample, float)[order], labels[order]
-    m, K = len(lab), int(lab.max()) + 1
-    fits = {"kmeans": lambda: KMeans(K, n_init=3, random_state=seed).fit_predict(S),
-            "kmedoids": lambda: kmedoids.fasterpam(pairwise_distances(S), K, max_iter=100, init="build",
-                                                   random_state=seed, n_cpu=1).labels,
-            **{link: (lambda link=link: AgglomerativeClustering(K, linkage=link).fit_predict(S))
-               for link in ("ward", "single", "average")},
-            "hdbscan": lambda: HDBSCAN(min_cluster_size=max(5, m // (4 * K)), copy=True).fit_predict(S)}
-    if len(np.unique(S, axis=0)) < K:                   # fewer distinct points than clusters: nothing can run
+    if D is None:
+        order = np.lexsort(sample.T[::-1])               # the file's row order plays no part
+        S, lab = np.asarray(sample, float)[order], labels[order]
+        D = pairwise_distances(S)
+    else:
+        S, lab = None, labels
+    m, K, pre = len(lab), int(lab.max()) + 1, {} if S is not None else {"metric": "precomputed"}
+    on = S if S is not None else D
+    fits = {"kmedoids": lambda: kmedoids.fasterpam(D, K, max_iter=100, init="build", random_state=seed,
+                                                   n_cpu=1).labels,
+            **{link: (lambda link=link: AgglomerativeClustering(K, linkage=link, **pre).fit_predict(on))
+               for link in ("single", "average")},
+            "hdbscan": lambda: HDBSCAN(min_cluster_size=max(5, m // (4 * K)), copy=True, **pre).fit_predict(on)}
+    if S is not None:                                    # k-means and Ward need coordinates
+        fits |= {"kmeans": lambda: KMeans(K, n_init=3, random_state=seed).fit_predict(S),
+                 "ward": lambda: AgglomerativeClustering(K, linkage="ward").fit_predict(S)}
+    if len(np.unique(on, axis=0)) < K:                   # fewer distinct points than clusters: nothing can run
         return float("nan")
     scores = []
     for fit in fits.values():

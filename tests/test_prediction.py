@@ -5,6 +5,7 @@ unchanged under verdict_by='rule'."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -64,6 +65,20 @@ def test_clusterer_agreement_ignores_row_order_where_clusterers_would_not():
         p = rng.permutation(100)
         assert (dataset_descriptors(X[p], y[p], random_state=0).clusterer_agreement
                 == dataset_descriptors(X, y, random_state=0).clusterer_agreement)
+
+
+def test_dissimilarities_get_the_agreements_too():
+    "A distance matrix, a sparse or a mixed table is read through the sample's distances, never left to the trees' NaN."
+    from scipy.spatial.distance import pdist, squareform
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    coords = dataset_descriptors(X, y, random_state=0)
+    matrix = dataset_descriptors(squareform(pdist(X)), y, metric="precomputed", random_state=0)
+    assert matrix.knn_kappa == pytest.approx(coords.knn_kappa, abs=0.02)     # equal up to ties (iris has many)
+    assert matrix.clusterer_agreement == pytest.approx(coords.clusterer_agreement, abs=0.03)  # 4 of the 6, other ties
+    mixed = pd.DataFrame({"size": X[:, 2], "kind": np.where(X[:, 3] > 1.0, "wide", "narrow")})
+    gower = dataset_descriptors(mixed, y, metric="gower", random_state=0)
+    assert 0.5 < gower.knn_kappa <= 1 and 0.4 < gower.clusterer_agreement <= 1
 
 
 def test_the_new_agreements_read_what_they_claim():
