@@ -14,7 +14,7 @@ from importlib.resources import files
 import numpy as np
 from .checks import check_number
 from .core import check_data, LabeledData, stratified_sample
-from .distances import distance_block
+from .distances import check_metric, distance_block
 from .internal import intrinsic_dimension
 from .external import ami
 
@@ -62,6 +62,7 @@ def dataset_descriptors(X,                       # (n, d) coordinates as the sco
                        ) -> Descriptors:
     "Size, classes, balance, duplicates, intrinsic dimension and agreements of a labelled dataset (see the table above)."
     max_points = check_number(max_points, "max_points", lo=20, hi=5000, integer=True, who="dataset_descriptors")
+    metric = check_metric(metric, who="dataset_descriptors")
     data = (X if y is None and isinstance(X, LabeledData)
             else check_data(X, y, noise=noise, metric=metric, measure="dataset_descriptors"))
     sizes = data.sizes
