@@ -560,7 +560,8 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
     if not isinstance(seed, (int, np.integer)):             # a Generator, a RandomState or None: one int drawn from it
         seed = (seed.integers if isinstance(seed, np.random.Generator) else (seed or np.random).randint)(2**31 - 1)
     values = {m: scores.at[m, "value"] for m in scores.index} | {f"{m}_weighted": scores.at[m, "weighted"]
-                                                                 for m in scores.index}
+                                                                 for m in scores.index} \
+        | {f"{m}_se": scores.at[m, "se"] for m in scores.index}          # the Monte-Carlo error enters the intervals
     res = resample_scores(X, y, measures=list(scores.index), random_state=int(seed), values=values, **options)
     out = scores.assign(low=res.table.low.reindex(scores.index), high=res.table.high.reindex(scores.index))
     if judge is not None:
@@ -640,15 +641,16 @@ def _predicted_support(predictor: ClmPredictor,  # the calibrated predictor
                       ):
     "A function (draws, scores) -> the predicted verdict of each half-sample (`_sampling`'s `judge`)."
     def judge(draws: pd.DataFrame, scores: pd.DataFrame) -> np.ndarray:
-        rows = []
-        for _, d in draws.iterrows():
-            sc = scores.copy()
-            for m in sc.index:
-                sc.at[m, "value"] = d.get(m, np.nan)
-                sc.at[m, "weighted"] = d.get(f"{m}_weighted", np.nan)
-                sc.at[m, "share_below"] = d.get(f"{m}_share_below", sc.at[m, "share_below"])
-            rows.append(prediction_row(sc, desc))
-        return np.array([p.verdict for p in predictor.predict(rows)], dtype=object)
+        base, cols = prediction_row(scores, desc), {}          # the full data's row; each draw replaces its scores
+        for m in scores.index:
+            cols[f"{m}__value"] = draws[m] if m in draws else np.nan
+            cols[f"{m}__weighted"] = draws[f"{m}_weighted"] if f"{m}_weighted" in draws else np.nan
+            if f"{m}_share_below" in draws:
+                cols[f"{m}__share_below"] = draws[f"{m}_share_below"]
+        table = pd.DataFrame(cols, index=draws.index).astype(float)
+        table = table.where(np.isfinite(table))                # prediction_row's rule: a non-finite score is missing
+        rows = [base | r for r in table.to_dict("records")]
+        return np.array([p.verdict for p in predictor.predict(rows, drivers=False)], dtype=object)
     return judge
 
 # %% ../nbs/22_assessment.ipynb #86a38767

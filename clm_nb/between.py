@@ -14,15 +14,15 @@ from typing import Callable, Iterator
 import numpy as np
 import pandas as pd
 from numba import njit
-from scipy.special import expit, logsumexp
+from scipy.special import expit
 import sys
 from .checks import check_flag, check_number, check_permutations, deprecated_aliases
 from .registry import get_measure, MeasureInfo, METRIC_NAMES, PAIR_METRICS, register, SCALE_FREE
-from .core import (check_class_pairs, check_data, LabeledData, MIN_CLASS_SAMPLE, normalize_scale,
-                         stratified_sample, unit_rows)
+from .core import (check_class_pairs, check_data, LabeledData, log_weighted_sum, logsumexp_rows,
+                         MIN_CLASS_SAMPLE, normalize_scale, stratified_sample, unit_rows)
 from .distances import check_metric, distance_block, METRICS
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
-from .internal import dbcv_value, intrinsic_dimension
+from .internal import dbcv_values, intrinsic_dimension
 from .density import dcsi
 from . import checks
 
@@ -30,10 +30,11 @@ from . import checks
 # %% auto #0
 __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE', 'MONTE_CARLO',
            'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES', 'AXIOMS', 'canonical_order', 'ClassPair',
-           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'ch_btwn',
-           'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a', 'PairBreakdown', 'pair_breakdown',
-           'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn', 'quadratic_measures', 'sampled_breakdowns', 'profile_plan',
-           'ClassPairSummary', 'class_pair_summary', 'range_adjust', 'between', 'smape', 'check_axioms', 'axiom_table']
+           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore',
+           'pair_values', 'estimated_dim', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a',
+           'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn', 'quadratic_measures',
+           'sampled_breakdowns', 'profile_plan', 'ClassPairSummary', 'class_pair_summary', 'range_adjust', 'between',
+           'smape', 'check_axioms', 'axiom_table']
 
 # %% ../nbs/13_between.ipynb #984c3f1e
 def _seed(random_state) -> int:
@@ -266,12 +267,6 @@ def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
         cent.append(np.column_stack([np.sqrt(ca2), np.sqrt(cb2)]))
     return np.vstack(cent), np.vstack(own)
 
-# %% ../nbs/13_between.ipynb #6e2dbcfc
-def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    "log sum_j exp(a[i, j]) of each row of a finite 2-D array (docs: between.html)."
-    top = a.max(axis=1, keepdims=True)
-    return (top + np.log(np.exp(a - top).sum(axis=1, keepdims=True)))[:, 0]
-
 # %% ../nbs/13_between.ipynb #8460be83
 CH_VARIANTS = {"ch_btwn": ("exp", True), "ch_t2": ("exp", False), "ch_t4": ("square", True)}
 
@@ -282,8 +277,8 @@ def _log_ch(pair: ClassPair, cent: np.ndarray, own: np.ndarray, form: str, shift
     sizes = np.array([pair.n_a, pair.n_b], dtype=np.float64)
     if form == "exp":
         sigma = _sigma(pair.to_center + shift, pair.to_center)
-        num = logsumexp((cent + shift) / sigma, b=sizes, axis=1)
-        den = _logsumexp_rows((own + shift) / sigma)
+        num = log_weighted_sum((cent + shift) / sigma, sizes)
+        den = logsumexp_rows((own + shift) / sigma)
     else:
         with np.errstate(divide="ignore"):
             num = np.log(((cent + shift) ** 2 * sizes).sum(axis=1))
@@ -300,6 +295,12 @@ class PairScore:
     se: float = 0.0
 
 # %% ../nbs/13_between.ipynb #371a5b12
+def _ch_parts(pair: ClassPair, form: str, n_permutations: int, seed: int, shift: float = 0.0) -> tuple:
+    "(CH_2 under the pair's labels, CH_2 under each of `n_permutations` random relabellings) of one class pair (n > 2)."
+    cent, own = _labelling_distances(pair, n_permutations, seed)
+    ch2 = expit(_log_ch(pair, cent, own, form, shift))           # trick T4b: CH_2 = 1 / (1 + 1/CH_1)
+    return ch2[0], ch2[1:]
+
 def _ch_pair(pair: ClassPair, form: str, adjust: bool, n_permutations: int, seed: int, shift: float = 0.0) -> PairScore:
     "CH_1 (form 'exp', no adjustment), CH_3 (form 'exp', adjusted) or the range-adjusted plain CH of one class pair."
     if pair.n == 2:                                               # two singletons: no within-class degree of freedom
@@ -309,9 +310,7 @@ def _ch_pair(pair: ClassPair, form: str, adjust: bool, n_permutations: int, seed
         cent = np.array([[np.linalg.norm(ca), np.linalg.norm(cb)]])
         with np.errstate(over="ignore"):
             return PairScore(float(np.exp(_log_ch(pair, cent, pair.to_own[None, :], form, shift)[0])))
-    cent, own = _labelling_distances(pair, n_permutations, seed)
-    ch2 = expit(_log_ch(pair, cent, own, form, shift))           # trick T4b: CH_2 = 1 / (1 + 1/CH_1)
-    actual, rand = ch2[0], ch2[1:]
+    actual, rand = _ch_parts(pair, form, n_permutations, seed, shift)
     m = float(rand.mean())                                        # trick T4a: CH_2min = E_pi[CH_2]
     if 1.0 - m <= 1e-12:                                          # every relabelling scores perfectly: no information
         return PairScore(0.0)
@@ -508,14 +507,12 @@ def pair_sample(pair: ClassPair,  # the class pair, in canonical order
 # %% ../nbs/13_between.ipynb #b1048fa6
 DBCV_MAX_PAIR_POINTS = 500          # dbcv_btwn scores every class pair on a sample of at most this many points
 
-def _density_pair(pair: ClassPair, value: Callable, n_permutations: int, seed: int, max_points: int,
-                  block: Callable | None = None) -> PairScore:
-    """A density index `value(Y, labels, D)` of one class pair's sampled points under its labels, range-adjusted against
-    its mean under `n_permutations` random size-preserving relabellings of the same sample (T4a, best value 1), floored
-    at 0; with the Monte-Carlo error. `block(rows)` gives the dissimilarities of the sampled points when the pair has no
-    coordinates (None: Euclidean distances of `pair.Y`). `dbcv_btwn` and `dcsi_btwn` are this with DBCV and DCSI."""
-    if pair.n == 2:                                              # two singletons: no density to compare
-        return PairScore(0.0)
+def _density_parts(pair: ClassPair, values: Callable, n_permutations: int, seed: int, max_points: int,
+                   block: Callable | None = None) -> tuple:
+    """(the density index of one class pair's sampled points under its labels, the index under each of
+    `n_permutations` random size-preserving relabellings of the same sample); `values(Y, G, D)` gives the index of
+    every labelling (row of G) at once; `block(rows)` gives the dissimilarities of the sampled points when the pair has
+    no coordinates (None: Euclidean distances of `pair.Y`)."""
     pos = pair_sample(pair, max_points, seed)
     in_a = pair.in_a[pos]
     if block is None:
@@ -525,11 +522,21 @@ def _density_pair(pair: ClassPair, value: Callable, n_permutations: int, seed: i
     else:
         D = np.ascontiguousarray(block(pair.rows[pos]), dtype=np.float64)
         np.fill_diagonal(D, 0.0)
-        Y = np.empty((pos.size, 0))                              # dbcv_value reads only its number of rows
+        Y = np.empty((pos.size, 0))                              # the index reads only its number of rows
     k = int(in_a.sum())
-    actual = value(Y, np.where(in_a, 0, 1), D)
-    rand = np.array([value(Y, g.astype(np.int64), D)
-                     for chunk in relabellings([k, pos.size - k], n_permutations, seed) for g in chunk])
+    G = np.vstack([np.where(in_a, 0, 1)[None, :], *relabellings([k, pos.size - k], n_permutations, seed)])
+    v = values(Y, G.astype(np.int64), D)                         # row 0: the labels; then every relabelling
+    return v[0], v[1:]
+
+def _density_pair(pair: ClassPair, values: Callable, n_permutations: int, seed: int, max_points: int,
+                  block: Callable | None = None) -> PairScore:
+    """A density index (`values(Y, G, D)`: of each labelling, row of G) of one class pair's sampled points under its labels, range-adjusted against
+    its mean under `n_permutations` random size-preserving relabellings of the same sample (T4a, best value 1), floored
+    at 0; with the Monte-Carlo error. `block(rows)` gives the dissimilarities of the sampled points when the pair has no
+    coordinates (None: Euclidean distances of `pair.Y`). `dbcv_btwn` and `dcsi_btwn` are this with DBCV and DCSI."""
+    if pair.n == 2:                                              # two singletons: no density to compare
+        return PairScore(0.0)
+    actual, rand = _density_parts(pair, values, n_permutations, seed, max_points, block)
     m = float(rand.mean())
     if 1.0 - m <= 1e-12:                                         # every relabelling scores perfectly: no information
         return PairScore(0.0)
@@ -538,16 +545,22 @@ def _density_pair(pair: ClassPair, value: Callable, n_permutations: int, seed: i
 
 def _dbcv_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, dim: int,
                block: Callable | None = None) -> PairScore:
-    "dbcv_btwn of one class pair: `_density_pair` with DBCV (`dbcv_value`, `dim` the exponent of the core distance)."
-    return _density_pair(pair, lambda Y, g, D: dbcv_value(Y, g, distances=D, dim=dim), n_permutations, seed,
-                         max_points, block)
+    "dbcv_btwn of one class pair: `_density_pair` with DBCV (`dbcv_values`, `dim` the exponent of the core distance)."
+    return _density_pair(pair, _dbcv_index(dim), n_permutations, seed, max_points, block)
+
+def _dbcv_index(dim: int) -> Callable:
+    "DBCV of every labelling (row of G) of the points of D, as `_density_parts` asks: `dbcv_values`, one compiled loop."
+    return lambda Y, G, D: dbcv_values(G, D, dim=dim)
 
 # %% ../nbs/13_between.ipynb #a137399e
 def _dcsi_pair(pair: ClassPair, n_permutations: int, seed: int, max_points: int, min_pts: int,
                block: Callable | None = None) -> PairScore:
     "dcsi_btwn of one class pair: `_density_pair` with DCSI (`clm_nb.density.dcsi` on the sample's dissimilarities)."
-    return _density_pair(pair, lambda Y, g, D: dcsi(D, g, metric="precomputed", min_pts=min_pts), n_permutations,
-                         seed, max_points, block)
+    return _density_pair(pair, _dcsi_index(min_pts), n_permutations, seed, max_points, block)
+
+def _dcsi_index(min_pts: int) -> Callable:
+    "DCSI of every labelling (row of G) of the points of D, as `_density_parts` asks."
+    return lambda Y, G, D: np.array([dcsi(D, g, metric="precomputed", min_pts=min_pts) for g in G])
 
 # %% ../nbs/13_between.ipynb #7d72924a
 _MEASURE_NAMES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "dunn_a", "i_a", "xb_a", "sc_a", "dbcv_btwn",
@@ -578,9 +591,48 @@ class MonteCarloScore:
 def _check_shift(distance_shift, name: str) -> float:
     return check_number(distance_shift, "distance_shift", lo=0, who=name)
 
-# %% ../nbs/13_between.ipynb #f2ec8a21
+# %% ../nbs/13_between.ipynb #8ff13251
 _SCATTER_FORMS = {"ch_a": _ch_a_pair, "db_a": _db_a_pair, "i_a": _i_a_pair, "xb_a": _i_a_pair}
 
+def pair_values(measures,                 # pairwise between-dataset measures (`PAIRWISE`) to score on the pair
+                pair: ClassPair,          # one class pair, as `class_pairs` yields it
+                *,
+                n_permutations: int = 20, # relabellings of the Monte-Carlo measures' index
+                seed: int = 0,            # their seed (and the density measures' sample of the pair)
+                sums=None,                # (n, K) each point's summed distance to each class, in the pair's unit (sc_a, dunn_a)
+                totals=None,              # (K, K) class-by-class totals of `sums` (dunn_a)
+                dim: int | None = None,   # dbcv_btwn's core-distance exponent (None: the pair's number of columns)
+                block=None,               # rows -> their dissimilarities, for a pair without coordinates (density measures)
+                k: float | None = None,   # the logistic steepness of ch_a, db_a, i_a, xb_a, dunn_a (None: each one's own)
+                shift: float = 0.0,       # added to every distance (`distance_shift`)
+               ) -> dict:
+    """measure -> (value, relabelled): a deterministic measure's class-pair score and None; a Monte-Carlo measure's index
+    under the pair's labels and under each random relabelling (before the range adjustment; (0.0, None) for two
+    singletons) (docs: between.html#pair_values)."""
+    out, scatter = {}, None
+    ks = {"ch_a": K_CH_A, "db_a": K_DB_A, "i_a": K_I_A, "xb_a": K_I_A, "dunn_a": K_DUNN_A}   # the measures' defaults
+    for m in measures:
+        if m in MONTE_CARLO and pair.n == 2:
+            out[m] = (0.0, None)                                  # two singletons: 0, as the measures score them
+        elif m in ("ch_btwn", "ch_t4"):
+            out[m] = _ch_parts(pair, CH_VARIANTS[m][0], n_permutations, seed, shift)
+        elif m in ("dbcv_btwn", "dcsi_btwn"):
+            index = _dbcv_index(pair.Y.shape[1] if dim is None else dim) if m == "dbcv_btwn" else _dcsi_index(5)
+            out[m] = _density_parts(pair, index, n_permutations, seed, DBCV_MAX_PAIR_POINTS, block)
+        elif m == "ch_t2":
+            out[m] = (_ch_pair(pair, "exp", False, 0, 0, shift).value, None)
+        elif m in _SCATTER_FORMS:
+            scatter = scatter or _scatter(pair, shift)
+            out[m] = (_SCATTER_FORMS[m](scatter, ks[m] if k is None else k), None)
+        elif m == "dunn_a":
+            out[m] = (_dunn_a_pair(pair, totals, ks[m] if k is None else k, shift), None)
+        elif m == "sc_a":
+            out[m] = (_sc_a_pair(pair, sums, shift), None)
+        else:
+            raise ValueError(f"pair_values: {m!r} is not a pairwise between-dataset measure; use some of {list(PAIRWISE)}.")
+    return out
+
+# %% ../nbs/13_between.ipynb #f2ec8a21
 def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutations: int, seed: int, shift: float,
                  max_memory: int, max_pair_points: int, metric: str = "euclidean",
                  dim: int | None = None, min_pts: int = 5) -> Callable[[ClassPair], PairScore]:
@@ -594,13 +646,8 @@ def _pair_scorer(name: str, data: LabeledData, *, k: float | None, n_permutation
     if name in CH_VARIANTS:
         form, adjust = CH_VARIANTS[name]
         return lambda p: _ch_pair(p, form, adjust, n_permutations, seed, shift)
-    if name in _SCATTER_FORMS:
-        f = _SCATTER_FORMS[name]
-        return lambda p: PairScore(f(_scatter(p, shift), k))
-    sums, P = _class_sums(data, max_memory, metric)
-    if name == "dunn_a":
-        return lambda p: PairScore(_dunn_a_pair(p, P, k, shift))
-    return lambda p: PairScore(_sc_a_pair(p, sums, shift))
+    sums, P = _class_sums(data, max_memory, metric) if name in ("dunn_a", "sc_a") else (None, None)
+    return lambda p: PairScore(pair_values([name], p, sums=sums, totals=P, k=k, shift=shift)[name][0])
 
 # %% ../nbs/13_between.ipynb #f955c794
 _CENTROID_MEASURES = ("ch_btwn", "ch_t2", "ch_t4", "ch_a", "db_a", "i_a", "xb_a")   # built on class centroids
@@ -629,7 +676,7 @@ def _spherical(data: LabeledData) -> LabeledData:
 # %% ../nbs/13_between.ipynb #117358eb
 MAX_RELATIVE_SHIFT = 2.0 ** 20      # distance_shift may be at most this many times the data's extent (see the prose)
 
-def _estimated_dim(X, metric: str) -> int:
+def estimated_dim(X, metric: str) -> int:
     "`dbcv`'s exponent for points without a dimension: the Levina-Bickel estimate of all the points, rounded (>= 1)."
     est = intrinsic_dimension(X, metric=metric)
     if not np.isfinite(est):
@@ -662,7 +709,7 @@ def _pairwise(name: str, X, labels, *, metric="euclidean", noise=None, random_st
     if by_centroid and metric == "cosine":
         data, metric = _spherical(data), "euclidean"             # centroids of the L2-normalised rows
     if name == "dbcv_btwn" and dim is None and data.kind in ("precomputed", "gower"):
-        dim = _estimated_dim(X, metric)                           # dbcv's rule: the intrinsic dimension, rounded
+        dim = estimated_dim(X, metric)                           # dbcv's rule: the intrinsic dimension, rounded
     check_class_pairs(data.K, who=name)                          # every class pair is scored: K(K-1)/2 of them
     scale = normalize_scale(data.X, center=False)[1] if _reads_coordinates(data, metric) else \
         _power_sums(data, metric)[2]                             # the class pairs' unit: a power of two

@@ -27,7 +27,7 @@ __all__ = ['NOISE_POLICIES', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL',
            'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'scan_dissimilarity', 'check_dissimilarity',
            'SparseRows', 'check_sparse', 'check_cosine_rows', 'unit_rows', 'LabeledData', 'check_labels', 'check_data',
            'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
-           'zscore', 'sum_pairs', 'stratified_sample', 'half_sample']
+           'zscore', 'sum_pairs', 'stratified_sample', 'half_sample', 'logsumexp_rows', 'log_weighted_sum']
 
 # %% ../nbs/04_core.ipynb #6578a8af
 pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
@@ -980,6 +980,29 @@ def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1
     starts = np.r_[0, np.cumsum(sizes)]
     rows = [order[starts[c] + rng.choice(sizes[c], keep[c], replace=False)] for c in range(sizes.size)]
     return np.sort(np.concatenate(rows))
+
+# %% ../nbs/04_core.ipynb #6e2dbcfc
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    "log sum_j exp(a[i, j]) of each row of a finite 2-D array (docs: core.html)."
+    top = a.max(axis=1, keepdims=True)
+    return (top + np.log(np.exp(a - top).sum(axis=1, keepdims=True)))[:, 0]
+
+# %% ../nbs/04_core.ipynb #852b35ff
+def log_weighted_sum(a: np.ndarray,  # (L, k) finite exponents
+                      w: np.ndarray,  # (k,) positive weights
+                     ) -> np.ndarray:
+    "log sum_j w[j] exp(a[i, j]) of each row: the arithmetic of scipy.special.logsumexp(a, b=w, axis=1) (docs: core.html)."
+    top = a.max(axis=1, keepdims=True)
+    at_top = a == top
+    m = (w * at_top).sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rest = (w * np.exp(np.where(at_top, -np.inf, a) - top)).sum(axis=1, keepdims=True)
+        rest = np.where(rest == 0, rest, rest / m)
+        out = (np.log1p(rest) + np.log(m) + top)[:, 0]
+        bad = ~np.isfinite(out)
+        if bad.any():
+            out[bad] = np.log((w * np.exp(a[bad])).sum(axis=1))
+    return out
 
 # %% ../nbs/04_core.ipynb #9097759d
 document_params(globals())

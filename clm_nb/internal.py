@@ -20,7 +20,7 @@ from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, silhouette_widths, summ
 # %% auto #0
 __all__ = ['TIE_RTOL', 'DUNN_BETWEEN', 'DUNN_WITHIN', 'SUMS_BYTES', 'LB_NEIGHBOURS', 'calinski_harabasz', 'davies_bouldin',
            'dunn', 'silhouette', 'silhouette_w', 'xie_beni', 'i_index', 'ball_hall', 'c_index', 'point_biserial',
-           'gamma', 'g_plus', 'tau', 'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value',
+           'gamma', 'g_plus', 'tau', 'mcclain_rao', 'wcnn', 'dunn_owa', 'DBCVParts', 'dbcv_value', 'dbcv_values',
            'intrinsic_dimension', 'dbcv', 'dbcv_parts', 'sindex', 'widest_gap', 'size_entropy']
 
 # %% ../nbs/06_internal.ipynb #339555d4
@@ -958,6 +958,67 @@ def dbcv_value(X,               # float64 (m, d) C-contiguous (only its shape is
         assert D.shape == (m, m)
         pp = (np.empty((0, 0)), (D, order.astype(np.int64), _NO_SRC[1], _NO_SRC[3]), 5, bool(squared))
     return _dbcv_parts(pp, starts, dim, m if n_total is None else int(n_total), numba.get_num_threads()).value
+
+# %% ../nbs/06_internal.ipynb #4c5cc66a
+@njit(cache=True)
+def _dbcv_labellings(D, G, K, dim, squared, dsc_out, sep_out, size_out):
+    """Sparseness, separation and sizes of the K groups of each labelling (row of G) of the points of the distance
+    matrix D: `_dbcv_parts`' kernels on one lane, labelling after labelling (see `dbcv_values`)."""
+    L, m = G.shape
+    X0, I0, F0 = np.empty((0, 0)), np.empty(0, np.int64), np.empty(0)
+    buf, sep_buf = np.empty(m), np.empty(_SEP_CHUNK)
+    for l in range(L):
+        sizes = np.zeros(K, np.int64)
+        for i in range(m):
+            sizes[G[l, i]] += 1
+        starts = np.zeros(K + 1, np.int64)
+        for c in range(K):
+            starts[c + 1] = starts[c] + sizes[c]
+        order, fill = np.empty(m, np.int64), starts[:K].copy()
+        for i in range(m):                                   # stable: a group's points in row order
+            order[fill[G[l, i]]] = i
+            fill[G[l, i]] += 1
+        pp = (X0, (D, order, I0, F0), 5, squared)
+        longest = sizes.max()
+        core = np.zeros(m)
+        _core_lane(pp, starts, dim, 0, 1, core, buf)
+        src, bw, deg = np.empty(m, np.int64), np.empty(m), np.zeros(m, np.int64)
+        internal, dsc = np.zeros(m, np.bool_), np.zeros(K)
+        _mst_lane(pp, core, starts, np.argsort(-sizes, kind="mergesort"), 0, 1, src, bw, deg, internal, dsc, longest)
+        pos, icl, istarts = np.empty(m, np.int64), np.empty(m, np.int64), np.zeros(K + 1, np.int64)
+        q = 0
+        for c in range(K):                                   # internal nodes, per group by core distance (stable)
+            idx = np.array([v for v in range(starts[c], starts[c + 1]) if internal[v]], dtype=np.int64)
+            for v in idx[np.argsort(core[idx], kind="mergesort")]:
+                pos[q], icl[q] = v, c
+                q += 1
+            istarts[c + 1] = q
+        sep = np.full(K, np.inf)
+        _separation_lane(pp, core, pos[:q], icl[:q], istarts, 0, 1, sep, sep_buf)
+        dsc_out[l], sep_out[l], size_out[l] = dsc, sep, sizes
+
+def dbcv_values(groups,          # int64 (L, m): L labellings of the m points, codes 0..K-1 (each present, K >= 2)
+                distances,       # (m, m) distance matrix of the points (any dissimilarity)
+                *,
+                dim: int,        # the d of the core-distance exponent
+                n_total=None,    # |O|, what the weights |C_i| / |O| divide by (default m)
+                squared=False,   # square every distance first (as `dbcv_value`)
+               ) -> np.ndarray:
+    "DBCV of each labelling (row of `groups`) of the same points, without validation: `dbcv_value` for each row, at once."
+    G = np.ascontiguousarray(groups, dtype=np.int64)
+    L, m = G.shape
+    K = int(G.max()) + 1
+    assert K >= 2 and int(G.min()) == 0, "groups are codes 0..K-1 with K >= 2"
+    D = np.ascontiguousarray(distances, dtype=np.float64)
+    assert D.shape == (m, m) and int(dim) >= 1, "distances is (m, m), dim >= 1"
+    dsc, sep, sizes = np.zeros((L, K)), np.zeros((L, K)), np.zeros((L, K), np.int64)
+    _dbcv_labellings(D, G, K, int(dim), bool(squared), dsc, sep, sizes)
+    assert (sizes > 0).all(), "every code 0..K-1 must be present in every labelling"
+    n_total = m if n_total is None else int(n_total)
+    top = np.maximum(sep, dsc)
+    V = np.divide(sep - dsc, top, out=np.zeros((L, K)), where=top > 0)       # 0/0 -> 0, as `_dbcv_parts`
+    V[sizes == 1] = 0.0
+    return np.array([float(np.clip(np.dot(sizes[l], V[l]) / n_total, -1.0, 1.0)) for l in range(L)])
 
 # %% ../nbs/06_internal.ipynb #c8891194
 @njit(cache=True)

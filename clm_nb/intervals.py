@@ -15,7 +15,9 @@ from .checks import check_choice, check_ci, check_number, check_permutations
 from .registry import METRIC_NAMES
 from .core import check_data, half_sample, LabeledData, stratified_sample
 from .catalog import get_measure
-from .profile import check_board_measures, clm_profile, LEADERBOARD_MEASURES
+from .between import MONTE_CARLO
+from .subsets import subset_pair_scores
+from .profile import check_board_measures, clm_profile, LEADERBOARD_MEASURES, LOW_PAIR
 
 
 # %% auto #0
@@ -78,6 +80,23 @@ def normal_interval(value,                       # the estimates: a number or an
 # %% ../nbs/21_intervals.ipynb #f4f22f82
 MAX_RESAMPLES = 1_000       # the most half-samples asked for (resample_scores, assess, the leaderboard)
 
+# %% ../nbs/21_intervals.ipynb #0d1a36bd
+def _pair_summaries(values: np.ndarray,  # (B, P) class-pair scores per subset
+                    pairs: np.ndarray,   # (P, 2) class codes of each pair
+                    sizes: np.ndarray,   # (P, 2) the pair's class sizes in the subsets
+                    K: int,              # classes
+                   ) -> tuple:
+    "(mean, weighted mean, share_below) per subset, as `class_pair_summary` computes them, at clm_profile's threshold."
+    threshold = LOW_PAIR
+    w = sizes[:, 0].astype(np.float64) * sizes[:, 1]
+    class_size = np.zeros(K)
+    class_size[pairs[:, 0]], class_size[pairs[:, 1]] = sizes[:, 0], sizes[:, 1]
+    touches = np.zeros((pairs.shape[0], K))
+    touches[np.arange(pairs.shape[0]), pairs[:, 0]] = touches[np.arange(pairs.shape[0]), pairs[:, 1]] = 1.0
+    with np.errstate(invalid="ignore"):
+        low = ((values < threshold).astype(np.float64) @ touches) > 0        # (B, K): classes in a low pair
+    return values.mean(axis=1), (values * w).sum(axis=1) / w.sum(), (low @ class_size) / class_size.sum()
+
 # %% ../nbs/21_intervals.ipynb #6a109fdc
 def resample_scores(X,                            # (n, d) features as scored (already prepared and scaled)
                     y,                            # (n,) class labels, any hashable values
@@ -103,26 +122,30 @@ def resample_scores(X,                            # (n, d) features as scored (a
     seed = check_number(random_state, "random_state", lo=0, integer=True, who="resample_scores")
     metric = check_choice(metric, "metric", METRIC_NAMES, who="resample_scores")
     data = check_data(X, y, noise=noise, measure="resample_scores", metric=metric)
-    def profile(rows, s):                    # (value, weighted, share_below) of each measure, in the order of names
-        p = clm_profile(*take_points(data, rows), measures=names, primary=None, n_permutations=n_permutations,
-                        random_state=s, metric=metric, dim=dim)
-        return p.loc[p.part.to_numpy() == "score", ["value", "weighted", "share_below"]].to_numpy(dtype=float)
     if values is None:
-        full = profile(np.arange(data.n), seed)
-        values = dict(zip(names, full[:, 0])) | {f"{m}_weighted": w for m, w in zip(names, full[:, 1])}
-    missing = [m for m in names if m not in values]
+        p = clm_profile(*take_points(data, np.arange(data.n)), measures=names, primary=None,
+                        n_permutations=n_permutations, random_state=seed, metric=metric, dim=dim)
+        full = p.loc[p.part.to_numpy() == "score", ["value", "weighted", "se"]].to_numpy(dtype=float)
+        values = {m: v for m, v in zip(names, full[:, 0])} | {f"{m}_weighted": w for m, w in zip(names, full[:, 1])} \
+            | {f"{m}_se": s for m, s in zip(names, full[:, 2])}
+    missing = [m for m in names if m not in values] + [f"{m}_se" for m in names if m in MONTE_CARLO
+                                                       and f"{m}_se" not in values]
     if missing:
-        raise ValueError(f"resample_scores: values lacks {missing}; pass every measure's full-data value, or "
-                         "values=None to compute them.")
+        raise ValueError(f"resample_scores: values lacks {missing}; pass every measure's full-data value (and the "
+                         "Monte-Carlo measures' standard error as '<m>_se'), or values=None to compute them.")
     pool = stratified_sample(data.labels, max_points, np.random.default_rng([seed, 0]))
     codes = data.labels[pool]
-    cols = {c: np.full(B, np.nan) for m in names for c in (m, f"{m}_weighted", f"{m}_share_below")}
-    for b in progress_bar(range(B), progress, "half-samples", unit="sample"):
-        r = np.random.default_rng([seed, 1, b])
-        rows = pool[half_sample(codes, r)]
-        sc = profile(rows, int(r.integers(2**31 - 1)))
-        for i, m in enumerate(names):
-            cols[m][b], cols[f"{m}_weighted"][b], cols[f"{m}_share_below"][b] = sc[i]
+    subsets = [pool[half_sample(codes, np.random.default_rng([seed, 1, b]))] for b in range(B)]
+    bar = progress_bar(None, progress, "half-samples", total=B, unit="sample")
+    try:
+        ss = subset_pair_scores(names, data, subsets, metric=metric, n_permutations=n_permutations, random_state=seed,
+                                dim=dim, progress=bar.update)
+    finally:
+        bar.close()
+    cols = {}
+    for m in names:
+        cols[m], cols[f"{m}_weighted"], cols[f"{m}_share_below"] = _pair_summaries(ss.values[m], ss.pairs, ss.sizes,
+                                                                                    data.K)
     m_kept = half_sample(codes, np.random.default_rng(0)).size
     f = _variance_factor(data.n, m_kept, pool.size)
     rows, draws = [], {}
@@ -140,7 +163,8 @@ def resample_scores(X,                            # (n, d) features as scored (a
             draws[f"{m}_share_below"] = cols[f"{m}_share_below"]
             continue
         mean = float(t[ok].mean())
-        se = float(np.sqrt(f) * t[ok].std(ddof=1))
+        extra = float(values.get(f"{m}_se", np.nan))            # the full value's own Monte-Carlo or sampling error
+        se = float(np.sqrt(f * t[ok].var(ddof=1) + (extra ** 2 if np.isfinite(extra) else 0.0)))
         bias = mean - v
         note = ("" if abs(bias) <= max(se, 1e-12) else
                 f"the score moves by {bias:+.3g} when the sample is halved (more than its se): it depends on the "
@@ -156,8 +180,8 @@ def resample_scores(X,                            # (n, d) features as scored (a
     sub = (f" drawn from a stratified subsample of {pool.size:,} of the {data.n:,} points (variance rescaled by "
            f"{pool.size:,}/{data.n:,})" if pool.size < data.n else "")
     method = (f"{100 * ci:g} % intervals from {B} stratified half-samples{sub} (each class halved without "
-              "replacement; delete-d jackknife variance): they cover the score of the population the points were "
-              "sampled from, class sizes fixed, and include the Monte-Carlo noise of the relabellings")
+              "replacement; delete-d jackknife variance, plus the full score's own Monte-Carlo variance): they cover "
+              "the score of the population the points were sampled from, class sizes fixed")
     return Resamples(pd.DataFrame(rows).set_index("measure"), pd.DataFrame(draws), ci, B, method)
 
 # %% ../nbs/21_intervals.ipynb #3a4799e0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, asdict, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib.resources import files
 
 import numpy as np
@@ -184,21 +184,37 @@ class TreeModel:
         cols = [TRANSFORMS[t](np.array([r.get(c, np.nan) for r in rows], dtype=float)) for c, t in self.inputs]
         return np.column_stack(cols) if cols else np.empty((len(rows), 0))
 
+    @cached_property
+    def stacked(self) -> dict:
+        "The trees' node arrays padded to the longest tree and stacked, (trees, nodes) each: one walk serves all trees."
+        width = max(len(t["feature"]) for t in self.trees)
+        pad = lambda k, fill: np.array([np.r_[t[k], np.full(width - len(t[k]), fill, dtype=t[k].dtype)]
+                                        for t in self.trees])
+        return {k: pad(k, -1 if k == "feature" else 0) for k in _NODE_TYPES}
+
+    def predict_matrix(self, F: np.ndarray) -> np.ndarray:
+        "The model's value for each row of a feature matrix (`matrix`): every tree walked at once, level by level."
+        S = self.stacked
+        m, T = F.shape[0], S["feature"].shape[0]
+        tree = np.broadcast_to(np.arange(T), (m, T))
+        node = np.zeros((m, T), dtype=np.int64)
+        inner = np.broadcast_to(S["feature"][:, 0] >= 0, (m, T)).copy()
+        while inner.any():
+            r, t = np.nonzero(inner)
+            here = node[r, t]
+            x = F[r, S["feature"][t, here]]
+            left = np.where(np.isnan(x), S["missing_left"][t, here], x <= S["threshold"][t, here])
+            node[r, t] = nxt = np.where(left, S["left"][t, here], S["right"][t, here])
+            inner[r, t] = S["feature"][t, nxt] >= 0
+        leaves = S["value"][tree, node]
+        out = np.full(m, self.baseline)
+        for j in range(T):                      # tree by tree, in the fitted order: the sum of the one-tree-at-a-time walk
+            out += leaves[:, j]
+        return out
+
     def predict(self, rows) -> np.ndarray:
         "The model's value for each row: the baseline plus the leaf of each tree (a missing input follows missing_left)."
-        F = self.matrix(rows)
-        out = np.full(F.shape[0], self.baseline)
-        for t in self.trees:
-            node = np.zeros(F.shape[0], dtype=np.int64)
-            inner = t["feature"][node] >= 0
-            while inner.any():
-                at, here = np.flatnonzero(inner), node[inner]
-                x = F[at, t["feature"][here]]
-                left = np.where(np.isnan(x), t["missing_left"][here], x <= t["threshold"][here])
-                node[at] = np.where(left, t["left"][here], t["right"][here])
-                inner = t["feature"][node] >= 0
-            out += t["value"][node]
-        return out
+        return self.predict_matrix(self.matrix(rows))
 
     def to_dict(self) -> dict:
         "Plain lists and numbers (JSON)."
@@ -315,35 +331,48 @@ class ClmPredictor:
     max_bands: int = 2               # an interval spanning more bands than this says too little: 'too few points'
     provenance: dict = field(default_factory=dict)  # bundle digest, rows, collections, ground-truth version, validation
 
-    @property
+    @cached_property
     def id(self) -> str:
         "A digest of the fitted parameters (provenance left out): what an answer names."
         return _digest(self.to_dict() | {"provenance": None})
 
-    def predict(self, rows):
-        "A `Prediction` for one `prediction_row` (a dict), or a list of them for a list of rows or a DataFrame."
+    def predict(self, rows, drivers: bool = True):
+        """A `Prediction` for one `prediction_row` (a dict), or a list of them for a list of rows or a DataFrame;
+        drivers=False leaves the drivers out (empty), for callers that read the verdicts only."""
         single = isinstance(rows, dict)
         rows = _records(rows)
-        exp = np.clip(self.model.predict(rows), 0.0, 1.0)
+        F = self.model.matrix(rows)
+        exp = np.clip(self.model.predict_matrix(F), 0.0, 1.0)
         low, high = self.intervals.interval(exp)
         band, b_lo, b_hi = (self.intervals.band(v) for v in (exp, low, high))
-        effects = self._effects(rows, exp)
+        effects = self._effects(F, exp) if drivers else {}
         out = []
         for i, r in enumerate(rows):
             wide = b_hi[i] - b_lo[i] + 1 > self.max_bands
-            drivers = sorted(((c, float(r.get(c, np.nan)), float(e[i])) for c, e in effects.items()),
-                             key=lambda t: -abs(t[2]))
+            drivers_i = sorted(((c, float(r.get(c, np.nan)), float(e[i])) for c, e in effects.items()),
+                               key=lambda t: -abs(t[2]))
             out.append(Prediction(float(exp[i]), float(low[i]), float(high[i]), self.intervals.level,
                                   "too few points" if wide else VERDICT_BANDS[band[i]],
                                   (VERDICT_BANDS[b_hi[i]], VERDICT_BANDS[b_lo[i]]) if b_hi[i] > b_lo[i] and not wide else None,
-                                  tuple(drivers), self.id))
+                                  tuple(drivers_i), self.id))
         return out[0] if single else out
 
-    def _effects(self, rows: list, exp: np.ndarray) -> dict:
-        "Input column -> per row, the expected AMI minus the expected AMI with that input at its reference value."
-        cols = dict.fromkeys(c for c, _ in self.model.inputs)
-        return {c: exp - np.clip(self.model.predict([r | {c: self.reference.get(c, np.nan)} for r in rows]), 0.0, 1.0)
-                for c in cols}
+    def _effects(self, F: np.ndarray, exp: np.ndarray) -> dict:
+        """Input column -> per row, the expected AMI minus the expected AMI with that input at its reference value
+        (every column's counterfactual rows stacked into one walk of the trees)."""
+        inputs = self.model.inputs
+        cols = list(dict.fromkeys(c for c, _ in inputs))
+        stacked = []
+        for c in cols:
+            Fc = F.copy()
+            for j, (col, tr) in enumerate(inputs):
+                if col == c:
+                    Fc[:, j] = TRANSFORMS[tr](np.array([self.reference.get(c, np.nan)], dtype=float))[0]
+            stacked.append(Fc)
+        if not cols:
+            return {}
+        other = np.clip(self.model.predict_matrix(np.vstack(stacked)), 0.0, 1.0).reshape(len(cols), F.shape[0])
+        return {c: exp - other[i] for i, c in enumerate(cols)}
 
     def describe(self) -> list[str]:
         "How this predictor's verdict is decided, in two sentences (what `assess` and the leaderboard's site print)."

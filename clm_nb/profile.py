@@ -23,8 +23,8 @@ from .rule import profile_row, VerdictRule
 
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'SUMMARIES', 'PROFILE_COLUMNS',
-           'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'parse_primary',
+__all__ = ['LEADERBOARD_MEASURES', 'DEFAULT_PRIMARY', 'DEFAULT_SCALING', 'DEFAULT_SEED', 'SUMMARIES', 'LOW_PAIR',
+           'PROFILE_COLUMNS', 'PRIMARY_COMBINATIONS', 'ADAPT_STEP', 'ADAPT_FACTOR', 'ADAPT_MEMORY', 'parse_primary',
            'check_board_measures', 'primary_score', 'permutation_cap', 'clm_profile']
 
 # %% ../nbs/20_profile.ipynb #49f8df54
@@ -39,6 +39,7 @@ DEFAULT_SEED = 0                # the seed of the relabellings, unless the calle
 
 # %% ../nbs/20_profile.ipynb #fefc108f
 SUMMARIES = ("weighted", "share_below", "worst")        # class_pair_summary's size-aware views of a measure's class pairs
+LOW_PAIR = 0.3          # a class pair scoring below it is low, for share_below (clm_profile's threshold, the half-samples')
 PROFILE_COLUMNS = ["part", "measure", "value", "se", *SUMMARIES, "time_s", "problem",
                    "class_a", "class_b", "n_a", "n_b", "n_permutations", "note"]
 
@@ -202,7 +203,7 @@ def clm_profile(X,                                        # (n, d) features
                 n_permutations: int = 20,                 # relabellings per class pair of the Monte-Carlo measures
                 random_state=None,                        # seed of those relabellings
                 scaling: str = DEFAULT_SCALING,           # scale the features first (`clm_nb.prepare.SCALINGS`)
-                threshold: float = 0.3,                   # a class pair scoring below it is low, for `share_below`
+                threshold: float = LOW_PAIR,              # a class pair scoring below it is low, for `share_below`
                 max_permutations: int | None = None,      # re-estimate deciding views up to this many (None: never)
                 rule=None,                                # the `VerdictRule` whose cut-offs decide (None: the default)
                 max_points: int | None = None,            # above it, quadratic measures on samples (None: every point)

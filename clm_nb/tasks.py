@@ -488,7 +488,8 @@ def _draw_rows(X: np.ndarray,            # the prepared features, before scaling
     sc = prof[prof.part == "score"].set_index("measure")
     if sc.loc[names, "value"].isna().any():
         return pd.DataFrame(columns=PROFILE_COLUMNS)
-    values = {m: sc.at[m, "value"] for m in names} | {f"{m}_weighted": sc.at[m, "weighted"] for m in names}
+    values = {m: sc.at[m, "value"] for m in names} | {f"{m}_weighted": sc.at[m, "weighted"] for m in names} \
+        | {f"{m}_se": sc.at[m, "se"] for m in names}
     r = resample_scores(X if scaling == "none" else scale_features(X, scaling), y, measures=names,
                         n_resamples=n_resamples, noise=noise, n_permutations=n_permutations, random_state=seed,
                         values=values)

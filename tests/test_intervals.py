@@ -78,19 +78,17 @@ def test_bad_options_are_refused_before_any_work():
 
 
 def test_a_measure_refused_on_half_samples_gets_no_interval(monkeypatch):
-    # fault injection: sc_a refuses every half-sample (the first call, the full data, still scores): the note says
-    # so, and neither an interval nor draws are made up from too few half-samples
+    # fault injection: sc_a refuses every half-sample (the full data still scores): the note says so, and neither an
+    # interval nor draws are made up from too few half-samples
+    import dataclasses
     import clm_nb.intervals as intervals
-    real, calls = intervals.clm_profile, []
+    real = intervals.subset_pair_scores
 
-    def flaky(X, y, **kw):
-        p = real(X, y, **kw)
-        calls.append(1)
-        if len(calls) > 1:
-            p.loc[(p.part == "score") & (p.measure == "sc_a"), ["value", "weighted", "share_below"]] = np.nan
-        return p
+    def flaky(measures, data, subsets, **kw):
+        s = real(measures, data, subsets, **kw)
+        return dataclasses.replace(s, values=s.values | {"sc_a": np.full_like(s.values["sc_a"], np.nan)})
 
-    monkeypatch.setattr(intervals, "clm_profile", flaky)
+    monkeypatch.setattr(intervals, "subset_pair_scores", flaky)
     X = np.random.default_rng(0).standard_normal((40, 2))
     y = np.repeat([0, 1], 20)
     r = resample_scores(X, y, measures=["ch_a", "sc_a"], n_resamples=10, random_state=0)
