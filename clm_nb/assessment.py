@@ -24,6 +24,7 @@ from .rule import band_words, dominant_pair_broken, judge_facts, JUDGED, profile
 from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAULT_SCALING, DEFAULT_SEED,
                             LEADERBOARD_MEASURES, permutation_cap, primary_score)
 from .intervals import MAX_RESAMPLES, resample_scores
+from .subsets import subsets_plan
 from .prediction import (check_predictor, ClmPredictor, dataset_descriptors, Descriptors, load_predictor, Prediction,
                                prediction_row)
 
@@ -498,6 +499,8 @@ def _variants_table(p,                # the `clm_nb.prepare.Prepared` data
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("preparation")
 
 # %% ../nbs/22_assessment.ipynb #745cb0f1
+_COST_DESCRIBE = 0.15     # seconds per preparation: the descriptors (their 1,000-point sample) and the prediction
+
 def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_resamples: int = 0) -> None:
     "Print on stderr what `assess` is about to compute, and about how long it will take (docs: assessment.html)."
     import sys
@@ -506,8 +509,8 @@ def _say_plan(data, names: list, p, scaling: str, skew: list, variants: bool, n_
     full, text = profile_plan(data.n, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)
     pool = min(data.n, QUADRATIC_MAX_POINTS)          # the variants' sample and the half-samples' pool
     variant = profile_plan(pool, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)[0]
-    half = profile_plan(pool // 2, data.d, data.K, names, max_points=QUADRATIC_MAX_POINTS)[0]
-    total = full + (preps - 1) * variant + n_resamples * half
+    halves = subsets_plan(pool // 2, data.d, data.K, names, n_resamples) if n_resamples else 0.0
+    total = full + (preps - 1) * variant + halves + preps * _COST_DESCRIBE
     about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
     said = f"; {n_resamples} half-samples of {pool // 2:,} points for the intervals" if n_resamples else ""
     print(f"assess: {text}; {preps} preparation(s) of the data{said}; about {about} on 2 cores.", file=sys.stderr,

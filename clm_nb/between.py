@@ -1093,7 +1093,7 @@ def sampled_breakdowns(measures,                                # quadratic meas
     return out
 
 # %% ../nbs/13_between.ipynb #95038918
-_COST_LINEAR, _COST_PAIRS, _COST_DBCV = 3.5e-7, 1.7e-10, 0.025     # seconds; measured (see the prose)
+_COST_LINEAR, _COST_PAIRS, _COST_DBCV = 4.7e-6, 4.3e-11, 0.011     # seconds; fitted (see the prose)
 
 def profile_plan(n: int,                                 # points
                  d: int,                                 # features
@@ -1109,7 +1109,7 @@ def profile_plan(n: int,                                 # points
     quad = quadratic_measures(names)
     sampled = quad if max_points is not None and n > max_points else []
     m, G = (max_points, n_samples) if sampled else (n, 1)
-    seconds = (_COST_LINEAR * max(K - 1, 1) * n * d * len([x for x in names if x not in quad and x not in ("dbcv_btwn", "dcsi_btwn")]) / 4
+    seconds = (_COST_LINEAR * max(K - 1, 1) * n * len([x for x in names if x not in quad and x not in ("dbcv_btwn", "dcsi_btwn")]) / 4
                + (_COST_PAIRS * G * m * m * d if quad else 0.0)
                + _COST_DBCV * K * (K - 1) / 2 * len({"dbcv_btwn", "dcsi_btwn"} & set(names)))
     what = (f"{' and '.join(sampled)} on {G} stratified samples of {m:,} points (above {max_points:,} points), the other "

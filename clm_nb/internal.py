@@ -967,6 +967,8 @@ def _dbcv_labellings(D, G, K, dim, squared, dsc_out, sep_out, size_out):
     L, m = G.shape
     X0, I0, F0 = np.empty((0, 0)), np.empty(0, np.int64), np.empty(0)
     buf, sep_buf = np.empty(m), np.empty(_SEP_CHUNK)
+    core, src, bw, deg, internal = np.empty(m), np.empty(m, np.int64), np.empty(m), np.empty(m, np.int64), np.empty(m, np.bool_)
+    pos, icl, idx = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64)
     for l in range(L):
         sizes = np.zeros(K, np.int64)
         for i in range(m):
@@ -980,17 +982,21 @@ def _dbcv_labellings(D, G, K, dim, squared, dsc_out, sep_out, size_out):
             fill[G[l, i]] += 1
         pp = (X0, (D, order, I0, F0), 5, squared)
         longest = sizes.max()
-        core = np.zeros(m)
+        core[:], deg[:], internal[:] = 0.0, 0, False
+        dsc = np.zeros(K)
         _core_lane(pp, starts, dim, 0, 1, core, buf)
-        src, bw, deg = np.empty(m, np.int64), np.empty(m), np.zeros(m, np.int64)
-        internal, dsc = np.zeros(m, np.bool_), np.zeros(K)
         _mst_lane(pp, core, starts, np.argsort(-sizes, kind="mergesort"), 0, 1, src, bw, deg, internal, dsc, longest)
-        pos, icl, istarts = np.empty(m, np.int64), np.empty(m, np.int64), np.zeros(K + 1, np.int64)
+        istarts = np.zeros(K + 1, np.int64)
         q = 0
         for c in range(K):                                   # internal nodes, per group by core distance (stable)
-            idx = np.array([v for v in range(starts[c], starts[c + 1]) if internal[v]], dtype=np.int64)
-            for v in idx[np.argsort(core[idx], kind="mergesort")]:
-                pos[q], icl[q] = v, c
+            cnt = 0
+            for v in range(starts[c], starts[c + 1]):
+                if internal[v]:
+                    idx[cnt] = v
+                    cnt += 1
+            sel = idx[:cnt]
+            for r in np.argsort(core[sel], kind="mergesort"):
+                pos[q], icl[q] = sel[r], c
                 q += 1
             istarts[c + 1] = q
         sep = np.full(K, np.inf)

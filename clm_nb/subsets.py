@@ -16,7 +16,7 @@ from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .between import class_pairs, estimated_dim, MONTE_CARLO, pair_values, PAIRWISE
 
 # %% auto #0
-__all__ = ['SubsetScores', 'subset_pair_scores']
+__all__ = ['SubsetScores', 'subset_pair_scores', 'subsets_plan']
 
 # %% ../nbs/13a_subsets.ipynb #817dd888
 @dataclass(frozen=True)
@@ -163,6 +163,19 @@ def subset_pair_scores(measures,                     # pairwise between-dataset 
     for m, pooled in rand.items():
         actual[m], expectation[m] = _pooled_adjust(actual[m], pooled, pair_sizes, m in ("dbcv_btwn", "dcsi_btwn"))
     return SubsetScores(pair_codes, pair_sizes, actual, expectation, problems)
+
+# %% ../nbs/13a_subsets.ipynb #8962dfd3
+_COST_SUBSET_PAIRS, _COST_SUBSET_PAIR = 8.7e-11, 2.9e-3     # seconds; fitted (see the prose)
+
+def subsets_plan(m: int,           # points of each subset
+                 d: int,           # features
+                 K: int,           # classes
+                 measures,         # the measures scored on the subsets
+                 n_subsets: int,   # B, the subsets
+                ) -> float:
+    "Estimated seconds of `subset_pair_scores` on `n_subsets` subsets of m points (docs: subsets.html#subsets_plan)."
+    quad = any(get_measure(x).pair_summaries for x in measures)
+    return n_subsets * ((_COST_SUBSET_PAIRS * m * m * max(d, 1) if quad else 0.0) + _COST_SUBSET_PAIR * K * (K - 1) / 2)
 
 # %% ../nbs/13a_subsets.ipynb #9efbe227
 from .text import document_params
