@@ -555,6 +555,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'clm_nb.distances.SortedData.n_within': ('distances.html#sorteddata.n_within', 'clm_nb/distances.py'),
                                   'clm_nb.distances.SortedData.sizes': ('distances.html#sorteddata.sizes', 'clm_nb/distances.py'),
                                   'clm_nb.distances._block_pass': ('distances.html#_block_pass', 'clm_nb/distances.py'),
+                                  'clm_nb.distances._block_serial': ('distances.html#_block_serial', 'clm_nb/distances.py'),
                                   'clm_nb.distances._check_points': ('distances.html#_check_points', 'clm_nb/distances.py'),
                                   'clm_nb.distances._layout': ('distances.html#_layout', 'clm_nb/distances.py'),
                                   'clm_nb.distances._row_distances': ('distances.html#_row_distances', 'clm_nb/distances.py'),

@@ -300,6 +300,16 @@ def _block_pass(src, code, m, out):
         _row_distances(src, i, m, m + k, code, out[i])
         page_out(src, code, 1)
 
+@njit(cache=True, nogil=True)
+def _block_serial(src, code, m, out):
+    "`_block_pass` on one thread: the same rows, for a block too small to share out."
+    k = out.shape[1]
+    for i in range(m):
+        _row_distances(src, i, m, m + k, code, out[i])
+        page_out(src, code, 1)
+
+_SERIAL_BLOCK = 1 << 16     # distances below which a block stays on one thread (see the prose)
+
 # %% ../nbs/05_distances.ipynb #f6fafa47
 def distance_block(data: LabeledData,          # validated points (`check_data`) of any kind
                    a=None,                     # the rows' points: an index array or a slice (None: all)
@@ -316,7 +326,7 @@ def distance_block(data: LabeledData,          # validated points (`check_data`)
         return out
     _, src, scale, code, _ = _layout(data, metric, np.concatenate([a, b]))
     try:
-        _block_pass(src, code, a.size, out)
+        (_block_serial if out.size < _SERIAL_BLOCK else _block_pass)(src, code, a.size, out)
     finally:
         if data.kind == "precomputed":
             release_pages(src[0])                   # a memmap's last pages, as after a pass of the engine
