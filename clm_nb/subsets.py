@@ -28,12 +28,13 @@ class SubsetScores:
     expectation: dict        # Monte-Carlo measure -> (P,) the pooled mean of its index under random relabellings
     problems: dict           # measure -> why it could not be computed ('' when it was)
 
-# %% ../nbs/13a_subsets.ipynb #a4e0a6aa
+# %% ../nbs/13a_subsets.ipynb #e574d421
 def _subset_data(data: LabeledData, rows: np.ndarray) -> LabeledData:
     "The validated points of `data` at the sorted positions `rows` (every class kept), of the same kind."
     return LabeledData(data.X[rows], data.labels[rows], data.classes, np.ones(rows.size, bool), 0,
                        None if data.source is None else data.source.take(rows))
 
+# %% ../nbs/13a_subsets.ipynb #f92ed18e
 def _reading(m: str, data: LabeledData, metric: str) -> tuple:
     "((metric read, on L2-normalised rows), '') for a measure that reads these points, else (None, why not)."
     info = get_measure(m)
@@ -52,6 +53,7 @@ def _views(names: list, data: LabeledData, metric: str) -> tuple:
             groups.setdefault(key, []).append(m)
     return groups, problems
 
+# %% ../nbs/13a_subsets.ipynb #95c1afd5
 _SMALL_SUBSET = 4096    # up to this many points, a subset's class sums come from dense blocks (`distance_block`)
 
 def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int) -> tuple:
