@@ -30,7 +30,7 @@ def _measure_names() -> list[str]:
 # The submodules, imported on first attribute access (`clm_nb.report.build_report` works after a plain
 # `import clm_nb`, as in scikit-learn).
 _SUBMODULES = ("text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves",
-               "separability", "density", "external", "consensus", "between", "catalog", "readers", "prepare",
+               "separability", "density", "external", "consensus", "between", "subsets", "catalog", "readers", "prepare",
                "synthetic", "bundle", "rule", "profile", "intervals", "prediction", "assessment", "clusterers", "runner",
                "study", "tasks", "evaluation", "calibration", "leaderboard", "clustbench", "advice", "charts", "report",
                "cli", "all",

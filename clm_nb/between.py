@@ -617,6 +617,9 @@ def pair_values(measures,                 # pairwise between-dataset measures (`
         elif m in ("ch_btwn", "ch_t4"):
             out[m] = _ch_parts(pair, CH_VARIANTS[m][0], n_permutations, seed, shift)
         elif m in ("dbcv_btwn", "dcsi_btwn"):
+            if m == "dbcv_btwn" and dim is None and pair.Y.shape[1] == 0:
+                raise ValueError("pair_values: dbcv_btwn on a pair without coordinates needs dim=, the exponent of "
+                                 "the core distance (between.estimated_dim gives dbcv's default).")
             index = _dbcv_index(pair.Y.shape[1] if dim is None else dim) if m == "dbcv_btwn" else _dcsi_index(5)
             out[m] = _density_parts(pair, index, n_permutations, seed, DBCV_MAX_PAIR_POINTS, block)
         elif m == "ch_t2":

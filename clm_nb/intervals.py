@@ -87,15 +87,57 @@ def _pair_summaries(values: np.ndarray,  # (B, P) class-pair scores per subset
                     K: int,              # classes
                    ) -> tuple:
     "(mean, weighted mean, share_below) per subset, as `class_pair_summary` computes them, at clm_profile's threshold."
-    threshold = LOW_PAIR
     w = sizes[:, 0].astype(np.float64) * sizes[:, 1]
     class_size = np.zeros(K)
     class_size[pairs[:, 0]], class_size[pairs[:, 1]] = sizes[:, 0], sizes[:, 1]
-    touches = np.zeros((pairs.shape[0], K))
-    touches[np.arange(pairs.shape[0]), pairs[:, 0]] = touches[np.arange(pairs.shape[0]), pairs[:, 1]] = 1.0
     with np.errstate(invalid="ignore"):
-        low = ((values < threshold).astype(np.float64) @ touches) > 0        # (B, K): classes in a low pair
-    return values.mean(axis=1), (values * w).sum(axis=1) / w.sum(), (low @ class_size) / class_size.sum()
+        low = (values < LOW_PAIR).astype(np.int64)                          # (B, P); NaN is not low, as there
+    hits = np.zeros((K, values.shape[0]), np.int64)                         # (K, B): low pairs each class is in
+    np.add.at(hits, pairs[:, 0], low.T)
+    np.add.at(hits, pairs[:, 1], low.T)
+    share = (hits.T > 0) @ class_size / class_size.sum()
+    share[np.isnan(values).all(axis=1)] = np.nan                           # a refused measure: no summary at all
+    return values.mean(axis=1), (values * w).sum(axis=1) / w.sum(), share
+
+# %% ../nbs/21_intervals.ipynb #246a683e
+def _measure_intervals(names: list,   # the measures
+                       values: dict,  # full-data values, '<m>_se' and '<m>_weighted' (see `resample_scores`)
+                       cols: dict,    # per half-sample: '<m>', '<m>_weighted', '<m>_share_below'
+                       f: float,      # the variance factor (`_variance_factor`)
+                       ci: float,     # the confidence level
+                       B: int,        # half-samples drawn
+                      ) -> tuple:
+    "(one table row per measure: value, se, low, high, bias, n_ok, note; the draws' columns), as the prose says."
+    rows, draws = [], {}
+    for m in names:
+        info, v = get_measure(m), float(values[m])
+        lo_, hi_ = (-np.inf if info.lower is None else info.lower), (np.inf if info.upper is None else info.upper)
+        t = cols[m]
+        ok = np.isfinite(t)
+        if ok.sum() < max(10, B // 2) or not np.isfinite(v):
+            rows.append(dict(measure=m, value=v, se=np.nan, low=np.nan, high=np.nan, bias=np.nan, n_ok=int(ok.sum()),
+                             note=f"no interval: only {int(ok.sum())} of {B} half-samples could be scored"
+                             if np.isfinite(v) else "no interval: the measure could not be computed on the data"))
+            for c in (m, f"{m}_weighted"):
+                draws[c] = np.full(B, np.nan)
+            draws[f"{m}_share_below"] = cols[f"{m}_share_below"]
+            continue
+        mean = float(t[ok].mean())
+        extra = float(values.get(f"{m}_se", np.nan))            # the full value's own Monte-Carlo or sampling error
+        se = float(np.sqrt(f * t[ok].var(ddof=1) + (extra ** 2 if np.isfinite(extra) else 0.0)))
+        bias = mean - v
+        note = ("" if abs(bias) <= max(se, 1e-12) else
+                f"the score moves by {bias:+.3g} when the sample is halved (more than its se): it depends on the "
+                "sample size, so the interval is approximate")
+        low, high = normal_interval(v, se, ci, lower=info.lower, upper=info.upper)
+        rows.append(dict(measure=m, value=v, se=se, low=float(low), high=float(high), bias=bias, n_ok=int(ok.sum()),
+                         note=note))
+        draws[m] = np.clip(v + np.sqrt(f) * (t - mean), lo_, hi_)
+        w = cols[f"{m}_weighted"]
+        w_full = float(values.get(f"{m}_weighted", np.nanmean(w)))
+        draws[f"{m}_weighted"] = np.clip(w_full + np.sqrt(f) * (w - np.nanmean(w)), lo_, hi_)
+        draws[f"{m}_share_below"] = cols[f"{m}_share_below"]
+    return rows, draws
 
 # %% ../nbs/21_intervals.ipynb #6a109fdc
 def resample_scores(X,                            # (n, d) features as scored (already prepared and scaled)
@@ -109,7 +151,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
                     random_state=0,               # seed of the half-samples and their relabellings (an int)
                     max_points: int = 20_000,     # above this, half-samples come from a stratified subsample
                     progress=False,               # a bar over the half-samples on stderr (True, or its label)
-                    values: dict | None = None,   # full-data values: {m: value, optionally f'{m}_weighted': ...}, if computed
+                    values: dict | None = None,   # full-data values {m: value, f'{m}_se' (Monte-Carlo measures), optionally f'{m}_weighted'}
                     metric: str = "euclidean",    # what X is and how it is measured (`clm_nb.registry.METRIC_NAMES`)
                     dim: int | None = None,       # dbcv_btwn's core-distance exponent (None: its default)
                    ) -> Resamples:
@@ -148,35 +190,7 @@ def resample_scores(X,                            # (n, d) features as scored (a
                                                                                     data.K)
     m_kept = half_sample(codes, np.random.default_rng(0)).size
     f = _variance_factor(data.n, m_kept, pool.size)
-    rows, draws = [], {}
-    for m in names:
-        info, v = get_measure(m), float(values[m])
-        lo_, hi_ = (-np.inf if info.lower is None else info.lower), (np.inf if info.upper is None else info.upper)
-        t = cols[m]
-        ok = np.isfinite(t)
-        if ok.sum() < max(10, B // 2) or not np.isfinite(v):
-            rows.append(dict(measure=m, value=v, se=np.nan, low=np.nan, high=np.nan, bias=np.nan, n_ok=int(ok.sum()),
-                             note=f"no interval: only {int(ok.sum())} of {B} half-samples could be scored"
-                             if np.isfinite(v) else "no interval: the measure could not be computed on the data"))
-            for c in (m, f"{m}_weighted"):
-                draws[c] = np.full(B, np.nan)
-            draws[f"{m}_share_below"] = cols[f"{m}_share_below"]
-            continue
-        mean = float(t[ok].mean())
-        extra = float(values.get(f"{m}_se", np.nan))            # the full value's own Monte-Carlo or sampling error
-        se = float(np.sqrt(f * t[ok].var(ddof=1) + (extra ** 2 if np.isfinite(extra) else 0.0)))
-        bias = mean - v
-        note = ("" if abs(bias) <= max(se, 1e-12) else
-                f"the score moves by {bias:+.3g} when the sample is halved (more than its se): it depends on the "
-                "sample size, so the interval is approximate")
-        low, high = normal_interval(v, se, ci, lower=info.lower, upper=info.upper)
-        rows.append(dict(measure=m, value=v, se=se, low=float(low), high=float(high), bias=bias, n_ok=int(ok.sum()),
-                         note=note))
-        draws[m] = np.clip(v + np.sqrt(f) * (t - mean), lo_, hi_)
-        w = cols[f"{m}_weighted"]
-        w_full = float(values.get(f"{m}_weighted", np.nanmean(w)))
-        draws[f"{m}_weighted"] = np.clip(w_full + np.sqrt(f) * (w - np.nanmean(w)), lo_, hi_)
-        draws[f"{m}_share_below"] = cols[f"{m}_share_below"]
+    rows, draws = _measure_intervals(names, values, cols, f, ci, B)
     sub = (f" drawn from a stratified subsample of {pool.size:,} of the {data.n:,} points (variance rescaled by "
            f"{pool.size:,}/{data.n:,})" if pool.size < data.n else "")
     method = (f"{100 * ci:g} % intervals from {B} stratified half-samples{sub} (each class halved without "

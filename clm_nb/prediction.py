@@ -170,6 +170,29 @@ def prediction_row(scores,                 # one row per measure, with the colum
 TRANSFORMS = {"identity": lambda v: v,                                        # an input's transform, by name
               "log10": lambda v: np.log10(np.where(v > 0, v, np.nan))}
 
+# %% ../nbs/21a_prediction.ipynb #e7b3b52d
+def _walk_trees(S: dict,            # the stacked trees (`TreeModel.stacked`)
+                F: np.ndarray,      # (m, inputs) feature matrix
+                baseline: float,    # the prediction before any tree
+               ) -> np.ndarray:
+    "baseline + the leaf of every tree for each row of F: all trees walked at once, leaves added tree by tree."
+    m, T = F.shape[0], S["feature"].shape[0]
+    tree = np.broadcast_to(np.arange(T), (m, T))
+    node = np.zeros((m, T), dtype=np.int64)
+    inner = np.broadcast_to(S["feature"][:, 0] >= 0, (m, T)).copy()
+    while inner.any():
+        r, t = np.nonzero(inner)
+        here = node[r, t]
+        x = F[r, S["feature"][t, here]]
+        left = np.where(np.isnan(x), S["missing_left"][t, here], x <= S["threshold"][t, here])
+        node[r, t] = nxt = np.where(left, S["left"][t, here], S["right"][t, here])
+        inner[r, t] = S["feature"][t, nxt] >= 0
+    leaves = S["value"][tree, node]
+    out = np.full(m, baseline)
+    for j in range(T):                      # tree by tree, in the fitted order: the sum of the one-tree-at-a-time walk
+        out += leaves[:, j]
+    return out
+
 # %% ../nbs/21a_prediction.ipynb #952eb85d
 @dataclass(frozen=True)
 class TreeModel:
@@ -194,23 +217,7 @@ class TreeModel:
 
     def predict_matrix(self, F: np.ndarray) -> np.ndarray:
         "The model's value for each row of a feature matrix (`matrix`): every tree walked at once, level by level."
-        S = self.stacked
-        m, T = F.shape[0], S["feature"].shape[0]
-        tree = np.broadcast_to(np.arange(T), (m, T))
-        node = np.zeros((m, T), dtype=np.int64)
-        inner = np.broadcast_to(S["feature"][:, 0] >= 0, (m, T)).copy()
-        while inner.any():
-            r, t = np.nonzero(inner)
-            here = node[r, t]
-            x = F[r, S["feature"][t, here]]
-            left = np.where(np.isnan(x), S["missing_left"][t, here], x <= S["threshold"][t, here])
-            node[r, t] = nxt = np.where(left, S["left"][t, here], S["right"][t, here])
-            inner[r, t] = S["feature"][t, nxt] >= 0
-        leaves = S["value"][tree, node]
-        out = np.full(m, self.baseline)
-        for j in range(T):                      # tree by tree, in the fitted order: the sum of the one-tree-at-a-time walk
-            out += leaves[:, j]
-        return out
+        return np.full(F.shape[0], self.baseline) if not self.trees else _walk_trees(self.stacked, F, self.baseline)
 
     def predict(self, rows) -> np.ndarray:
         "The model's value for each row: the baseline plus the leaf of each tree (a missing input follows missing_left)."
@@ -317,11 +324,28 @@ class Prediction:
                 "drivers": [{"input": c, "value": clean(v), "effect": e} for c, v, e in self.drivers],
                 "model": self.model}
 
-# %% ../nbs/21a_prediction.ipynb #a0a942da
+# %% ../nbs/21a_prediction.ipynb #0510f5f8
 def _digest(d: dict) -> str:
     "16 hex digits of the SHA-256 of a JSON-able dict (keys sorted)."
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
+# %% ../nbs/21a_prediction.ipynb #567a36c3
+def _counterfactuals(inputs: tuple,     # the model's (column, transform) inputs
+                     reference: dict,   # column -> its reference value
+                     F: np.ndarray,     # (m, inputs) the rows' feature matrix
+                    ) -> tuple:
+    "(the distinct input columns, their counterfactual rows stacked: F with each column at its reference, in turn)."
+    cols = list(dict.fromkeys(c for c, _ in inputs))
+    stacked = []
+    for c in cols:
+        Fc = F.copy()
+        for j, (col, tr) in enumerate(inputs):
+            if col == c:
+                Fc[:, j] = TRANSFORMS[tr](np.array([reference.get(c, np.nan)], dtype=float))[0]
+        stacked.append(Fc)
+    return cols, (np.vstack(stacked) if stacked else np.empty((0, F.shape[1])))
+
+# %% ../nbs/21a_prediction.ipynb #a0a942da
 @dataclass(frozen=True)
 class ClmPredictor:
     "The fitted calibrated answer: a `TreeModel` of the expected AMI, its conformal intervals, the verdict's bands."
@@ -360,18 +384,10 @@ class ClmPredictor:
     def _effects(self, F: np.ndarray, exp: np.ndarray) -> dict:
         """Input column -> per row, the expected AMI minus the expected AMI with that input at its reference value
         (every column's counterfactual rows stacked into one walk of the trees)."""
-        inputs = self.model.inputs
-        cols = list(dict.fromkeys(c for c, _ in inputs))
-        stacked = []
-        for c in cols:
-            Fc = F.copy()
-            for j, (col, tr) in enumerate(inputs):
-                if col == c:
-                    Fc[:, j] = TRANSFORMS[tr](np.array([self.reference.get(c, np.nan)], dtype=float))[0]
-            stacked.append(Fc)
+        cols, stacked = _counterfactuals(self.model.inputs, self.reference, F)
         if not cols:
             return {}
-        other = np.clip(self.model.predict_matrix(np.vstack(stacked)), 0.0, 1.0).reshape(len(cols), F.shape[0])
+        other = np.clip(self.model.predict_matrix(stacked), 0.0, 1.0).reshape(len(cols), F.shape[0])
         return {c: exp - other[i] for i, c in enumerate(cols)}
 
     def describe(self) -> list[str]:

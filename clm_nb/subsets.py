@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from .checks import check_choice, check_number, check_permutations
 from .registry import get_measure, METRIC_NAMES
-from .core import LabeledData, unit_rows
+from .core import check_class_pairs, LabeledData, unit_rows
 from .distances import distance_block
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .between import class_pairs, estimated_dim, MONTE_CARLO, pair_values, PAIRWISE
@@ -74,12 +74,12 @@ def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int) ->
 
 # %% ../nbs/13a_subsets.ipynb #40c48700
 def _pooled_adjust(actual: np.ndarray,  # (B, P) the index under the true labels, per subset and class pair
-                   pooled: list,        # per class pair, the index under every relabelling of every subset
+                   pooled: list,        # per class pair, arrays of the index under the relabellings of each subset
                    sizes: np.ndarray,   # (P, 2) the pairs' sizes
                    floor: bool,         # floor at 0 (the density measures)
                   ) -> tuple:
     "((B, P) range-adjusted scores against the pooled expectation, (P,) that expectation); see the prose."
-    E = np.array([float(np.mean(r)) if r else np.nan for r in pooled])
+    E = np.array([float(np.concatenate(r).mean()) if r else np.nan for r in pooled])
     with np.errstate(invalid="ignore", divide="ignore"):
         v = (actual - E) / (1.0 - E)
     v = np.where((1.0 - E) <= 1e-12, 0.0, v)                     # every relabelling scores perfectly: no information
@@ -93,10 +93,13 @@ def _score_subset(sub: LabeledData, groups: dict, actual: dict, rand: dict, b: i
     for (metric, normalised), names in groups.items():
         view = (LabeledData(np.ascontiguousarray(unit_rows(sub.X)), sub.labels, sub.classes, sub.keep)
                 if normalised else sub)
-        pairs = list(class_pairs(view, metric))
-        sums = totals = None
-        if {"sc_a", "dunn_a"} & set(names):
-            sums, totals = _subset_sums(view, metric, pairs[0].scale, max_memory)
+        try:
+            pairs = list(class_pairs(view, metric))
+            sums = totals = None
+            if {"sc_a", "dunn_a"} & set(names):
+                sums, totals = _subset_sums(view, metric, pairs[0].scale, max_memory)
+        except ValueError:                                        # this subset cannot be read so: its scores NaN
+            continue
         block = None if view.kind == "coordinates" and metric == "euclidean" else (
             lambda r, v=view, mm=metric: distance_block(v, r, r, mm))
         score = lambda ms, p: pair_values(ms, p, n_permutations=t, seed=seed, sums=sums, totals=totals, dim=dim,
@@ -114,7 +117,7 @@ def _score_subset(sub: LabeledData, groups: dict, actual: dict, rand: dict, b: i
             for m, (value, relabelled) in got.items():
                 actual[m][b, j] = value
                 if relabelled is not None:
-                    rand[m][j].extend(relabelled.tolist())
+                    rand[m][j].append(relabelled)
 
 # %% ../nbs/13a_subsets.ipynb #86d952a7
 def subset_pair_scores(measures,                     # pairwise between-dataset measures (`clm_nb.between.PAIRWISE`)
@@ -147,9 +150,14 @@ def subset_pair_scores(measures,                     # pairwise between-dataset 
     seed = check_number(random_state, "random_state", lo=0, integer=True, who="subset_pair_scores")
     max_memory = check_max_memory(max_memory, who="subset_pair_scores")
     metric = check_choice(metric, "metric", METRIC_NAMES, who="subset_pair_scores")
+    check_class_pairs(data.K, who="subset_pair_scores")            # as the profile: K(K-1)/2 pairs, bounded
     groups, problems = _views(names, data, metric)
     if dim is None and any("dbcv_btwn" in g for g in groups.values()):
-        dim = estimated_dim(data, metric) if data.kind in ("precomputed", "gower") else data.d
+        try:
+            dim = estimated_dim(data, metric) if data.kind in ("precomputed", "gower") else data.d
+        except ValueError as e:                                      # no dimension: dbcv_btwn refused, as the profile
+            problems["dbcv_btwn"] = str(e)
+            groups = {k: [m for m in g if m != "dbcv_btwn"] for k, g in groups.items()}
     B, t = len(subsets), -(-n_permutations // len(subsets))
     pair_codes = np.array([(i, j) if sizes[i] <= sizes[j] else (j, i) for i in range(data.K)
                            for j in range(i + 1, data.K)], dtype=np.int64)

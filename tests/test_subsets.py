@@ -89,3 +89,41 @@ def test_a_degenerate_half_leaves_only_its_own_scores_missing(monkeypatch):
     s = subset_pair_scores(["dunn_a", "sc_a"], d, [half_sample(d.labels, np.random.default_rng(b)) for b in range(3)])
     assert np.isnan(s.values["dunn_a"][0, 0]) and np.isfinite(s.values["dunn_a"][1:]).all()
     assert np.isfinite(s.values["sc_a"]).all()
+
+
+# ---- found by the review of issue 52's change
+
+def test_points_without_a_dimension_refuse_dbcv_btwn_alone():
+    # every dissimilarity equal: no intrinsic dimension, so dbcv_btwn is refused; sc_a still gets its interval
+    import clm_nb
+    D = np.ones((40, 40))
+    np.fill_diagonal(D, 0.0)
+    a = clm_nb.assess(D, np.repeat([0, 1], 20), metric="precomputed", scaling="none", variants=False,
+                      progress=False, n_resamples=10)
+    assert np.isfinite(a.scores.at["sc_a", "low"]) and np.isnan(a.scores.at["dbcv_btwn", "low"])
+
+
+def test_a_refused_measure_has_no_share_below():
+    X, y = make_blobs(60, 2, centers=2, random_state=0)
+    r = resample_scores(X, y, metric="cityblock", measures=["ch_btwn", "sc_a"], n_resamples=10)
+    assert r.draws["ch_btwn_share_below"].isna().all() and r.draws["sc_a_share_below"].notna().all()
+
+
+def test_too_many_class_pairs_are_refused_at_the_door():
+    y = np.r_[np.arange(1100), np.arange(1100)]                    # 1,100 classes of two points: 604,450 pairs
+    d = check_data(np.random.default_rng(0).normal(size=(2200, 2)), y)
+    with pytest.raises(ValueError, match="class pairs"):
+        subset_pair_scores(["sc_a"], d, [np.arange(2200)])
+
+
+def test_a_model_without_trees_predicts_its_baseline():
+    from clm_nb.prediction import TreeModel
+    assert TreeModel((("a", "identity"),), 0.5, ()).predict([{"a": 1.0}, {"a": 2.0}]).tolist() == [0.5, 0.5]
+
+
+def test_pair_values_asks_for_dim_without_coordinates():
+    from clm_nb.between import class_pairs, pair_values
+    X, y = make_blobs(40, 2, centers=2, random_state=0)
+    pair = next(class_pairs(check_data(cdist(X, X), y, metric="precomputed"), "precomputed"))
+    with pytest.raises(ValueError, match="needs dim"):
+        pair_values(["dbcv_btwn"], pair)
