@@ -1119,6 +1119,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.runner.run_summary': ('runner.html#run_summary', 'clm_nb/runner.py'),
                                'clm_nb.runner.store_bytes': ('runner.html#store_bytes', 'clm_nb/runner.py'),
                                'clm_nb.runner.stored_status': ('runner.html#stored_status', 'clm_nb/runner.py'),
+                               'clm_nb.runner.sweep_debris': ('runner.html#sweep_debris', 'clm_nb/runner.py'),
                                'clm_nb.runner.task_seed': ('runner.html#task_seed', 'clm_nb/runner.py'),
                                'clm_nb.runner.thread_limits': ('runner.html#thread_limits', 'clm_nb/runner.py'),
                                'clm_nb.runner.thread_report': ('runner.html#thread_report', 'clm_nb/runner.py'),

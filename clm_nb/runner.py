@@ -46,10 +46,10 @@ from . import __version__
 __all__ = ['DEPENDENCIES', 'WRITE_ERRNOS', 'PROBE_BYTES', 'RESERVED_COLUMNS', 'IDENTITY_META', 'FAILED_META', 'DIGEST_META',
            'THREAD_VARIABLES', 'MAX_WORKER_DEATHS', 'EXECUTORS', 'FAULTS', 'PARAM_KINDS', 'FLAG_WORDS', 'code_version',
            'value_digest', 'Task', 'task_seed', 'identity_text', 'result_path', 'UnwritableFolder', 'unwritable',
-           'store_bytes', 'check_writable', 'write_result', 'stored_status', 'read_result', 'watch_module',
-           'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits', 'thread_report',
-           'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors', 'run_summary', 'demo_task',
-           'Param', 'parse_flag', 'injected_parameters', 'check_params']
+           'store_bytes', 'sweep_debris', 'check_writable', 'write_result', 'stored_status', 'read_result',
+           'watch_module', 'execute_task', 'record_failure', 'available_cores', 'worker_threads', 'thread_limits',
+           'thread_report', 'run_local', 'run_dask', 'longest_first', 'run', 'load_results', 'run_errors',
+           'run_summary', 'demo_task', 'Param', 'parse_flag', 'injected_parameters', 'check_params']
 
 # %% ../nbs/24_runner.ipynb #36f7c304
 @lru_cache(maxsize=None)
@@ -264,6 +264,28 @@ def store_bytes(path,          # the file to write (replaced atomically)
         try: tmp.unlink(missing_ok=True)
         except OSError: pass                       # a read-only folder: nothing was left there anyway
 
+
+# %% ../nbs/24_runner.ipynb #3ac4493c
+def sweep_debris(folder) -> list:
+    "Remove the temporary files of `store_bytes` left in `folder` by processes that no longer exist; the names removed."
+    gone = []
+    for f in Path(folder).glob("*.tmp*"):
+        pid = f.name.rsplit(".tmp", 1)[1].split("-", 1)[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)                          # signal 0: does the writer still exist?
+            continue
+        except ProcessLookupError:
+            pass
+        except PermissionError:                           # it exists, under another user
+            continue
+        try:
+            f.unlink()
+            gone.append(f.name)
+        except FileNotFoundError:
+            pass
+    return gone
 
 # %% ../nbs/24_runner.ipynb #ac4c10b1
 PROBE_BYTES = 1 << 16      # what `check_writable` writes: a folder that cannot take 64 KiB cannot take a result
@@ -786,6 +808,7 @@ def run(tasks,                               # `Task`s with unique keys
     todo = [todo[i] for i in longest_first(item[0].cost for item in todo)]
     if todo or not store.exists():                      # a full or read-only store: one line now, not after the work
         check_writable(store, "run: the task store")
+        sweep_debris(store)                             # temporary files of writers killed mid-write (kill -9)
     if healed:
         warnings.warn(f"run: {len(healed)} stored result(s) in {store} could not be trusted and are recomputed, e.g. "
                       f"{healed[0]}", RuntimeWarning, stacklevel=2)

@@ -416,11 +416,12 @@ def test_kill_minus_9_leaves_no_worker_and_resume_recomputes_nothing(tmp_path, e
     assert not alive, f"orphaned workers after kill -9: {[c.pid for c in alive]}"
     done = stamps(store)
     assert 3 <= len(done) < 12, "the study should have been killed part-way"
-    assert not list(store.glob("*.tmp*"))
     tasks = [Task({"dataset": f"d{i}"}, demo_task, {"n": 30, "sleep": 0.6}) for i in range(12)]
     resumed = run(tasks, store=store, n_jobs=2, progress=False)
     assert {k: v for k, v in stamps(store).items() if k in done} == done       # finished tasks not recomputed
     assert len(stamps(store)) == 12 and (resumed.error == "").all()
+    # a worker killed while writing leaves its temporary file (1 CI run in 4 at stop 59); the resumed run sweeps it
+    assert not list(store.glob("*.tmp*"))
 
 
 # ---------------------------------------------------------------- 5, 6, 10. whole studies on a bundle with traps
