@@ -713,6 +713,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'clm_nb.internal._mst_parallel': ('internal.html#_mst_parallel', 'clm_nb/internal.py'),
                                  'clm_nb.internal._near_block': ('internal.html#_near_block', 'clm_nb/internal.py'),
                                  'clm_nb.internal._nearest': ('internal.html#_nearest', 'clm_nb/internal.py'),
+                                 'clm_nb.internal._neighbours': ('internal.html#_neighbours', 'clm_nb/internal.py'),
                                  'clm_nb.internal._owa': ('internal.html#_owa', 'clm_nb/internal.py'),
                                  'clm_nb.internal._owa_option': ('internal.html#_owa_option', 'clm_nb/internal.py'),
                                  'clm_nb.internal._positive_neighbours': ('internal.html#_positive_neighbours', 'clm_nb/internal.py'),

@@ -140,6 +140,60 @@ def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdo
             np.maximum.at(H, sd.labels[s:s + r], mins[:r])
     return _Nearest(sd.scale, sd.order, sd.labels, other, H, nd, ns)
 
+# %% ../nbs/06_internal.ipynb #6b3f8c92
+_TREE_MAX_D = 15                          # at most this many features: a k-d tree finds the M nearest neighbours
+_TREE_METRICS = {0: "euclidean", 2: "manhattan", 3: "chebyshev"}    # engine kernel code -> the tree's metric
+_TREE_ROWS = 2**21                        # (row, neighbour) results held at once by the radius queries
+
+def _neighbours(data: LabeledData, metric: str, max_memory: int, M: int) -> tuple:
+    """(nd, ns, scale): `_nearest`'s M nearest distances and own-cluster shares, from a k-d tree on coordinates in at
+    most `_TREE_MAX_D` dimensions (metrics of `_TREE_METRICS`), else from the streamed pass; the same values either way."""
+    sd = sort_by_cluster(data, metric)
+    if data.kind != "coordinates" or sd.code not in _TREE_METRICS or data.d > _TREE_MAX_D:
+        near = _nearest(data, metric, max_memory, M=M)
+        return near.nd, near.ns, near.scale
+    from sklearn.neighbors import KDTree          # imported on first use: sklearn takes ~1 s to import
+    X, lab, n = sd.X, sd.labels, sd.n
+    tree = KDTree(X, metric=_TREE_METRICS[sd.code])
+    k, step = min(M + 2, n), max(1, _TREE_ROWS // (M + 2))
+    found = [tree.query(X[s:s + step], k=k) for s in range(0, n, step)]
+    dist, ind = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
+    v = dist[:, M]                                                # the M-th smallest distance (see the prose)
+    lo, hi = v * (1 - TIE_RTOL), v * (1 + TIE_RTOL)
+    fast = dist[:, M + 1] > hi if k == M + 2 else np.zeros(n, bool)   # the tie band inside the M + 1 found
+    slow = np.flatnonzero(~fast)                                  # else a radius query finds the whole band
+    counts = tree.query_radius(X[slow], hi[slow], count_only=True) if slow.size else np.zeros(0, np.int64)
+    ends = np.searchsorted(np.cumsum(counts), np.arange(1, slow.size + 1) * _TREE_ROWS, side="right")
+    bounds = np.unique(np.r_[0, np.clip(ends, 1, slow.size), slow.size])
+    nd, ns = np.empty((n, M)), np.empty((n, M))
+    first = np.flatnonzero(fast)
+    parts = [(first, np.repeat(first, M + 1), ind[first, :M + 1].ravel(), dist[first, :M + 1].ravel())]
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        if e > s:
+            i_, d_ = tree.query_radius(X[slow[s:e]], hi[slow[s:e]], return_distance=True)
+            parts.append((slow[s:e], np.repeat(slow[s:e], [len(j) for j in i_]), np.concatenate(i_), np.concatenate(d_)))
+    for which, rows, J, D in parts:
+        if which.size == 0:
+            continue
+        keep = J != rows                                          # a point is not its own neighbour
+        rows, J, D = rows[keep], J[keep], D[keep]
+        o = np.lexsort((J, rows))                                 # each row's points in sorted order, as the pass
+        rows, J, D = rows[o], J[o], D[o]
+        same = lab[J] == lab[rows]
+        closer = D < lo[rows]
+        at = np.searchsorted(which, rows)                         # each entry's row among `which` (sorted)
+        count = lambda w: np.bincount(at, weights=w, minlength=which.size)
+        c = count(closer.astype(float)).astype(np.int64)
+        tied, tied_own = count((~closer).astype(float)), count((~closer & same).astype(float))
+        place = np.cumsum(closer) - 1 - np.r_[0, np.cumsum(c)][at]   # a nearer point's place in its row
+        left = np.arange(M)[None, :] >= c[:, None]                # the places the tied points share
+        with np.errstate(invalid="ignore", divide="ignore"):
+            nd[which] = np.where(left, v[which, None], 0.0)
+            ns[which] = np.where(left, (tied_own / tied)[:, None], 0.0)
+        nd[rows[closer], place[closer]] = D[closer]
+        ns[rows[closer], place[closer]] = same[closer]
+    return nd, ns, sd.scale
+
 # %% ../nbs/06_internal.ipynb #90ba0195
 DUNN_BETWEEN = ("single", "complete", "average", "centroid", "centroid_average", "hausdorff")
 DUNN_WITHIN = ("diameter", "average", "centroid")
@@ -513,7 +567,8 @@ def _owa(v: np.ndarray, op: str, D: int, share: np.ndarray | None = None) -> flo
 # %% ../nbs/06_internal.ipynb #599ff0d5
 @register("wcnn", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=-np.inf, upper=1, invariances=SCALE_FREE,
-          complexity="O(n^2 d) time (one streamed pass of nearest neighbours), O(nM) memory besides blocks of rows",
+          complexity="O(n M log n) time with a k-d tree (coordinates, d <= 15, Euclidean, city-block or Chebyshev), "
+                     "else O(n^2 d) (one streamed pass of nearest neighbours); O(nM) memory besides blocks of rows",
           reference="Gagolewski, Bartoszuk & Cena (2021), Are cluster validity measures (in)valid?, "
                     "Information Sciences 581:620-636 (WCNN; genieclust.cluster_validity.wcnn_index)")
 def wcnn(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
@@ -532,13 +587,13 @@ def wcnn(X,                                     # (n, d) data, or a `LabeledData
     M = int(check_number(M, "M", lo=1, integer=True, who="wcnn"))
     data = check_data(X, labels, noise=noise, measure="wcnn", metric=metric)
     if data.sizes.min() <= M: return float("-inf")
-    return float(_nearest(data, metric, max_memory, M=M).ns.mean())
+    return float(_neighbours(data, metric, max_memory, M)[1].mean())
 
 # %% ../nbs/06_internal.ipynb #f79e6cc2
 @register("dunn_owa", kind="internal", metrics=PAIR_METRICS, sparse=True,
           direction="max", lower=-np.inf, upper=np.inf, invariances=("relabel", "permutation", "translation", "rotation"),
-          complexity="O(n^2 d + nM log(nM)) time (one streamed pass of nearest neighbours), O(nM) memory besides "
-                     "blocks of rows",
+          complexity="O(n M log n) time with a k-d tree (coordinates, d <= 15, Euclidean, city-block or Chebyshev), "
+                     "else O(n^2 d) (one streamed pass); plus O(nM log(nM)); O(nM) memory besides blocks of rows",
           reference="Gagolewski, Bartoszuk & Cena (2021), Are cluster validity measures (in)valid?, "
                     "Information Sciences 581:620-636 (DuNN-OWA; genieclust.cluster_validity.dunnowa_index)")
 def dunn_owa(X,                                     # (n, d) data, or a `LabeledData` (then labels=None)
@@ -561,12 +616,12 @@ def dunn_owa(X,                                     # (n, d) data, or a `Labeled
     den_op = _owa_option(owa_denominator, "owa_denominator", "dunn_owa")
     data = check_data(X, labels, noise=noise, measure="dunn_owa", metric=metric)
     if data.sizes.min() <= M: return float("-inf")
-    near = _nearest(data, metric, max_memory, M=M)
-    num, den = _owa(near.nd, *num_op, share=1.0 - near.ns), _owa(near.nd, *den_op, share=near.ns)
+    nd, ns, scale = _neighbours(data, metric, max_memory, M)
+    num, den = _owa(nd, *num_op, share=1.0 - ns), _owa(nd, *den_op, share=ns)
     if not np.isfinite(num): return float("inf")
     if not np.isfinite(den): return float("-inf")
-    num *= near.scale if num_op[0] != "Const" else 1.0      # back to the units of X
-    den *= near.scale if den_op[0] != "Const" else 1.0
+    num *= scale if num_op[0] != "Const" else 1.0           # back to the units of X
+    den *= scale if den_op[0] != "Const" else 1.0
     if den == 0.0: return 0.0 if num == 0.0 else float("inf")
     return float(num / den)
 
