@@ -11,7 +11,7 @@ from importlib.resources import files
 
 import numpy as np
 import pandas as pd
-from .text import render_math, show_progress, terminal_text, user_text
+from .text import compile_notice, render_math, show_progress, terminal_text, user_text
 from .checks import check_choice, check_ci, check_flag, check_number, check_permutations
 from .registry import METRIC_NAMES
 from .core import check_data, encode_labels, noise_mask, stratified_sample
@@ -717,43 +717,40 @@ def assess(X,                                        # (n, d) data: a DataFrame 
     variants = check_flag(variants, "variants", who="assess") and kind == "coordinates"   # no variants of other points
     predictor = _check_predictor(verdict_by, predictor)
     worst = check_number(worst, "worst", lo=0, integer=True, who="assess")
-    n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples,
-                                                              random_state)
+    n_permutations, cap, ci, n_resamples = _check_uncertainty(n_permutations, max_permutations, ci, n_resamples, random_state)
     bars = "assess" if show_progress(progress) else False            # progress bars on stderr (a bad value: refused)
     names, left_out = _assess_measures(measures, primary, rule, metric, kind)
-    p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
-                        min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
-    skew = [p.features.index(c) for c in p.skewed]
-    if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
-        _say_plan(data, names, p, scaling, skew, variants, n_resamples if ci is not None else 0)
-    run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
-    verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, predictor, max_permutations=cap,
-                                                 max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
-    scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
-    prof, scores, verdict, value, se, prediction, desc = verdict_of(scaled, labels)
-    facts = {k: verdict[k] for k in ("n", "K", "d", "distance_cv")}
-    scores, support, method = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
-                                        judge=prediction and _predicted_support(predictor, desc), progress=bars, **run)
-    table = _variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
-                            primary, random_state if isinstance(random_state, (int, np.integer)) else 0) if variants else None
-    steps = list(p.steps) + _scaling_step(p, scaling)
-    pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
-    n_minus_one = int(noise_mask(np.asarray(p.y, dtype=object)).sum()) if noise is None else data.n_noise
-    leaky = p.columns_warned if kind == "coordinates" else []
-    stability = _stability(table, verdict.verdict, leaky)
-    hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)
-    return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
-                      score_se=float(se) if pd.notna(se) else 0.0, scores=scores,
-                      worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K,
-                      n_noise=data.n_noise, noise=noise, scaling=scaling,
-                      stability=stability, left_out=list(p.left_out), leaky=list(leaky), keep_cols=list(p.keep_cols),
-                      variants=table, preparation=steps, features=list(p.features), n_input=p.n_input,
-                      borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
-                      verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
-                      max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED) + _prediction_lines(prediction, predictor, metric), metric=metric,
-                      views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing,
-                      verdict_by=verdict_by, prediction=prediction, descriptors=desc,
-                      rule_verdict=verdict.get("rule_verdict", verdict.verdict), rule_reason=verdict.get("rule_reason", verdict.reason))
+    with compile_notice("assess", bars):          # an empty numba cache: say why the first call is slow
+        p, data = _prepared(X, y, metric, kind, missing=missing, ordinal=ordinal, drop_constant=drop_constant, rare=rare,
+                            min_class_size=min_class_size, noise=noise, keep_cols=keep_cols)
+        skew = [p.features.index(c) for c in p.skewed]
+        if bars and data.n > QUADRATIC_MAX_POINTS:                       # say up front what a long run will do
+            _say_plan(data, names, p, scaling, skew, variants, n_resamples if ci is not None else 0)
+        run = dict(noise=noise, n_permutations=n_permutations, random_state=random_state, metric=metric, dim=dim)
+        verdict_of = lambda Xv, yv: _profile_verdict(Xv, yv, names, primary, rule, predictor, max_permutations=cap,
+                                                     max_points=QUADRATIC_MAX_POINTS, progress=bars, **run)
+        scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
+        prof, scores, verdict, value, se, prediction, desc = verdict_of(scaled, labels)
+        facts = {k: verdict[k] for k in ("n", "K", "d", "distance_cv")}
+        scores, support, method = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
+                                            judge=prediction and _predicted_support(predictor, desc), progress=bars, **run)
+        table = _variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
+                                primary, random_state if isinstance(random_state, (int, np.integer)) else 0) if variants else None
+        steps = list(p.steps) + _scaling_step(p, scaling)
+        pairs = prof[prof.part == "pair"][["measure", "class_a", "class_b", "n_a", "n_b", "value", "se"]]
+        n_minus_one = int(noise_mask(np.asarray(p.y, dtype=object)).sum()) if noise is None else data.n_noise
+        leaky = p.columns_warned if kind == "coordinates" else []
+        stability = _stability(table, verdict.verdict, leaky)
+        hints = _hints(scores, pairs, rule, p.X if kind == "coordinates" else data.X, n_minus_one, noise, scaling, table)
+        return Assessment(verdict=verdict.verdict, reason=verdict.reason, primary=primary, score=value,
+                          score_se=float(se) if pd.notna(se) else 0.0, scores=scores,
+                          worst_pairs=_worst_table(pairs, rule, worst), hints=hints, n=data.n, d=data.d, K=data.K, n_noise=data.n_noise, noise=noise, scaling=scaling,
+                          stability=stability, left_out=list(p.left_out), leaky=list(leaky), keep_cols=list(p.keep_cols),
+                          variants=table, preparation=steps, features=list(p.features), n_input=p.n_input, borderline=tuple(verdict.borderline.split("/")) if verdict.borderline else None,
+                          verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
+                          max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED) + _prediction_lines(prediction, predictor, metric), metric=metric,
+                          views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing,
+                          verdict_by=verdict_by, prediction=prediction, descriptors=desc, rule_verdict=verdict.get("rule_verdict", verdict.verdict), rule_reason=verdict.get("rule_reason", verdict.reason))
 
 # %% ../nbs/22_assessment.ipynb #c4bf6103
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 import tracemalloc
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Iterable
 
@@ -15,10 +16,10 @@ import numpy as np
 import pandas as pd
 from .text import progress_bar
 from .checks import check_choice, check_flag, check_number, check_permutations
-from .core import check_data, check_partitions, NOISE_POLICIES
+from .core import check_data, check_partitions, encode_labels, NOISE_POLICIES, stratified_sample
 from .pairs import summarize
 from .external import contingency
-from .between import class_pair_summary, pair_breakdown, PAIRWISE
+from .between import class_pair_summary, pair_breakdown, PAIRWISE, QUADRATIC_MAX_POINTS
 from .catalog import get_measure, measures
 from .readers import array_digest
 from .prepare import MISSING_POLICIES, prepare, Prepared, RARE_DEFAULT, RARE_POLICIES, scale_features, SCALINGS
@@ -39,7 +40,7 @@ watch_module(__name__)   # the runner refuses a task of this module once its fil
 __all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
            'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
            'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
-           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks']
+           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks']
 
 # %% ../nbs/25_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -537,9 +538,11 @@ def profile_task(collection: str,                       # the dataset's collecti
                  n_resamples: int = 0,                  # half-samples of the primary's measures (0: no draws)
                  primary: str = DEFAULT_PRIMARY,        # the ranking score whose measures are resampled
                  labels: str = "y",                     # the reference labelling judged ('y', 'labels1', ...)
+                 max_points: int | None = None,         # above it, a stratified sample of that many (None: every point)
                 ) -> pd.DataFrame:
     """Runner task: load one dataset, check its content, prepare it, return its `clm_profile`, the preparation's record
-    and the dataset's descriptors (rows part='desc': what the calibrated answer reads beside the scores)."""
+    and the dataset's descriptors (rows part='desc': what the calibrated answer reads beside the scores); with
+    `max_points`, of a stratified sample of that many points (seed [seed, 3], as `assess` checks the other scalings)."""
     try:
         ds = load_checked(collection, name, data_dir, data_digest, labels)
     except ValueError as e:                   # another labelling that cannot be read: that labelling's problem only
@@ -550,12 +553,17 @@ def profile_task(collection: str,                       # the dataset's collecti
         p = _study_prepared(ds.X, ds.y, missing=missing, rare=rare, noise=noise)   # scaled by clm_profile
     except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
         return _refused_profile(measures, str(e))
+    seed_of = random_state if seed is None else seed
+    if max_points is not None and len(p.y) > max_points:        # the other scalings' check of stability (see above)
+        keep = stratified_sample(encode_labels(np.asarray(p.y, dtype=object))[0], max_points,
+                                 np.random.default_rng([seed_of if isinstance(seed_of, (int, np.integer)) else 0, 3]))
+        p = replace(p, X=p.X[keep], y=np.asarray(p.y)[keep], rows=p.rows[keep],
+                    left_out_X=None if p.left_out_X is None else p.left_out_X[keep])
     prof = clm_profile(p.X, p.y, measures=measures, noise=noise, n_permutations=n_permutations,
                        random_state=random_state if seed is None else seed, scaling=scaling, threshold=threshold,
                        primary=None, max_permutations=max_permutations, rule=rule)
     prep = pd.DataFrame([dict(part="prep", measure=s.kind, value=float(s.warning), problem=s.detail) for s in p.steps],
                         columns=PROFILE_COLUMNS).fillna({"class_a": "", "class_b": ""})
-    seed_of = random_state if seed is None else seed
     parts = [prof] + ([prep.astype({"n_a": "Int64", "n_b": "Int64"})] if len(prep) else []) + [
         _descriptor_rows(p, scaling, noise, seed_of)]
     if n_resamples:
@@ -582,6 +590,7 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
                   rule=None,                               # the `VerdictRule` the re-estimation reads (None: the default)
                   n_resamples: int = 0,                    # half-samples of the primary's measures, for rank intervals
                   labels: str = "y",                       # the reference labelling judged; part of the task key
+                  max_points: int | None = None,           # above it, a stratified sample (`profile_task`); in the key
                  ) -> list[Task]:
     """One `profile_task` per labeled row of a `list_datasets` catalogue, largest (n × classes) first; with
     labels='labels1' (or 2, ...), only the datasets that have that labelling."""
@@ -598,6 +607,8 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
         raise ValueError(f"profile_tasks: n_resamples={n_resamples}: give 0 (no rank intervals) or at least 10.")
     if rule is not None and not isinstance(rule, VerdictRule):
         raise ValueError(f"profile_tasks: rule={rule!r} must be a clm_nb.rule.VerdictRule (None: the default).")
+    if max_points is not None:
+        max_points = check_number(max_points, "max_points", lo=100, integer=True, who="profile_tasks")
     variant = variant_index(labels)
     root = resolve_data_dir(data_dir)
     where = str(root) if root else False
@@ -608,7 +619,8 @@ def profile_tasks(catalog: pd.DataFrame,                   # a `list_datasets` t
     order = size.sort_values(ascending=False, kind="stable").index
     settings = {"measures": names, "noise": noise, "n_permutations": n_permutations, "scaling": scaling,
                 "missing": missing, "rare": rare, "threshold": threshold, "max_permutations": cap} \
-        | ({"n_resamples": n_resamples, "primary": primary} if n_resamples else {})
+        | ({"n_resamples": n_resamples, "primary": primary} if n_resamples else {}) \
+        | ({"max_points": max_points} if max_points is not None else {})
     tasks = []
     for i in order:
         c, n = labeled.at[i, "collection"], labeled.at[i, "name"]
@@ -632,6 +644,21 @@ def labelling_tasks(catalog: pd.DataFrame,   # a `list_datasets` table (its `lab
     counts = catalog["label_variants"].astype(float).fillna(1) if "label_variants" in catalog else pd.Series([1.0])
     most = int(counts.max()) if len(counts) else 1
     return {f"labels{v}": profile_tasks(catalog, labels=f"labels{v}", **options) for v in range(1, most)}
+
+# %% ../nbs/25_tasks.ipynb #040a254b
+def variant_tasks(catalog: pd.DataFrame,            # a `list_datasets` table
+                  *,
+                  scaling: str = DEFAULT_SCALING,   # the scaling of the verdict: the others are planned
+                  **options,                        # every other option of `profile_tasks` but max_points and n_resamples
+                 ) -> dict[str, list[Task]]:
+    "The profile tasks of every other scaling, above QUADRATIC_MAX_POINTS points on a stratified sample: {scaling: [...]}."
+    scaling = check_choice(scaling, "scaling", SCALINGS, who="variant_tasks")
+    for name in ("max_points", "n_resamples"):
+        if name in options:
+            raise ValueError(f"variant_tasks: {name} is set by the stability check (a sample above "
+                             f"{QUADRATIC_MAX_POINTS:,} points, no half-samples); leave it out.")
+    return {s: profile_tasks(catalog, scaling=s, max_points=QUADRATIC_MAX_POINTS, **options)
+            for s in SCALINGS if s != scaling}
 
 # %% ../nbs/25_tasks.ipynb #de25fd2b
 from .text import document_params

@@ -19,8 +19,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['FORMULA_START', 'PROGRESS_ENV', 'DOC_SECTIONS', 'LazyModule', 'render_math', 'plain_math', 'terminal_text',
-           'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'line_comments',
-           'param_comments', 'doc_sections', 'param_doc', 'document_params']
+           'user_text', 'spreadsheet_safe', 'write_csv', 'read_csv', 'show_progress', 'progress_bar', 'compile_notice',
+           'line_comments', 'param_comments', 'doc_sections', 'param_doc', 'document_params']
 
 # %% ../nbs/00_text.ipynb #a0d85eca
 class LazyModule:
@@ -350,6 +350,44 @@ def progress_bar(iterable,            # what the step loops over; None: a bar ad
         from tqdm.std import tqdm
     return tqdm(iterable, desc=progress if isinstance(progress, str) else label, total=total, initial=initial,
                 unit=unit, file=sys.stderr, delay=2.0, dynamic_ncols=True, disable=not on)
+
+# %% ../nbs/00_text.ipynb #44c13a51
+def compile_notice(who: str,        # the entry point named in the note ('assess')
+                   progress=None,   # True, False, None (automatic: `show_progress`) or a label
+                  ):
+    "A context manager: while open, the first numba compilation prints one note on stderr, and leaving it the time spent."
+    from contextlib import contextmanager
+    import time
+
+    @contextmanager
+    def notice():
+        if not show_progress(progress):
+            yield
+            return
+        from numba.core import event
+        spent, depth, start = [0.0], [0], [0.0]
+
+        class _Note(event.Listener):
+            def on_start(self, ev):
+                if depth[0] == 0:
+                    if spent[0] == 0.0 and start[0] == 0.0:
+                        print(f"{who}: compiling numba kernels on their first use (once: they are cached; about 20 s "
+                              "on 2 cores). `clm-nb warm` compiles them all ahead.", file=sys.stderr, flush=True)
+                    start[0] = time.perf_counter()
+                depth[0] += 1
+
+            def on_end(self, ev):
+                depth[0] -= 1
+                if depth[0] == 0:
+                    spent[0] += time.perf_counter() - start[0]
+        try:
+            with event.install_listener("numba:compile", _Note()):
+                yield
+        finally:
+            if spent[0] > 0:
+                print(f"{who}: {spent[0]:.0f} s of this call went to compiling kernels; later calls load them from "
+                      "the cache.", file=sys.stderr, flush=True)
+    return notice()
 
 # %% ../nbs/00_text.ipynb #d29096de
 def line_comments(source: str,  # Python source text

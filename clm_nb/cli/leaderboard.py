@@ -15,21 +15,15 @@ from .common import NOISE_CHOICES, deprecated_standardize, noise_policy, scaling
 __all__ = ['leaderboard_command']
 
 # %% ../../nbs/32e_cli_leaderboard.ipynb #511b9c5d
-def _profile(catalog, data_dir, out: Path, o: dict, scaling: str | None = None, labels: str = "y"):
-    """The profile tasks of `catalog` (under `scaling`, else o['scaling']; of the reference labelling `labels`), run
-    (results cached in the store); failures written to `out/errors.csv` (`errors_<scaling or labels>.csv` otherwise)."""
+def _profile(tasks: list, out: Path, o: dict, other: str | None = None):
+    """Run profile tasks (results cached in the store); failures written to `out/errors.csv`, or to
+    `out/errors_<other>.csv` for another scaling or reference labelling `other`."""
     from clm_nb.runner import run, run_errors
     from clm_nb.text import write_csv
-    from clm_nb.tasks import profile_tasks
-    tasks = profile_tasks(catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
-                          n_permutations=o["permutations"], scaling=scaling or o["scaling"], missing=o["missing"],
-                          rare=o["rare"], seed=o["seed"], n_resamples=0 if scaling or labels != "y" else o["resamples"],
-                          labels=labels)
     store = Path(o["store"]) if o["store"] else out / "tasks"
     click.echo(f"profiling {len(tasks)} dataset(s) with {', '.join(o['measures'])} (task cache: {store})", err=True)
     results = run(tasks, store=store, executor=o["executor"], n_jobs=o["n_jobs"], seed=o["seed"], progress=None)
     failed = run_errors(results)
-    other = scaling or (labels if labels != "y" else None)
     errors = out / ("errors.csv" if other is None else f"errors_{other}.csv")
     write_csv(failed, errors)
     if len(failed):
@@ -46,15 +40,18 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
     from clm_nb.report import build_report
     from clm_nb.rule import VerdictRule
     from clm_nb.leaderboard import leaderboard
+    from clm_nb.tasks import labelling_tasks, profile_tasks, variant_tasks
     catalog = list_datasets(data_dir, collections=o["collections"] or None, labeled=False, max_n=o["max_n"],
                             max_datasets=o["max_datasets"])
     click.echo(f"{len(catalog)} dataset(s) ({int(catalog.labeled.sum())} labeled) from "
                f"{resolve_data_dir(data_dir) or 'the embedded default'}", err=True)
-    results = _profile(catalog, data_dir, out, o)
-    others = [s for s in ("none", "standardize", "robust", "log") if s != o["scaling"]] if o["variants"] else []
-    variants = {s: _profile(catalog, data_dir, out, o, scaling=s) for s in others}   # each dataset's stability
-    most = int(catalog["label_variants"].astype(float).fillna(1).max()) if o["labellings"] and len(catalog) else 1
-    labellings = {f"labels{v}": _profile(catalog, data_dir, out, o, labels=f"labels{v}") for v in range(1, most)}
+    opts = dict(data_dir=data_dir, measures=o["measures"], primary=o["primary"], noise=o["noise"],
+                n_permutations=o["permutations"], missing=o["missing"], rare=o["rare"], seed=o["seed"])
+    results = _profile(profile_tasks(catalog, scaling=o["scaling"], n_resamples=o["resamples"], **opts), out, o)
+    planned = variant_tasks(catalog, scaling=o["scaling"], **opts) if o["variants"] else {}   # each dataset's stability
+    variants = {s: _profile(tasks, out, o, s) for s, tasks in planned.items()}
+    planned = labelling_tasks(catalog, scaling=o["scaling"], **opts) if o["labellings"] and len(catalog) else {}
+    labellings = {lab: _profile(tasks, out, o, lab) for lab, tasks in planned.items()}
     meta = {"seed": o["seed"], "noise policy": o["noise"], "Monte-Carlo relabellings per class pair": o["permutations"],
             "scaling": o["scaling"], "missing values": o["missing"], "rare classes": o["rare"], "built by": "clm-nb leaderboard", "clm_nb version": clm_nb.__version__}
     board = leaderboard(results, catalog, data_dir=data_dir, measures=o["measures"], primary=o["primary"],
