@@ -111,6 +111,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.between._pairwise': ('between.html#_pairwise', 'clm_nb/between.py'),
                                 'clm_nb.between._power_sums': ('between.html#_power_sums', 'clm_nb/between.py'),
                                 'clm_nb.between._reads_coordinates': ('between.html#_reads_coordinates', 'clm_nb/between.py'),
+                                'clm_nb.between._relabelling_block': ('between.html#_relabelling_block', 'clm_nb/between.py'),
                                 'clm_nb.between._sc_a_pair': ('between.html#_sc_a_pair', 'clm_nb/between.py'),
                                 'clm_nb.between._scatter': ('between.html#_scatter', 'clm_nb/between.py'),
                                 'clm_nb.between._seed': ('between.html#_seed', 'clm_nb/between.py'),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Iterator
 
 import numpy as np
@@ -89,8 +89,8 @@ class ClassPair:
 
     @property
     def n(self) -> int: return self.Y.shape[0]
-    @property
-    def n_a(self) -> int: return int(self.in_a.sum())
+    @cached_property
+    def n_a(self) -> int: return int(self.in_a.sum())            # read many times per pair: counted once
     @property
     def n_b(self) -> int: return self.n - self.n_a
 
@@ -212,6 +212,18 @@ def class_pairs(data: LabeledData,           # validated data (`check_data`)
         else:
             yield ClassPair(a, b, np.empty((rows.size, 0)), in_a, rows, scale, to_c)
 
+# %% ../nbs/13_between.ipynb #6cb12bdd
+_SHARED_RELABELLINGS = 65_536     # entries (T × n) of a stream made once and shared (read-only)
+
+@lru_cache(maxsize=64)
+def _relabelling_block(seed: int, sizes: tuple, t: int) -> np.ndarray:
+    "The (t, n) relabellings of `relabellings(sizes, t, seed)` in one chunk, read-only (shared between callers)."
+    sizes = np.asarray(sizes, dtype=np.int64)
+    rng = np.random.default_rng([seed, int(sizes.sum()), *sizes.tolist()])
+    out = rng.permuted(np.tile(np.repeat(np.arange(sizes.size, dtype=np.int32), sizes), (t, 1)), axis=1)
+    out.flags.writeable = False
+    return out
+
 # %% ../nbs/13_between.ipynb #75813fd8
 def relabellings(sizes,                     # group sizes; row t gives group g to exactly sizes[g] points
                  n_permutations: int,       # T, the number of relabellings
@@ -223,9 +235,12 @@ def relabellings(sizes,                     # group sizes; row t gives group g t
     a dataset and for the same two classes on their own."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = int(sizes.sum())
+    chunk = chunk or max(1, 2**22 // max(n, 1))
+    if n_permutations <= chunk and n_permutations * n <= _SHARED_RELABELLINGS:   # one small chunk: shared, read-only
+        yield _relabelling_block(int(seed), tuple(sizes.tolist()), int(n_permutations))
+        return
     rng = np.random.default_rng([seed, n, *sizes.tolist()])
     base = np.repeat(np.arange(sizes.size, dtype=np.int32), sizes)
-    chunk = chunk or max(1, 2**22 // max(n, 1))
     done = 0
     while done < n_permutations:
         t = min(chunk, n_permutations - done)
@@ -240,7 +255,8 @@ def _sigma(u: np.ndarray, ref: np.ndarray) -> float:
     top = float(ref.max()) if ref.size else 0.0
     if top == 0.0:
         return 1.0
-    return max(float(np.std(u)), 1e-9 * top)
+    x = u - u.sum() / u.size                  # `np.std(u)`'s own operations in its order, without its dispatch
+    return max(math.sqrt(float((x * x).sum()) / u.size), 1e-9 * top)
 
 # %% ../nbs/13_between.ipynb #e68bd2d9
 def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
