@@ -1152,6 +1152,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.subsets._pooled_adjust': ('subsets.html#_pooled_adjust', 'clm_nb/subsets.py'),
                                 'clm_nb.subsets._reading': ('subsets.html#_reading', 'clm_nb/subsets.py'),
                                 'clm_nb.subsets._score_subset': ('subsets.html#_score_subset', 'clm_nb/subsets.py'),
+                                'clm_nb.subsets._shared_distances': ('subsets.html#_shared_distances', 'clm_nb/subsets.py'),
                                 'clm_nb.subsets._subset_data': ('subsets.html#_subset_data', 'clm_nb/subsets.py'),
                                 'clm_nb.subsets._subset_sums': ('subsets.html#_subset_sums', 'clm_nb/subsets.py'),
                                 'clm_nb.subsets._views': ('subsets.html#_views', 'clm_nb/subsets.py'),

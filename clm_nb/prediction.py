@@ -88,16 +88,20 @@ def dataset_descriptors(X,                       # (n, d) coordinates as the sco
                        clusterer_agreement=_clusterer_agreement(sample, data.labels[keep], int(rng.integers(2**31))))
 
 # %% ../nbs/21a_prediction.ipynb #24f6e613
-def _class_geometry(data: LabeledData, chunk: int = 65536) -> dict:
-    "spread_ratio and centroid_accuracy of validated coordinates (NaN where undefined), in passes of `chunk` rows."
+def _class_geometry(data: LabeledData, chunk: int | None = None) -> dict:
+    """spread_ratio and centroid_accuracy of validated coordinates (NaN where undefined), in passes of `chunk` rows
+    (None: about 4 M coordinates a pass)."""
     sizes = data.sizes.astype(float)
     sums = np.zeros((data.K, data.d))
     np.add.at(sums, data.labels, data.X)
     mean = sums / np.maximum(sizes, 1)[:, None]
     sq, hits = np.zeros(data.K), 0
+    chunk = chunk or max(1, 2**22 // max(data.d, 1))
     for s in range(0, data.n, chunk):
         x, lab = data.X[s:s + chunk], data.labels[s:s + chunk]
-        d2 = ((x[:, None, :] - mean[None]) ** 2).sum(axis=2)           # (rows, K): each point to each class mean
+        d2 = np.empty((len(lab), data.K))                              # (rows, K): each point to each class mean,
+        for k in range(data.K):                                        # a class at a time (no rows x K x d array)
+            d2[:, k] = ((x - mean[k]) ** 2).sum(axis=1)
         np.add.at(sq, lab, d2[np.arange(len(lab)), lab])
         hits += int((d2[np.arange(len(lab)), lab] <= d2.min(axis=1)).sum())   # a tie counts for the own class
     r = np.sqrt(sq[sizes >= 2] / sizes[sizes >= 2])

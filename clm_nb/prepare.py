@@ -141,7 +141,8 @@ def as_table(X) -> pd.DataFrame:
                              "X.reshape(-1, 1) for a single feature.")
         df = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
     df = df.set_axis([str(c) for c in df.columns], axis=1)
-    dup = sorted({c for c in df.columns if list(df.columns).count(c) > 1})
+    names = pd.Index(df.columns)
+    dup = sorted(names[names.duplicated()].unique())            # O(d): a wide table has thousands of columns
     if dup:
         raise ValueError(f"prepare: the column name(s) {', '.join(map(user_text, dup))} occur more than once; rename them so that each feature "
                          "has one name.")
@@ -411,10 +412,15 @@ def tie_mixing(values: np.ndarray,   # one feature
                codes: np.ndarray,    # the class codes 0..K-1
               ) -> int:
     "Points that share their value with a point of another class, beyond each value's most frequent label."
-    if not values.size:
-        return 0
-    counts = pd.DataFrame({"v": values, "c": codes}).value_counts()      # the non-zero cells only: no values x K table
-    return int(values.size - counts.groupby(level="v").max().sum())
+    keep = ~np.isnan(values)                             # a missing value ties with nothing: it counts as mixed
+    order = np.lexsort((codes[keep], values[keep]))      # (value, class) cells as runs: no values x K table
+    v, c = values[keep][order], codes[keep][order]
+    if not v.size:
+        return int(values.size)
+    starts = np.flatnonzero(np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])])   # the non-empty cells
+    sizes = np.diff(np.r_[starts, v.size])
+    first = np.flatnonzero(np.r_[True, v[starts[1:]] != v[starts[:-1]]])          # each value's first cell
+    return int(values.size - np.maximum.reduceat(sizes, first).sum())
 
 # %% ../nbs/16_prepare.ipynb #863a04ac
 def _class_sorted(codes: np.ndarray) -> bool:

@@ -56,8 +56,10 @@ def _views(names: list, data: LabeledData, metric: str) -> tuple:
 # %% ../nbs/13a_subsets.ipynb #95c1afd5
 _SMALL_SUBSET = 4096    # up to this many points, a subset's class sums come from dense blocks (`distance_block`)
 
-def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int) -> tuple:
-    "(each point's summed distance to each class, the class-by-class totals) of a subset, in the pairs' `unit`."
+def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int, dist=None) -> tuple:
+    """(each point's summed distance to each class, the class-by-class totals) of a subset, in the pairs' `unit`;
+    `dist(rows_a, rows_b)` gives the subset's dense blocks (None: `distance_block`)."""
+    dist = dist or (lambda a, b: distance_block(sub, a, b, metric))
     if sub.n > _SMALL_SUBSET:
         s = summarize(sub, None, ["cluster_sums"], metric=metric, max_memory=max_memory)
         sums = s.cluster_sums * (s.scale / unit)
@@ -67,10 +69,21 @@ def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int) ->
         sums, step = np.empty((sub.n, sub.K)), max(1, (1 << 22) // sub.n)
         for r in range(0, sub.n, step):
             rows = np.arange(r, min(sub.n, r + step))
-            sums[rows] = np.add.reduceat(distance_block(sub, rows, order, metric), starts, axis=1) / unit
+            sums[rows] = np.add.reduceat(dist(rows, order), starts, axis=1) / unit
     totals = np.zeros((sub.K, sub.K))
     np.add.at(totals, sub.labels, sums)
     return sums, totals
+
+# %% ../nbs/13a_subsets.ipynb #2f01525e
+_SHARED_DISTANCES = 1 << 27     # bytes: the full data's distance matrix, shared by the subsets, at most this
+
+def _shared_distances(data: LabeledData, groups: dict, max_memory: int) -> dict:
+    "{(metric, False): the full data's distance matrix} for the views whose subsets read dense blocks (see above)."
+    if data.kind != "coordinates" or 8 * data.n * data.n > min(_SHARED_DISTANCES, max_memory or _SHARED_DISTANCES):
+        return {}
+    every = np.arange(data.n)
+    return {(metric, False): distance_block(data, every, every, metric) for (metric, normalised), names in groups.items()
+            if not normalised and ({"sc_a", "dunn_a"} & set(names) or metric != "euclidean")}
 
 # %% ../nbs/13a_subsets.ipynb #40c48700
 def _pooled_adjust(actual: np.ndarray,  # (B, P) the index under the true labels, per subset and class pair
@@ -88,20 +101,21 @@ def _pooled_adjust(actual: np.ndarray,  # (B, P) the index under the true labels
 
 # %% ../nbs/13a_subsets.ipynb #5952bb56
 def _score_subset(sub: LabeledData, groups: dict, actual: dict, rand: dict, b: int, seed: int, t: int, dim,
-                  max_memory: int) -> None:
-    "Score every class pair of one subset into actual[m][b] (and the relabelled indexes into rand[m][pair])."
+                  max_memory: int, dist: dict | None = None) -> None:
+    """Score every class pair of one subset into actual[m][b] (and the relabelled indexes into rand[m][pair]); `dist`
+    maps a view (metric, normalised) to the subset's blocks of the full data's distance matrix (`_shared_distances`)."""
     for (metric, normalised), names in groups.items():
         view = (LabeledData(np.ascontiguousarray(unit_rows(sub.X)), sub.labels, sub.classes, sub.keep)
                 if normalised else sub)
+        blocks = (dist or {}).get((metric, normalised)) or (lambda a, c, v=view, mm=metric: distance_block(v, a, c, mm))
         try:
             pairs = list(class_pairs(view, metric))
             sums = totals = None
             if {"sc_a", "dunn_a"} & set(names):
-                sums, totals = _subset_sums(view, metric, pairs[0].scale, max_memory)
+                sums, totals = _subset_sums(view, metric, pairs[0].scale, max_memory, blocks)
         except ValueError:                                        # this subset cannot be read so: its scores NaN
             continue
-        block = None if view.kind == "coordinates" and metric == "euclidean" else (
-            lambda r, v=view, mm=metric: distance_block(v, r, r, mm))
+        block = None if view.kind == "coordinates" and metric == "euclidean" else (lambda r: blocks(r, r))
         score = lambda ms, p: pair_values(ms, p, n_permutations=t, seed=seed, sums=sums, totals=totals, dim=dim,
                                           block=block)
         for j, p in enumerate(pairs):
@@ -164,9 +178,12 @@ def subset_pair_scores(measures,                     # pairwise between-dataset 
     pair_sizes = sizes[pair_codes]
     actual = {m: np.full((B, len(pair_codes)), np.nan) for m in names}
     rand = {m: [[] for _ in pair_codes] for g in groups.values() for m in g if m in MONTE_CARLO}
+    shared = _shared_distances(data, groups, max_memory)            # computed once, read by every subset
     for b, rows in enumerate(subsets):
         s_b = int(np.random.SeedSequence([seed, b]).generate_state(1)[0])
-        _score_subset(_subset_data(data, np.sort(rows)), groups, actual, rand, b, s_b, t, dim, max_memory)
+        rows = np.sort(rows)
+        dist = {k: (lambda a, c, D=D, p=rows: D[np.ix_(p[a], p[c])]) for k, D in shared.items()}
+        _score_subset(_subset_data(data, rows), groups, actual, rand, b, s_b, t, dim, max_memory, dist)
         if progress is not None:
             progress()
     expectation = {}
