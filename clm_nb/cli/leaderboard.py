@@ -82,7 +82,8 @@ def _build_site(data_dir, out: Path, o: dict) -> Path:
 @click.option("--rare", type=click.Choice(("keep", "set_aside")), default=None,
               help="Classes below 5 points: kept, or set aside (default: the leaderboard's).")
 @click.option("--variants/--no-variants", default=True, show_default=True,
-              help="Also profile the other scalings: each dataset's verdict under each and its stability.")
+              help="Also profile the other scalings (above 20,000 points on a stratified sample, as assess): each "
+                   "dataset's verdict under each and its stability.")
 @click.option("--labellings/--no-labellings", default=True, show_default=True,
               help="Also judge every other reference labelling (labels1, ...) of the datasets that have several.")
 @click.option("--permutations", default=20, show_default=True, help="Random relabellings per class pair (2 to "
