@@ -41,7 +41,7 @@ def main():
     import genieclust
     from sklearn.datasets import make_blobs
     from clm_nb.core import check_data
-    from clm_nb.internal import dunn_owa, wcnn, _nearest, _owa
+    from clm_nb.internal import dunn_owa, wcnn, _nearest          # _nearest: the streamed pass, for the before/after ratio
     print(json.dumps({"processor": processor()}))
     for d in a.d:
         for n in a.n:

@@ -232,7 +232,8 @@ def relabellings(sizes,                     # group sizes; row t gives group g t
                 ) -> Iterator[np.ndarray]:
     """Random size-preserving relabellings of points in canonical order: chunks of a (T, n) array whose row t gives
     group g to exactly sizes[g] points. The stream depends only on (seed, sizes): the same for a class pair inside
-    a dataset and for the same two classes on their own."""
+    a dataset and for the same two classes on their own. A stream of one small chunk is shared between callers and
+    read-only (copy a row before changing it)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = int(sizes.sum())
     chunk = chunk or max(1, 2**22 // max(n, 1))

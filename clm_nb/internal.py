@@ -143,55 +143,60 @@ def _nearest(data: LabeledData, metric: str, max_memory: int, M: int = 0, hausdo
 # %% ../nbs/06_internal.ipynb #6b3f8c92
 _TREE_MAX_D = 15                          # at most this many features: a k-d tree finds the M nearest neighbours
 _TREE_METRICS = {0: "euclidean", 2: "manhattan", 3: "chebyshev"}    # engine kernel code -> the tree's metric
-_TREE_ROWS = 2**21                        # (row, neighbour) results held at once by the radius queries
+_TREE_ROWS = 2**21                        # (row, neighbour) results held at once by the queries
+_TREE_TIES = 4                            # tie bands beyond this many times n (M + 1) entries: the streamed pass
 
 def _neighbours(data: LabeledData, metric: str, max_memory: int, M: int) -> tuple:
     """(nd, ns, scale): `_nearest`'s M nearest distances and own-cluster shares, from a k-d tree on coordinates in at
     most `_TREE_MAX_D` dimensions (metrics of `_TREE_METRICS`), else from the streamed pass; the same values either way."""
+    stream = lambda: (lambda r: (r.nd, r.ns, r.scale))(_nearest(data, metric, max_memory, M=M))
+    if data.kind != "coordinates" or data.d > _TREE_MAX_D:
+        return stream()
     sd = sort_by_cluster(data, metric)
-    if data.kind != "coordinates" or sd.code not in _TREE_METRICS or data.d > _TREE_MAX_D:
-        near = _nearest(data, metric, max_memory, M=M)
-        return near.nd, near.ns, near.scale
+    if sd.code not in _TREE_METRICS:
+        return stream()
     from sklearn.neighbors import KDTree          # imported on first use: sklearn takes ~1 s to import
     X, lab, n = sd.X, sd.labels, sd.n
     tree = KDTree(X, metric=_TREE_METRICS[sd.code])
-    k, step = min(M + 2, n), max(1, _TREE_ROWS // (M + 2))
-    found = [tree.query(X[s:s + step], k=k) for s in range(0, n, step)]
-    dist, ind = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
-    v = dist[:, M]                                                # the M-th smallest distance (see the prose)
-    lo, hi = v * (1 - TIE_RTOL), v * (1 + TIE_RTOL)
-    fast = dist[:, M + 1] > hi if k == M + 2 else np.zeros(n, bool)   # the tie band inside the M + 1 found
-    slow = np.flatnonzero(~fast)                                  # else a radius query finds the whole band
-    counts = tree.query_radius(X[slow], hi[slow], count_only=True) if slow.size else np.zeros(0, np.int64)
-    ends = np.searchsorted(np.cumsum(counts), np.arange(1, slow.size + 1) * _TREE_ROWS, side="right")
-    bounds = np.unique(np.r_[0, np.clip(ends, 1, slow.size), slow.size])
-    nd, ns = np.empty((n, M)), np.empty((n, M))
-    first = np.flatnonzero(fast)
-    parts = [(first, np.repeat(first, M + 1), ind[first, :M + 1].ravel(), dist[first, :M + 1].ravel())]
-    for s, e in zip(bounds[:-1], bounds[1:]):
-        if e > s:
-            i_, d_ = tree.query_radius(X[slow[s:e]], hi[slow[s:e]], return_distance=True)
-            parts.append((slow[s:e], np.repeat(slow[s:e], [len(j) for j in i_]), np.concatenate(i_), np.concatenate(d_)))
-    for which, rows, J, D in parts:
-        if which.size == 0:
-            continue
-        keep = J != rows                                          # a point is not its own neighbour
+    nd, ns, v = np.empty((n, M)), np.empty((n, M)), np.empty(n)
+
+    def fill(which, rows, J, D):                  # the places of the rows `which` from their candidates (rows, J, D)
+        keep = J != rows                          # a point is not its own neighbour
         rows, J, D = rows[keep], J[keep], D[keep]
-        o = np.lexsort((J, rows))                                 # each row's points in sorted order, as the pass
+        o = np.lexsort((J, rows))                 # each row's points in sorted order, as the pass
         rows, J, D = rows[o], J[o], D[o]
-        same = lab[J] == lab[rows]
-        closer = D < lo[rows]
-        at = np.searchsorted(which, rows)                         # each entry's row among `which` (sorted)
+        same, closer = lab[J] == lab[rows], D < v[rows] * (1 - TIE_RTOL)
+        at = np.searchsorted(which, rows)         # each entry's row among `which` (sorted)
         count = lambda w: np.bincount(at, weights=w, minlength=which.size)
         c = count(closer.astype(float)).astype(np.int64)
         tied, tied_own = count((~closer).astype(float)), count((~closer & same).astype(float))
-        place = np.cumsum(closer) - 1 - np.r_[0, np.cumsum(c)][at]   # a nearer point's place in its row
-        left = np.arange(M)[None, :] >= c[:, None]                # the places the tied points share
+        place = np.cumsum(closer) - 1 - np.r_[0, np.cumsum(c)][at]     # a nearer point's place in its row
+        left = np.arange(M)[None, :] >= c[:, None]                    # the places the tied points share
         with np.errstate(invalid="ignore", divide="ignore"):
             nd[which] = np.where(left, v[which, None], 0.0)
             ns[which] = np.where(left, (tied_own / tied)[:, None], 0.0)
         nd[rows[closer], place[closer]] = D[closer]
         ns[rows[closer], place[closer]] = same[closer]
+
+    k, step, slow = min(M + 2, n), max(1, _TREE_ROWS // (M + 2)), []
+    for s in range(0, n, step):                   # the M + 2 nearest, a chunk of rows at a time
+        dist, ind = tree.query(X[s:s + step], k=k)
+        v[s:s + len(dist)] = dist[:, M]           # the M-th smallest distance (see the prose)
+        fast = dist[:, M + 1] > dist[:, M] * (1 + TIE_RTOL) if k == M + 2 else np.zeros(len(dist), bool)
+        w = np.flatnonzero(fast)                  # the tie band inside the M + 1 found: done here
+        fill(s + w, np.repeat(s + w, M + 1), ind[w, :M + 1].ravel(), dist[w, :M + 1].ravel())
+        slow.append(s + np.flatnonzero(~fast))
+    slow = np.concatenate(slow)                   # the others: a radius query finds their whole band
+    hi = v * (1 + TIE_RTOL)
+    counts = tree.query_radius(X[slow], hi[slow], count_only=True) if slow.size else np.zeros(0, np.int64)
+    if counts.sum() > _TREE_TIES * n * (M + 1):   # bands of thousands of tied points: the streamed pass is cheaper
+        return stream()
+    ends = np.searchsorted(np.cumsum(counts), np.arange(1, slow.size + 1) * _TREE_ROWS, side="right")
+    bounds = np.unique(np.r_[0, np.clip(ends, 1, slow.size), slow.size])
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        if e > s:
+            i_, d_ = tree.query_radius(X[slow[s:e]], hi[slow[s:e]], return_distance=True)
+            fill(slow[s:e], np.repeat(slow[s:e], [len(j) for j in i_]), np.concatenate(i_), np.concatenate(d_))
     return nd, ns, sd.scale
 
 # %% ../nbs/06_internal.ipynb #90ba0195

@@ -90,13 +90,13 @@ def dataset_descriptors(X,                       # (n, d) coordinates as the sco
 # %% ../nbs/21a_prediction.ipynb #24f6e613
 def _class_geometry(data: LabeledData, chunk: int | None = None) -> dict:
     """spread_ratio and centroid_accuracy of validated coordinates (NaN where undefined), in passes of `chunk` rows
-    (None: about 4 M coordinates a pass)."""
+    (None: about 4 M coordinates, and 4 M distances to the means, a pass)."""
     sizes = data.sizes.astype(float)
     sums = np.zeros((data.K, data.d))
     np.add.at(sums, data.labels, data.X)
     mean = sums / np.maximum(sizes, 1)[:, None]
     sq, hits = np.zeros(data.K), 0
-    chunk = chunk or max(1, 2**22 // max(data.d, 1))
+    chunk = chunk or max(1, 2**22 // max(data.d, data.K, 1))         # the chunk's coordinates and its rows x K
     for s in range(0, data.n, chunk):
         x, lab = data.X[s:s + chunk], data.labels[s:s + chunk]
         d2 = np.empty((len(lab), data.K))                              # (rows, K): each point to each class mean,

@@ -412,6 +412,10 @@ def tie_mixing(values: np.ndarray,   # one feature
                codes: np.ndarray,    # the class codes 0..K-1
               ) -> int:
     "Points that share their value with a point of another class, beyond each value's most frequent label."
+    values = np.asarray(values)
+    if values.dtype.kind != "f":                         # integers, booleans, text: their distinct values as codes
+        found = pd.factorize(values)[0]                  # None / NaN in an object array: -1
+        values = np.where(found < 0, np.nan, found.astype(np.float64))
     keep = ~np.isnan(values)                             # a missing value ties with nothing: it counts as mixed
     order = np.lexsort((codes[keep], values[keep]))      # (value, class) cells as runs: no values x K table
     v, c = values[keep][order], codes[keep][order]

@@ -554,6 +554,8 @@ def profile_task(collection: str,                       # the dataset's collecti
     except ValueError as e:                   # refused by the preparation: recorded on every score row, not a failure
         return _refused_profile(measures, str(e))
     seed_of = random_state if seed is None else seed
+    if max_points is not None:
+        max_points = check_number(max_points, "max_points", lo=100, integer=True, who="profile_task")
     if max_points is not None and len(p.y) > max_points:        # the other scalings' check of stability (see above)
         keep = stratified_sample(encode_labels(np.asarray(p.y, dtype=object))[0], max_points,
                                  np.random.default_rng([seed_of if isinstance(seed_of, (int, np.integer)) else 0, 3]))

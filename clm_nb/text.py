@@ -385,7 +385,7 @@ def compile_notice(who: str,        # the entry point named in the note ('assess
                 yield
         finally:
             if spent[0] > 0:
-                print(f"{who}: {spent[0]:.0f} s of this call went to compiling kernels; later calls load them from "
+                print(f"{who}: {spent[0]:.1f} s of this call went to compiling kernels; later calls load them from "
                       "the cache.", file=sys.stderr, flush=True)
     return notice()
 
