@@ -106,6 +106,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.between._measure_info': ('between.html#_measure_info', 'clm_nb/between.py'),
                                 'clm_nb.between._metric_name': ('between.html#_metric_name', 'clm_nb/between.py'),
                                 'clm_nb.between._noise_dims': ('between.html#_noise_dims', 'clm_nb/between.py'),
+                                'clm_nb.between._norm': ('between.html#_norm', 'clm_nb/between.py'),
                                 'clm_nb.between._pair_points': ('between.html#_pair_points', 'clm_nb/between.py'),
                                 'clm_nb.between._pair_scorer': ('between.html#_pair_scorer', 'clm_nb/between.py'),
                                 'clm_nb.between._pairwise': ('between.html#_pairwise', 'clm_nb/between.py'),

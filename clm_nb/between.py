@@ -97,7 +97,8 @@ class ClassPair:
     @cached_property
     def centroids(self) -> tuple[np.ndarray, np.ndarray]:
         "Centroids of class a and class b, relative to c."
-        return self.Y[self.in_a].mean(axis=0), self.Y[~self.in_a].mean(axis=0)
+        A, B = self.Y[self.in_a], self.Y[~self.in_a]
+        return A.sum(axis=0) / len(A), B.sum(axis=0) / len(B)      # np.mean's arithmetic, without its dispatch
 
     @cached_property
     def to_center(self) -> np.ndarray:
@@ -114,11 +115,16 @@ class ClassPair:
         return np.sqrt(np.einsum("ij,ij->i", R, R))
 
 # %% ../nbs/13_between.ipynb #6c56ca77
+def _norm(v: np.ndarray) -> float:
+    "The Euclidean norm of a vector: `np.linalg.norm`'s own arithmetic (sqrt of v . v), without its dispatch."
+    return math.sqrt(float(v.dot(v)))
+
+# %% ../nbs/13_between.ipynb #6df36991
 def _pair_points(Xn: np.ndarray, rows: np.ndarray) -> np.ndarray:
     "The rows of `Xn` minus their centroid (two passes, so that the centroid is exact to rounding)."
     Y = Xn[rows]
-    Y = Y - Y.mean(axis=0)
-    Y -= Y.mean(axis=0)
+    Y = Y - Y.sum(axis=0) / len(Y)                    # np.mean's arithmetic, without its dispatch
+    Y -= Y.sum(axis=0) / len(Y)
     return Y
 
 # %% ../nbs/13_between.ipynb #9ef675d0
@@ -266,7 +272,7 @@ def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
     a (T, n) 0/1 matrix times Y gives the T class-a sums; one (n, d) x (d, T) product gives every point's distances."""
     Y, n, na, nb = pair.Y, pair.n, pair.n_a, pair.n_b
     ca, cb = pair.centroids
-    cent = [np.array([[np.linalg.norm(ca), np.linalg.norm(cb)]])]
+    cent = [np.array([[_norm(ca), _norm(cb)]])]
     own = [pair.to_own[None, :]]
     yy = np.einsum("ij,ij->i", Y, Y)
     total = Y.sum(axis=0)                                       # ~0: Y is centred, kept for exactness
@@ -324,7 +330,7 @@ def _ch_pair(pair: ClassPair, form: str, adjust: bool, n_permutations: int, seed
         return PairScore(0.0)
     if not adjust:                                                # CH_1 itself (unbounded: beyond 1.8e308 it is inf)
         ca, cb = pair.centroids
-        cent = np.array([[np.linalg.norm(ca), np.linalg.norm(cb)]])
+        cent = np.array([[_norm(ca), _norm(cb)]])
         with np.errstate(over="ignore"):
             return PairScore(float(np.exp(_log_ch(pair, cent, pair.to_own[None, :], form, shift)[0])))
     actual, rand = _ch_parts(pair, form, n_permutations, seed, shift)
@@ -360,13 +366,13 @@ def _scatter(pair: ClassPair, shift: float = 0.0) -> _Scatter:
     r = pair.to_center + shift
     own2 = (pair.to_own + shift) ** 2
     ca, cb = pair.centroids
-    cc = np.array([np.linalg.norm(ca), np.linalg.norm(cb)]) + shift
+    cc = np.array([_norm(ca), _norm(cb)]) + shift
     r2 = r * r
     return _Scatter(pair.n, pair.n_a, pair.n_b,
                     bss=float(pair.n_a * cc[0] ** 2 + pair.n_b * cc[1] ** 2),
                     wss_a=float(own2[pair.in_a].sum()), wss_b=float(own2[~pair.in_a].sum()), tss=float(r2.sum()),
                     sigma=_sigma(r2, pair.to_center ** 2), sigma1=_sigma(r, pair.to_center),
-                    between=float(np.linalg.norm(ca - cb)) + shift, empty=not pair.to_center.any())
+                    between=_norm(ca - cb) + shift, empty=not pair.to_center.any())
 
 # %% ../nbs/13_between.ipynb #e41f3d99
 def _log(v: float) -> float:
