@@ -53,14 +53,13 @@ def run_tree(cmd: list[str], log: Path) -> dict:
 
 
 def stage_seconds(store: Path) -> pd.DataFrame:
-    "Tasks and task-seconds per stage, from the store: 'profiles', 'scaling <s>', 'labels<k>'."
-    import pyarrow.parquet as pq
+    "Tasks and task-seconds per stage, from the store: 'profiles', 'scaling <s>', 'labels<k>' (each file's `_key`)."
     rows = []
     for f in store.glob("*.parquet"):
-        key = json.loads(pq.read_metadata(f).metadata[b"clm_nb.task"])["key"]
+        got = pd.read_parquet(f, columns=["_key", "seconds"])
+        key = json.loads(got["_key"].iloc[0])
         stage = key.get("labels") or ("profiles" if key["scaling"] == MAIN_SCALING else f"scaling {key['scaling']}")
-        sec = pd.read_parquet(f, columns=["seconds"])["seconds"]
-        rows.append((stage, float(sec.iloc[0]) if len(sec) else 0.0))
+        rows.append((stage, float(got["seconds"].iloc[0])))
     return pd.DataFrame(rows, columns=["stage", "seconds"]).groupby("stage").seconds.agg(["count", "sum"])
 
 

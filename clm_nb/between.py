@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Callable, Iterator
 
 import numpy as np
@@ -18,7 +18,7 @@ from scipy.special import expit
 import sys
 from .checks import check_flag, check_number, check_permutations, deprecated_aliases
 from .registry import get_measure, MeasureInfo, METRIC_NAMES, PAIR_METRICS, register, SCALE_FREE
-from .core import (check_class_pairs, check_data, LabeledData, log_weighted_sum, logsumexp_rows,
+from .core import (check_class_pairs, check_data, LabeledData, log_weighted_sum, logsumexp_rows, relabellings,
                          MIN_CLASS_SAMPLE, normalize_scale, stratified_sample, unit_rows)
 from .distances import check_metric, distance_block, METRICS
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
@@ -30,8 +30,8 @@ from . import checks
 # %% auto #0
 __all__ = ['CH_VARIANTS', 'K_CH_A', 'K_DB_A', 'K_DUNN_A', 'K_I_A', 'DBCV_MAX_PAIR_POINTS', 'PAIRWISE', 'MONTE_CARLO',
            'MAX_RELATIVE_SHIFT', 'QUADRATIC_MAX_POINTS', 'QUADRATIC_SAMPLES', 'AXIOMS', 'canonical_order', 'ClassPair',
-           'class_pairs', 'relabellings', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore',
-           'pair_values', 'estimated_dim', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a',
+           'class_pairs', 'PairScore', 'geometric_median', 'pair_sample', 'MonteCarloScore', 'pair_values',
+           'estimated_dim', 'ch_btwn', 'ch_t2', 'ch_t4', 'ch_a', 'db_a', 'i_a', 'xb_a', 'dunn_a', 'sc_a',
            'PairBreakdown', 'pair_breakdown', 'class_pair_scores', 'dbcv_btwn', 'dcsi_btwn', 'quadratic_measures',
            'sampled_breakdowns', 'profile_plan', 'ClassPairSummary', 'class_pair_summary', 'range_adjust', 'between',
            'smape', 'check_axioms', 'axiom_table']
@@ -217,42 +217,6 @@ def class_pairs(data: LabeledData,           # validated data (`check_data`)
             yield ClassPair(a, b, _pair_points(Xn, rows), in_a, rows, scale)
         else:
             yield ClassPair(a, b, np.empty((rows.size, 0)), in_a, rows, scale, to_c)
-
-# %% ../nbs/13_between.ipynb #6cb12bdd
-_SHARED_RELABELLINGS = 65_536     # entries (T × n) of a stream made once and shared (read-only)
-
-@lru_cache(maxsize=64)
-def _relabelling_block(seed: int, sizes: tuple, t: int) -> np.ndarray:
-    "The (t, n) relabellings of `relabellings(sizes, t, seed)` in one chunk, read-only (shared between callers)."
-    sizes = np.asarray(sizes, dtype=np.int64)
-    rng = np.random.default_rng([seed, int(sizes.sum()), *sizes.tolist()])
-    out = rng.permuted(np.tile(np.repeat(np.arange(sizes.size, dtype=np.int32), sizes), (t, 1)), axis=1)
-    out.flags.writeable = False
-    return out
-
-# %% ../nbs/13_between.ipynb #75813fd8
-def relabellings(sizes,                     # group sizes; row t gives group g to exactly sizes[g] points
-                 n_permutations: int,       # T, the number of relabellings
-                 seed: int,                 # the measure's seed; the stream depends on (seed, sizes) only
-                 chunk: int | None = None,  # rows per yielded array (default: about 4 M entries)
-                ) -> Iterator[np.ndarray]:
-    """Random size-preserving relabellings of points in canonical order: chunks of a (T, n) array whose row t gives
-    group g to exactly sizes[g] points. The stream depends only on (seed, sizes): the same for a class pair inside
-    a dataset and for the same two classes on their own. A stream of one small chunk is shared between callers and
-    read-only (copy a row before changing it)."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    n = int(sizes.sum())
-    chunk = chunk or max(1, 2**22 // max(n, 1))
-    if n_permutations <= chunk and n_permutations * n <= _SHARED_RELABELLINGS:   # one small chunk: shared, read-only
-        yield _relabelling_block(int(seed), tuple(sizes.tolist()), int(n_permutations))
-        return
-    rng = np.random.default_rng([seed, n, *sizes.tolist()])
-    base = np.repeat(np.arange(sizes.size, dtype=np.int32), sizes)
-    done = 0
-    while done < n_permutations:
-        t = min(chunk, n_permutations - done)
-        yield rng.permuted(np.tile(base, (t, 1)), axis=1)
-        done += t
 
 # %% ../nbs/13_between.ipynb #becf2fc0
 def _sigma(u: np.ndarray, ref: np.ndarray) -> float:

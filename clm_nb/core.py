@@ -9,7 +9,7 @@ import math
 import warnings
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,8 @@ __all__ = ['NOISE_POLICIES', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL',
            'release_pages', 'Dissimilarities', 'folio_bytes', 'page_plan', 'scan_dissimilarity', 'check_dissimilarity',
            'SparseRows', 'check_sparse', 'check_cosine_rows', 'unit_rows', 'LabeledData', 'check_labels', 'check_data',
            'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
-           'zscore', 'sum_pairs', 'stratified_sample', 'half_sample', 'logsumexp_rows', 'log_weighted_sum']
+           'zscore', 'sum_pairs', 'stratified_sample', 'half_sample', 'relabellings', 'logsumexp_rows',
+           'log_weighted_sum']
 
 # %% ../nbs/04_core.ipynb #6578a8af
 pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
@@ -980,6 +981,42 @@ def half_sample(codes: np.ndarray,         # (n,) class codes 0..K-1
     starts = np.r_[0, np.cumsum(sizes)]
     rows = [order[starts[c] + rng.choice(sizes[c], keep[c], replace=False)] for c in range(sizes.size)]
     return np.sort(np.concatenate(rows))
+
+# %% ../nbs/04_core.ipynb #6cb12bdd
+_SHARED_RELABELLINGS = 65_536     # entries (T × n) of a stream made once and shared (read-only)
+
+@lru_cache(maxsize=64)
+def _relabelling_block(seed: int, sizes: tuple, t: int) -> np.ndarray:
+    "The (t, n) relabellings of `relabellings(sizes, t, seed)` in one chunk, read-only (shared between callers)."
+    sizes = np.asarray(sizes, dtype=np.int64)
+    rng = np.random.default_rng([seed, int(sizes.sum()), *sizes.tolist()])
+    out = rng.permuted(np.tile(np.repeat(np.arange(sizes.size, dtype=np.int32), sizes), (t, 1)), axis=1)
+    out.flags.writeable = False
+    return out
+
+# %% ../nbs/04_core.ipynb #75813fd8
+def relabellings(sizes,                     # group sizes; row t gives group g to exactly sizes[g] points
+                 n_permutations: int,       # T, the number of relabellings
+                 seed: int,                 # the measure's seed; the stream depends on (seed, sizes) only
+                 chunk: int | None = None,  # rows per yielded array (default: about 4 M entries)
+                ) -> Iterator[np.ndarray]:
+    """Random size-preserving relabellings of points in canonical order: chunks of a (T, n) array whose row t gives
+    group g to exactly sizes[g] points. The stream depends only on (seed, sizes): the same for a class pair inside
+    a dataset and for the same two classes on their own. A stream of one small chunk is shared between callers and
+    read-only (copy a row before changing it)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = int(sizes.sum())
+    chunk = chunk or max(1, 2**22 // max(n, 1))
+    if n_permutations <= chunk and n_permutations * n <= _SHARED_RELABELLINGS:   # one small chunk: shared, read-only
+        yield _relabelling_block(int(seed), tuple(sizes.tolist()), int(n_permutations))
+        return
+    rng = np.random.default_rng([seed, n, *sizes.tolist()])
+    base = np.repeat(np.arange(sizes.size, dtype=np.int32), sizes)
+    done = 0
+    while done < n_permutations:
+        t = min(chunk, n_permutations - done)
+        yield rng.permuted(np.tile(base, (t, 1)), axis=1)
+        done += t
 
 # %% ../nbs/04_core.ipynb #6e2dbcfc
 def logsumexp_rows(a: np.ndarray) -> np.ndarray:

@@ -150,16 +150,12 @@ def _neighbours(data: LabeledData, metric: str, max_memory: int, M: int) -> tupl
     """(nd, ns, scale): `_nearest`'s M nearest distances and own-cluster shares, from a k-d tree on coordinates in at
     most `_TREE_MAX_D` dimensions (metrics of `_TREE_METRICS`), else from the streamed pass; the same values either way."""
     stream = lambda: (lambda r: (r.nd, r.ns, r.scale))(_nearest(data, metric, max_memory, M=M))
-    if data.kind != "coordinates" or data.d > _TREE_MAX_D:
-        return stream()
-    sd = sort_by_cluster(data, metric)
-    if sd.code not in _TREE_METRICS:
+    sd = sort_by_cluster(data, metric) if data.kind == "coordinates" and data.d <= _TREE_MAX_D else None
+    if sd is None or sd.code not in _TREE_METRICS:
         return stream()
     from sklearn.neighbors import KDTree          # imported on first use: sklearn takes ~1 s to import
-    X, lab, n = sd.X, sd.labels, sd.n
-    tree = KDTree(X, metric=_TREE_METRICS[sd.code])
+    X, lab, n, tree = sd.X, sd.labels, sd.n, KDTree(sd.X, metric=_TREE_METRICS[sd.code])
     nd, ns, v = np.empty((n, M)), np.empty((n, M)), np.empty(n)
-
     def fill(which, rows, J, D):                  # the places of the rows `which` from their candidates (rows, J, D)
         keep = J != rows                          # a point is not its own neighbour
         rows, J, D = rows[keep], J[keep], D[keep]
@@ -175,9 +171,7 @@ def _neighbours(data: LabeledData, metric: str, max_memory: int, M: int) -> tupl
         with np.errstate(invalid="ignore", divide="ignore"):
             nd[which] = np.where(left, v[which, None], 0.0)
             ns[which] = np.where(left, (tied_own / tied)[:, None], 0.0)
-        nd[rows[closer], place[closer]] = D[closer]
-        ns[rows[closer], place[closer]] = same[closer]
-
+        nd[rows[closer], place[closer]], ns[rows[closer], place[closer]] = D[closer], same[closer]
     k, step, slow = min(M + 2, n), max(1, _TREE_ROWS // (M + 2)), []
     for s in range(0, n, step):                   # the M + 2 nearest, a chunk of rows at a time
         dist, ind = tree.query(X[s:s + step], k=k)
@@ -193,10 +187,9 @@ def _neighbours(data: LabeledData, metric: str, max_memory: int, M: int) -> tupl
         return stream()
     ends = np.searchsorted(np.cumsum(counts), np.arange(1, slow.size + 1) * _TREE_ROWS, side="right")
     bounds = np.unique(np.r_[0, np.clip(ends, 1, slow.size), slow.size])
-    for s, e in zip(bounds[:-1], bounds[1:]):
-        if e > s:
-            i_, d_ = tree.query_radius(X[slow[s:e]], hi[slow[s:e]], return_distance=True)
-            fill(slow[s:e], np.repeat(slow[s:e], [len(j) for j in i_]), np.concatenate(i_), np.concatenate(d_))
+    for s, e in zip(bounds[:-1], bounds[1:]):     # bounds increase strictly: no empty chunk
+        i_, d_ = tree.query_radius(X[slow[s:e]], hi[slow[s:e]], return_distance=True)
+        fill(slow[s:e], np.repeat(slow[s:e], [len(j) for j in i_]), np.concatenate(i_), np.concatenate(d_))
     return nd, ns, sd.scale
 
 # %% ../nbs/06_internal.ipynb #90ba0195
