@@ -21,8 +21,9 @@ $(VENV)/.installed: pyproject.toml
 	# kernel's name) and JupyterLab (which writes the running kernel's spec) agree on the notebooks' metadata
 	$(BIN)/python -m ipykernel install --sys-prefix --name clm_nb --display-name clm_nb >/dev/null
 	$(MAKE) --no-print-directory jupyter-config
-	# numba compiles the kernels at their first call: once here (`clm-nb warm`, about 2.5 min), into its cache, instead
-	$(BIN)/clm-nb --quiet warm
+	# numba compiles the kernels at their first call: once here for every measure (`clm-nb warm --all`, about 4 min on
+	# 2 cores), into its cache, instead of in the tests, which call every measure
+	$(BIN)/clm-nb --quiet warm --all
 	touch $@
 
 install: $(VENV)/.installed

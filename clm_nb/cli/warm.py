@@ -12,17 +12,24 @@ __all__ = ['warm_command']
 
 # %% ../../nbs/32d_cli_warm.ipynb #a4afc5cd
 @click.command("warm")
-def warm_command():
-    """Compile the measures' and techniques' numba kernels into numba's cache (once, after installing).
+@click.option("--all", "every", is_flag=True,
+              help="Every registered measure's kernels (about 4 min on 2 cores), not only those of assess and the "
+                   "leaderboard (about 80 s).")
+def warm_command(every):
+    """Compile the numba kernels of assess, the leaderboard and the techniques into numba's cache (once, after
+    installing).
 
-    It calls each registered measure once on small random data of every kind of input it accepts
-    (`clm_nb.catalog.warm_kernels`) and fits x-means once (`clm_nb.clusterers.warm_techniques`), so that no later
-    analysis compiles. `make install` runs it."""
+    It calls each measure assess and the leaderboard compute (`clm_nb.profile.LEADERBOARD_MEASURES`; --all: every
+    registered measure) once on small random data of every kind of input it accepts (`clm_nb.catalog.warm_kernels`)
+    and fits x-means once (`clm_nb.clusterers.warm_techniques`), so that their first call does not compile.
+    `make install` runs it with --all."""
     import time
     from clm_nb.catalog import warm_kernels
     from clm_nb.clusterers import warm_techniques
+    from clm_nb.profile import LEADERBOARD_MEASURES
     t = time.perf_counter()
-    calls = warm_kernels(progress=None)
+    calls = warm_kernels(None if every else list(LEADERBOARD_MEASURES), progress=None)
     warm_techniques()
-    click.echo(f"numba's kernels compiled into its cache in {time.perf_counter() - t:.0f} s ({len(calls)} measure "
-               "calls); the first call of a measure no longer compiles.", err=True)
+    scope = "every measure's" if every else "assess's and the leaderboard's"
+    click.echo(f"numba's kernels ({scope}) compiled into its cache in {time.perf_counter() - t:.0f} s ({len(calls)} "
+               "measure calls); their first call no longer compiles.", err=True)
