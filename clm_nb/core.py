@@ -28,7 +28,7 @@ __all__ = ['NOISE_POLICIES', 'SOURCES', 'MEMMAP_RESIDENT', 'DISSIMILARITY_RTOL',
            'SparseRows', 'check_sparse', 'check_cosine_rows', 'unit_rows', 'LabeledData', 'check_labels', 'check_data',
            'check_class_pairs', 'Partitions', 'check_partitions', 'normalize_scale', 'snap_zero', 'ClusterStats',
            'zscore', 'sum_pairs', 'stratified_sample', 'half_sample', 'relabellings', 'logsumexp_rows',
-           'log_weighted_sum']
+           'log_weighted_sum', 'group_sums', 'one_blas_thread']
 
 # %% ../nbs/04_core.ipynb #6578a8af
 pd = LazyModule("pandas")              # module-private stand-ins: not in __all__, so `from clm_nb.core import *`
@@ -1040,6 +1040,31 @@ def log_weighted_sum(a: np.ndarray,  # (L, k) finite exponents
         if bad.any():
             out[bad] = np.log((w * np.exp(a[bad])).sum(axis=1))
     return out
+
+# %% ../nbs/04_core.ipynb #gsum0002
+def group_sums(Y: np.ndarray,       # (n, d) rows
+               groups: np.ndarray,  # (n,) codes 0..K-1
+               K: int,              # the number of groups (codes absent from `groups` sum to 0)
+              ) -> np.ndarray:
+    "(K, d): each group's rows summed in row order, bit for bit `np.add.at(np.zeros((K, d)), groups, Y)`."
+    out = np.zeros((K, Y.shape[1]))
+    for k in range(K):
+        rows = Y[groups == k]
+        if len(rows):
+            out[k] = rows.sum(axis=0) if Y.shape[1] > 1 else np.cumsum(rows[:, 0])[-1]
+    return out
+
+# %% ../nbs/04_core.ipynb #oblas002
+@lru_cache(maxsize=1)
+def _blas_pools():
+    "threadpoolctl's controller of the BLAS libraries loaded now (made once: finding them takes about a millisecond)."
+    from threadpoolctl import ThreadpoolController
+    return ThreadpoolController().select(user_api="blas")
+
+# %% ../nbs/04_core.ipynb #oblas004
+def one_blas_thread():
+    "A context manager: BLAS runs on one thread while it is open (for loops of many small matrix products)."
+    return _blas_pools().limit(limits=1)
 
 # %% ../nbs/04_core.ipynb #9097759d
 document_params(globals())

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from .checks import check_choice, check_number, check_permutations
 from .registry import get_measure, METRIC_NAMES
-from .core import check_class_pairs, LabeledData, unit_rows
+from .core import check_class_pairs, LabeledData, one_blas_thread, unit_rows
 from .distances import distance_block
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .between import class_pairs, estimated_dim, MONTE_CARLO, pair_values, PAIRWISE
@@ -179,13 +179,14 @@ def subset_pair_scores(measures,                     # pairwise between-dataset 
     actual = {m: np.full((B, len(pair_codes)), np.nan) for m in names}
     rand = {m: [[] for _ in pair_codes] for g in groups.values() for m in g if m in MONTE_CARLO}
     shared = _shared_distances(data, groups, max_memory)            # computed once, read by every subset
-    for b, rows in enumerate(subsets):
-        s_b = int(np.random.SeedSequence([seed, b]).generate_state(1)[0])
-        rows = np.sort(rows)
-        dist = {k: (lambda a, c, D=D, p=rows: D[np.ix_(p[a], p[c])]) for k, D in shared.items()}
-        _score_subset(_subset_data(data, rows), groups, actual, rand, b, s_b, t, dim, max_memory, dist)
-        if progress is not None:
-            progress()
+    with one_blas_thread():                                          # many small products: no BLAS thread spinning
+        for b, rows in enumerate(subsets):
+            s_b = int(np.random.SeedSequence([seed, b]).generate_state(1)[0])
+            rows = np.sort(rows)
+            dist = {k: (lambda a, c, D=D, p=rows: D[np.ix_(p[a], p[c])]) for k, D in shared.items()}
+            _score_subset(_subset_data(data, rows), groups, actual, rand, b, s_b, t, dim, max_memory, dist)
+            if progress is not None:
+                progress()
     expectation = {}
     for m, pooled in rand.items():
         actual[m], expectation[m] = _pooled_adjust(actual[m], pooled, pair_sizes, m in ("dbcv_btwn", "dcsi_btwn"))
