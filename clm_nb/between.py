@@ -436,8 +436,7 @@ def _class_sums(data: LabeledData, max_memory: int, metric: str = "euclidean"):
     s = summarize(data, None, ["cluster_sums"], metric=metric, max_memory=max_memory)
     scale = normalize_scale(data.X, center=False)[1] if _reads_coordinates(data, metric) else _power_sums(data, metric)[2]
     sums = s.cluster_sums * (s.scale / scale)
-    P = np.zeros((data.K, data.K))
-    np.add.at(P, data.labels, sums)
+    P = group_sums(sums, data.labels, data.K)                  # np.add.at's sums in row order
     return sums, P
 
 # %% ../nbs/13_between.ipynb #90ebf117

@@ -13,7 +13,7 @@ from importlib.resources import files
 
 import numpy as np
 from .checks import check_number
-from .core import check_data, LabeledData, stratified_sample
+from .core import check_data, group_sums, LabeledData, stratified_sample
 from .distances import check_metric, distance_block
 from .internal import intrinsic_dimension
 from .external import ami
@@ -92,8 +92,7 @@ def _class_geometry(data: LabeledData, chunk: int | None = None) -> dict:
     """spread_ratio and centroid_accuracy of validated coordinates (NaN where undefined), in passes of `chunk` rows
     (None: about 4 M coordinates, and 4 M distances to the means, a pass)."""
     sizes = data.sizes.astype(float)
-    sums = np.zeros((data.K, data.d))
-    np.add.at(sums, data.labels, data.X)
+    sums = group_sums(data.X, data.labels, data.K)                 # np.add.at's sums in row order
     mean = sums / np.maximum(sizes, 1)[:, None]
     sq, hits = np.zeros(data.K), 0
     chunk = chunk or max(1, 2**22 // max(data.d, data.K, 1))         # the chunk's coordinates and its rows x K

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from .checks import check_choice, check_number, check_permutations
 from .registry import get_measure, METRIC_NAMES
-from .core import check_class_pairs, LabeledData, one_blas_thread, unit_rows
+from .core import check_class_pairs, group_sums, LabeledData, one_blas_thread, unit_rows
 from .distances import distance_block
 from .pairs import check_max_memory, DEFAULT_MAX_MEMORY, summarize
 from .between import class_pairs, estimated_dim, MONTE_CARLO, pair_values, PAIRWISE
@@ -70,8 +70,7 @@ def _subset_sums(sub: LabeledData, metric: str, unit: float, max_memory: int, di
         for r in range(0, sub.n, step):
             rows = np.arange(r, min(sub.n, r + step))
             sums[rows] = np.add.reduceat(dist(rows, order), starts, axis=1) / unit
-    totals = np.zeros((sub.K, sub.K))
-    np.add.at(totals, sub.labels, sums)
+    totals = group_sums(sums, sub.labels, sub.K)                     # np.add.at's sums in row order
     return sums, totals
 
 # %% ../nbs/13a_subsets.ipynb #2f01525e
