@@ -1047,11 +1047,17 @@ def group_sums(Y: np.ndarray,       # (n, d) rows
                K: int,              # the number of groups (codes absent from `groups` sum to 0)
               ) -> np.ndarray:
     "(K, d): each group's rows summed in row order, bit for bit `np.add.at(np.zeros((K, d)), groups, Y)`."
+    Y = np.ascontiguousarray(Y, dtype=np.float64)   # rows contiguous: NumPy then adds them one after the other
     out = np.zeros((K, Y.shape[1]))
-    for k in range(K):
-        rows = Y[groups == k]
+    if K <= 8:                                   # a pass per group
+        parts = (Y[groups == k] for k in range(K))
+    else:                                        # many groups: one stable sort, each group's rows in their order
+        order = np.argsort(groups, kind="stable")
+        starts, S = np.searchsorted(groups[order], np.arange(K + 1)), Y[order]
+        parts = (S[starts[k]:starts[k + 1]] for k in range(K))
+    for k, rows in enumerate(parts):
         if len(rows):
-            out[k] = rows.sum(axis=0) if Y.shape[1] > 1 else np.cumsum(rows[:, 0])[-1]
+            out[k] = 0.0 + (rows.sum(axis=0) if Y.shape[1] > 1 else np.cumsum(rows[:, 0])[-1])  # -0 -> 0, as add.at
     return out
 
 # %% ../nbs/04_core.ipynb #oblas002

@@ -16,6 +16,7 @@ The same probes through `assess` and the command line are in test_assessment.py 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import clm_nb
 from clm_nb.catalog import score
@@ -191,3 +192,21 @@ def test_cosine_all_zero_rows_refused_naming_them(sparse_x):
     if not sparse_x:
         with pytest.raises(ValueError, match=r"all zero \(row 3, 7\)"):
             clm_nb.assess(data, y, metric="cosine")
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 400), d=st.integers(1, 6), K=st.integers(1, 14), seed=st.integers(0, 2**31 - 1),
+       fortran=st.booleans(), zeros=st.booleans())
+def test_group_sums_has_np_add_at_bits(n, d, K, seed, fortran, zeros):
+    """Issue 52: `group_sums` replaces `np.add.at` on the class pairs' hot path; it must give its bits exactly, for one
+    column (NumPy sums a contiguous column pairwise), many groups (the sorted path), either memory order and -0.0."""
+    from clm_nb.core import group_sums
+    rng = np.random.default_rng(seed)
+    Y = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-8, 8, size=d)
+    if zeros:
+        Y[rng.random((n, d)) < 0.5] = -0.0
+    Y = np.asfortranarray(Y) if fortran else Y
+    g = rng.integers(0, K, n)
+    ref = np.zeros((K, d))
+    np.add.at(ref, g, Y)
+    assert group_sums(Y, g, K).tobytes() == ref.tobytes()
