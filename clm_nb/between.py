@@ -246,10 +246,12 @@ def _labelling_distances(pair: ClassPair, n_permutations: int, seed: int):
         Ca, Cb = A / na, (total - A) / nb
         ca2, cb2 = np.einsum("ij,ij->i", Ca, Ca), np.einsum("ij,ij->i", Cb, Cb)
         G = Y @ A.T                                               # (n, t)
-        da = yy[:, None] - 2 * G / na + ca2                       # ||y - Ca||^2
-        db = yy[:, None] - 2 * (y_total[:, None] - G) / nb + cb2  # ||y - Cb||^2
-        d2 = np.where(M.T > 0, da, db)
-        own.append(np.sqrt(np.maximum(d2, 0.0)).T)
+        da = np.multiply(G, 2); da /= na                          # ||y - Ca||^2 = yy - 2 G / na + |Ca|^2 and
+        np.subtract(yy[:, None], da, out=da); da += ca2           # ||y - Cb||^2, in that order, in place
+        db = np.subtract(y_total[:, None], G, out=G); db *= 2; db /= nb
+        np.subtract(yy[:, None], db, out=db); db += cb2
+        np.copyto(db, da, where=M.T > 0)                          # each point's distance to its own class
+        own.append(np.sqrt(np.maximum(db, 0.0, out=db), out=db).T)
         cent.append(np.column_stack([np.sqrt(ca2), np.sqrt(cb2)]))
     return np.vstack(cent), np.vstack(own)
 
