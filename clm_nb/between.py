@@ -68,8 +68,13 @@ def canonical_order(Y: np.ndarray, groups: np.ndarray) -> np.ndarray:
     cents = group_sums(Y, groups, K)                          # np.add.at's sums in row order, at a fraction of its cost
     cents /= sizes[:, None]
     to_c = np.sqrt(np.einsum("ij,ij->i", Y, Y))
-    dist = np.sqrt(((Y[:, None, :] - cents[None, :, :]) ** 2).sum(-1)) if K <= 8 else \
-        np.sqrt(np.maximum((Y * Y).sum(1)[:, None] - 2 * Y @ cents.T + (cents * cents).sum(1), 0))
+    if K <= 8:                                                   # each point to each centroid, a class at a time:
+        dist = np.empty((len(Y), K))                             # ((Y - c) ** 2).sum(-1)'s operations, no (n, K, d)
+        for k in range(K):
+            R = Y - cents[k]; R *= R; dist[:, k] = R.sum(-1)
+        np.sqrt(dist, out=dist)
+    else:
+        dist = np.sqrt(np.maximum((Y * Y).sum(1)[:, None] - 2 * Y @ cents.T + (cents * cents).sum(1), 0))
     near, far = dist.min(axis=1), dist.max(axis=1)
     w = np.random.default_rng(Y.shape[1]).standard_normal(Y.shape[1])   # fixed per dimension: last-resort tie-break
     return np.lexsort((_key(Y @ w), _key(far), _key(near), _key(to_c)))
