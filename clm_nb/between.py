@@ -127,7 +127,7 @@ def _norm(v: np.ndarray) -> float:
 def _pair_points(Xn: np.ndarray, rows: np.ndarray) -> np.ndarray:
     "The rows of `Xn` minus their centroid (two passes, so that the centroid is exact to rounding)."
     Y = Xn[rows]
-    Y = Y - Y.sum(axis=0) / len(Y)                    # np.mean's arithmetic, without its dispatch
+    Y -= Y.sum(axis=0) / len(Y)                       # np.mean's arithmetic, without its dispatch (Y is a copy)
     Y -= Y.sum(axis=0) / len(Y)
     return Y
 
