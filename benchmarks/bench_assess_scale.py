@@ -5,7 +5,8 @@
 assess: each size in its own subprocess (numba warmed there first on 500 points, so compile time is not counted):
 wall time of `clm_nb.assess(X, y)` with the defaults and with ci=None, peak resident memory (ru_maxrss), the ratio of the two times (issue 39's target:
 <= 20), and the processor. startup: the first `clm_nb.aucc` and `clm_nb.dbcv` call in a fresh NUMBA_CACHE_DIR (cold
-cache), the same after `clm-nb warm` where the tree has that command, and `clm-nb --help`, for this checkout and, with
+cache), the same after `clm-nb warm` where the tree has that command (`bench_warm.py` counts what a first `assess`
+and leaderboard still compile after it), and `clm-nb --help`, for this checkout and, with
 --before, another checkout (its code on PYTHONPATH, the same interpreter).
 """
 import os, statistics, subprocess, sys, tempfile, time
@@ -73,7 +74,9 @@ def startup(trees):
                 cold = float(run(FIRST, what, tree=tree, env=env))
                 second = float(run(FIRST, what, tree=tree, env=env))
             print(f"{label}: first {what} call, cold cache {cold:.1f} s, in the next process {second:.2f} s", flush=True)
-        if '@cli.command("warm")' in (Path(tree) / "clm_nb" / "cli.py").read_text():
+        cli = Path(tree) / "clm_nb" / "cli"                       # a package since issue 50; one file before
+        if (cli / "warm.py").exists() or '@cli.command("warm")' in (cli.with_suffix(".py").read_text()
+                                                                     if cli.with_suffix(".py").exists() else ""):
             with tempfile.TemporaryDirectory() as cache:
                 env = {"NUMBA_CACHE_DIR": cache}
                 t = time.perf_counter()

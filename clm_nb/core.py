@@ -1049,6 +1049,9 @@ def group_sums(Y: np.ndarray,       # (n, d) rows
     "(K, d): each group's rows summed in row order, bit for bit `np.add.at(np.zeros((K, d)), groups, Y)`."
     Y = np.ascontiguousarray(Y, dtype=np.float64)   # rows contiguous: NumPy then adds them one after the other
     out = np.zeros((K, Y.shape[1]))
+    if Y.shape[1] <= 3 or (K > 8 and Y.shape[1] < 32):   # few columns, or many groups of few: np.add.at is faster
+        np.add.at(out, groups, Y)
+        return out
     if K <= 8:                                   # a pass per group
         parts = (Y[groups == k] for k in range(K))
     else:                                        # many groups: one stable sort, each group's rows in their order
@@ -1057,7 +1060,7 @@ def group_sums(Y: np.ndarray,       # (n, d) rows
         parts = (S[starts[k]:starts[k + 1]] for k in range(K))
     for k, rows in enumerate(parts):
         if len(rows):
-            out[k] = 0.0 + (rows.sum(axis=0) if Y.shape[1] > 1 else np.cumsum(rows[:, 0])[-1])  # -0 -> 0, as add.at
+            out[k] = 0.0 + rows.sum(axis=0)     # -0 -> +0, as np.add.at, which starts from +0
     return out
 
 # %% ../nbs/04_core.ipynb #oblas002

@@ -372,7 +372,8 @@ def compile_notice(who: str,        # the entry point named in the note ('assess
                 if depth[0] == 0:
                     if spent[0] == 0.0 and start[0] == 0.0:
                         print(f"{who}: compiling numba kernels on their first use (once: they are cached; about half "
-                              "a minute on 2 cores). `clm-nb warm` compiles them ahead.", file=sys.stderr, flush=True)
+                              "a minute on 2 cores). `clm-nb warm` compiles them ahead "
+                              "(`--all`: beyond the leaderboard's measures).", file=sys.stderr, flush=True)
                     start[0] = time.perf_counter()
                 depth[0] += 1
 
