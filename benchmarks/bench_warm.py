@@ -14,10 +14,13 @@ Each step runs in its own process on an empty numba cache (a fresh NUMBA_CACHE_D
 
 The processor is printed; compare ratios, not seconds, across machines.
 """
-import argparse, os, subprocess, sys, tempfile, time
+import argparse, os, sys, tempfile, time
 from pathlib import Path
 
+from bench_assess_scale import processor, run    # this folder: a subprocess on this tree, the processor
+
 ROOT = Path(__file__).resolve().parents[1]
+CLI = "import sys; from clm_nb.cli import main; sys.exit(main(sys.argv[1:]))"
 
 FIRST = """
 import time, warnings
@@ -78,22 +81,6 @@ with event.install_listener("numba:compile", Count()):
 """
 
 
-def run(args, env, code=None):
-    cmd = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "clm_nb.cli", *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT), **env))
-    if out.returncode:
-        raise RuntimeError(out.stderr[-2000:])
-    return out.stdout.strip()
-
-
-def processor() -> str:
-    try:
-        lines = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
-        return next(l.split(":", 1)[1].strip() for l in lines if l.startswith("Model name"))
-    except (OSError, StopIteration):
-        return "unknown"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("CLM_NB_DATA", str(ROOT.parent / "shared" / "datasets")))
@@ -101,18 +88,18 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print(f"processor: {processor()}, {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as cache:
-        first, second = map(float, run([], {"NUMBA_CACHE_DIR": cache}, FIRST).split())
+        first, second = map(float, run(FIRST, env={"NUMBA_CACHE_DIR": cache}).split())
         print(f"no warm: first assess {first:.1f} s, the next {second:.2f} s: {first / second:.0f}x (target <= 5x)",
               flush=True)
     with tempfile.TemporaryDirectory() as cache:
         t = time.perf_counter()
-        run(["--quiet", "warm"], {"NUMBA_CACHE_DIR": cache})
+        run(CLI, "--quiet", "warm", env={"NUMBA_CACHE_DIR": cache})
         print(f"clm-nb warm (assess and the leaderboard): {time.perf_counter() - t:.0f} s", flush=True)
-        print(run([args.data], {"NUMBA_CACHE_DIR": cache}, AFTER), flush=True)
+        print(run(AFTER, args.data, env={"NUMBA_CACHE_DIR": cache}), flush=True)
     if args.all:
         with tempfile.TemporaryDirectory() as cache:
             t = time.perf_counter()
-            run(["--quiet", "warm", "--all"], {"NUMBA_CACHE_DIR": cache})
+            run(CLI, "--quiet", "warm", "--all", env={"NUMBA_CACHE_DIR": cache})
             print(f"clm-nb warm --all: {time.perf_counter() - t:.0f} s", flush=True)
 
 
