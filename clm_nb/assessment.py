@@ -158,6 +158,8 @@ class Assessment:
     rule_verdict: str = ""              # the rule's verdict (`clm_nb.rule.VerdictRule`), beside the prediction's
     rule_reason: str = ""               # and its reason
     descriptors: Descriptors | None = None  # size, classes, balance, duplicates, intrinsic dimension of the data scored
+    draws: pd.DataFrame | None = None   # per half-sample: each measure's rescaled draw, 'expected' (the predicted AMI)
+    rows: np.ndarray | None = None      # positions in the input of the points scored (paired comparisons read them)
 
     @property
     def judgeable(self) -> bool:
@@ -555,10 +557,11 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
               facts: dict | None = None,  # the full data's `judge_facts`: the half-samples are judged as the data
               judge=None,            # draws -> verdict per half-sample (None: the rule's, `_verdict_support`)
               **options,             # noise, n_permutations, random_state, ci, n_resamples: to `resample_scores`
-             ) -> tuple[pd.DataFrame, dict, str]:
-    "(scores with low/high, verdict support, what the intervals cover) from stratified half-samples (ci=None: none)."
+             ) -> tuple[pd.DataFrame, dict, str, pd.DataFrame]:
+    """(scores with low/high, verdict support, what the intervals cover, the draws with each half-sample's expected AMI
+    when `judge` predicts) from stratified half-samples (ci=None: none)."""
     if options["ci"] is None:
-        return scores, None, ""
+        return scores, None, "", None
     seed = options.pop("random_state")
     if not isinstance(seed, (int, np.integer)):             # a Generator, a RandomState or None: one int drawn from it
         seed = (seed.integers if isinstance(seed, np.random.Generator) else (seed or np.random).randint)(2**31 - 1)
@@ -568,9 +571,11 @@ def _sampling(X: np.ndarray,         # the features as scored (prepared and scal
     res = resample_scores(X, y, measures=list(scores.index), random_state=int(seed), values=values, **options)
     out = scores.assign(low=res.table.low.reindex(scores.index), high=res.table.high.reindex(scores.index))
     if judge is not None:
-        v = judge(res.draws, out)
-        return out, {k: float((v == k).mean()) for k in VERDICTS if (v == k).any()}, res.method
-    return out, _verdict_support(res.draws, out, rule, facts), res.method
+        preds = judge(res.draws, out)
+        v = np.array([p.verdict for p in preds], dtype=object)
+        draws = res.draws.assign(expected=[p.expected for p in preds])
+        return out, {k: float((v == k).mean()) for k in VERDICTS if (v == k).any()}, res.method, draws
+    return out, _verdict_support(res.draws, out, rule, facts), res.method, res.draws
 
 # %% ../nbs/22_assessment.ipynb #4d0ef657
 def _uncertainty_lines(rule: VerdictRule,       # the verdict rule
@@ -642,8 +647,8 @@ def _check_predictor(verdict_by: str, predictor) -> ClmPredictor | None:
 def _predicted_support(predictor: ClmPredictor,  # the calibrated predictor
                        desc: Descriptors,        # the full data's descriptors
                       ):
-    "A function (draws, scores) -> the predicted verdict of each half-sample (`_sampling`'s `judge`)."
-    def judge(draws: pd.DataFrame, scores: pd.DataFrame) -> np.ndarray:
+    "A function (draws, scores) -> the `Prediction` of each half-sample (`_sampling`'s `judge`)."
+    def judge(draws: pd.DataFrame, scores: pd.DataFrame) -> list:
         base, cols = prediction_row(scores, desc), {}          # the full data's row; each draw replaces its scores
         for m in scores.index:
             cols[f"{m}__value"] = draws[m] if m in draws else np.nan
@@ -653,7 +658,7 @@ def _predicted_support(predictor: ClmPredictor,  # the calibrated predictor
         table = pd.DataFrame(cols, index=draws.index).astype(float)
         table = table.where(np.isfinite(table))                # prediction_row's rule: a non-finite score is missing
         rows = [base | r for r in table.to_dict("records")]
-        return np.array([p.verdict for p in predictor.predict(rows, drivers=False)], dtype=object)
+        return predictor.predict(rows, drivers=False)
     return judge
 
 # %% ../nbs/22_assessment.ipynb #86a38767
@@ -732,7 +737,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
         scaled, labels = (scale_features(p.X, scaling, skew), p.y) if kind == "coordinates" else (data, None)
         prof, scores, verdict, value, se, prediction, desc = verdict_of(scaled, labels)
         facts = {k: verdict[k] for k in ("n", "K", "d", "distance_cv")}
-        scores, support, method = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
+        scores, support, method, draws = _sampling(scaled, labels, scores, rule, facts=facts, ci=ci, n_resamples=n_resamples,
                                             judge=prediction and _predicted_support(predictor, desc), progress=bars, **run)
         table = _variants_table(p, scaling, skew, _variant_row(scores, verdict, value, rule, primary), verdict_of, rule,
                                 primary, random_state if isinstance(random_state, (int, np.integer)) else 0) if variants else None
@@ -750,7 +755,7 @@ def assess(X,                                        # (n, d) data: a DataFrame 
                           verdict_support=support, ci=ci, n_resamples=n_resamples if ci is not None else 0,
                           max_permutations=cap, uncertainty=_uncertainty_lines(rule, cap, ci, method, scores, verdict.verdict in JUDGED) + _prediction_lines(prediction, predictor, metric), metric=metric,
                           views=list(rule.views), views_note=f"{views_note} {left_out}".strip(), views_missing=views_missing,
-                          verdict_by=verdict_by, prediction=prediction, descriptors=desc, rule_verdict=verdict.get("rule_verdict", verdict.verdict), rule_reason=verdict.get("rule_reason", verdict.reason))
+                          verdict_by=verdict_by, prediction=prediction, descriptors=desc, rule_verdict=verdict.get("rule_verdict", verdict.verdict), rule_reason=verdict.get("rule_reason", verdict.reason), draws=draws, rows=np.asarray(p.rows)[data.keep])
 
 # %% ../nbs/22_assessment.ipynb #c4bf6103
 @dataclass
