@@ -26,6 +26,7 @@ from .rule import *
 from .profile import *
 from .intervals import *
 from .assessment import *
+from .representations import *
 from .clusterers import *
 from .runner import *
 from .study import *

@@ -201,11 +201,9 @@ class Assessment:
         label's control and bidirectional characters are escaped (`terminal_text`), so printing it is safe."""
         return _assessment_text(self, interface)
 
-    def __repr__(self) -> str:
-        return self.text("python")
+    def __repr__(self) -> str: return self.text("python")
 
-    def _repr_html_(self) -> str:
-        return _assessment_html(self)
+    def _repr_html_(self) -> str: return _assessment_html(self)
 
 # %% ../nbs/22_assessment.ipynb #74e1b8a6
 def _views_hint(scores: pd.DataFrame, rule: VerdictRule) -> list[str]:
