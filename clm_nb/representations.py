@@ -20,8 +20,8 @@ from .prediction import ClmPredictor
 from .assessment import assess, Assessment
 
 # %% auto #0
-__all__ = ['REPRESENTATIONS', 'EMBEDDING_MAX_POINTS', 'standard_representations', 'ScoreDifference', 'score_difference',
-           'RepresentationComparison', 'compare_representations']
+__all__ = ['REPRESENTATIONS', 'EMBEDDING_MAX_POINTS', 'ROUNDING', 'standard_representations', 'ScoreDifference',
+           'score_difference', 'RepresentationComparison', 'compare_representations']
 
 # %% ../nbs/22a_representations.ipynb #f2edbce1
 REPRESENTATIONS = ("raw", "standardized", "pca", "isomap", "tsne", "random_projection")
@@ -210,7 +210,10 @@ def _ranked(a: Assessment, by: str) -> tuple:
     mc = float(s["se"]) if pd.notna(s["se"]) else 0.0
     return float(s["value"]), draws, (float(s.get("low", np.nan)), float(s.get("high", np.nan))), mc
 
-# %% ../nbs/22a_representations.ipynb #6fe59eb4
+# %% ../nbs/22a_representations.ipynb #3ae7d34f
+ROUNDING = 1e-9     # a |difference| of a score at or below this is rounding: never a decided lead
+
+# %% ../nbs/22a_representations.ipynb #a415b9c7
 def _comparison_table(assessments: dict, by: str, leak: list) -> tuple:
     "(the table, best first; {name: (draws, Monte-Carlo error)}) of the assessments (see the prose)."
     rows, draws = {}, {}
@@ -224,6 +227,7 @@ def _comparison_table(assessments: dict, by: str, leak: list) -> tuple:
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("representation")
     return table.sort_values("value", ascending=False, na_position="last", kind="stable"), draws
 
+# %% ../nbs/22a_representations.ipynb #e5313bfd
 def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, paired: bool) -> pd.DataFrame:
     "One row per pair (a above b in `table`): difference, se, low, high, decided, paired, n_ok, note."
     info = get_measure(by)
@@ -236,12 +240,12 @@ def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, pai
             da, db = (np.full(B, np.nan) if x is None else x for x in (da, db))
             r = score_difference(da, db, table.at[a, "value"], table.at[b, "value"], mc_se=math.hypot(ma, mb),
                                  paired=paired, ci=ci, bound=bound)
-            rows.append(dict(a=a, b=b, **asdict(r), decided=bool(np.isfinite(r.low) and (r.low > 0 or r.high < 0)),
-                             paired=paired))
+            lead = np.isfinite(r.low) and (r.low > 0 or r.high < 0) and abs(r.difference) > ROUNDING
+            rows.append(dict(a=a, b=b, **asdict(r), decided=bool(lead), paired=paired))
     cols = ["a", "b", "difference", "se", "low", "high", "decided", "paired", "n_ok", "note"]
     return pd.DataFrame(rows, columns=cols)
 
-# %% ../nbs/22a_representations.ipynb #f300bcc6
+# %% ../nbs/22a_representations.ipynb #47374f6f
 def _conclusion(table: pd.DataFrame, diffs: pd.DataFrame, by: str, ci: float, paired: bool) -> list:
     "The comparison in sentences (see the prose)."
     what = by
@@ -281,7 +285,7 @@ def _conclusion(table: pd.DataFrame, diffs: pd.DataFrame, by: str, ci: float, pa
                      "differences are unpaired and wider.")
     return lines
 
-# %% ../nbs/22a_representations.ipynb #eb79422e
+# %% ../nbs/22a_representations.ipynb #77e1b5e6
 def _comparison_text(c: RepresentationComparison) -> str:
     "The comparison as text (see the prose)."
     what = c.by
@@ -301,7 +305,7 @@ def _comparison_text(c: RepresentationComparison) -> str:
     lines += c.conclusion
     return terminal_text("\n".join(lines))
 
-# %% ../nbs/22a_representations.ipynb #fc1e8704
+# %% ../nbs/22a_representations.ipynb #92313db3
 def compare_representations(representations: dict,       # {name: data}: the same points, rows in the same order
                             y,                             # one label per row, any hashable values
                             *,
@@ -356,6 +360,6 @@ def compare_representations(representations: dict,       # {name: data}: the sam
     diffs = _differences_table(table, draws, by, ci, paired)
     return RepresentationComparison(table, diffs, assessments, _conclusion(table, diffs, by, ci, paired), by, ci, paired)
 
-# %% ../nbs/22a_representations.ipynb #2a615a24
+# %% ../nbs/22a_representations.ipynb #531d6c31
 from .text import document_params
 document_params(globals())
