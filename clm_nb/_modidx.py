@@ -992,6 +992,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.readers.pick_variant': ('readers.html#pick_variant', 'clm_nb/readers.py'),
                                 'clm_nb.readers.read_bytes': ('readers.html#read_bytes', 'clm_nb/readers.py'),
                                 'clm_nb.readers.read_dissimilarity_file': ('readers.html#read_dissimilarity_file', 'clm_nb/readers.py'),
+                                'clm_nb.readers.read_feature_file': ('readers.html#read_feature_file', 'clm_nb/readers.py'),
                                 'clm_nb.readers.read_labeled_file': ('readers.html#read_labeled_file', 'clm_nb/readers.py'),
                                 'clm_nb.readers.read_labeled_table': ('readers.html#read_labeled_table', 'clm_nb/readers.py'),
                                 'clm_nb.readers.read_npz': ('readers.html#read_npz', 'clm_nb/readers.py'),

@@ -31,7 +31,7 @@ from .checks import check_choice, check_flag, check_number
 # %% auto #0
 __all__ = ['MAX_READ_BYTES', 'MAX_LABEL_CHARS', 'file_stat_key', 'file_digest', 'array_digest', 'file_type', 'error_line',
            'read_bytes', 'pick_variant', 'marker_mask', 'to_project_noise', 'read_npz', 'label_array',
-           'read_labeled_table', 'read_labeled_file', 'read_dissimilarity_file']
+           'read_labeled_table', 'read_labeled_file', 'read_dissimilarity_file', 'read_feature_file']
 
 # %% ../nbs/15_readers.ipynb #2d8ddd9b
 _DIGEST_CHUNK = 1 << 20
@@ -735,6 +735,41 @@ def read_dissimilarity_file(path,                 # an .npy file: (n, n) square 
     if noise_label is not None:
         y, _ = to_project_noise(y, marker_mask(y, str(noise_label)))
     return D, y
+
+# %% ../nbs/15_readers.ipynb #rf00cd01
+def read_feature_file(path,                    # an .npy, .npz (array X), .csv/.tsv (also compressed) or .parquet file
+                      *,
+                      sep: str | None = None,  # CSV/TSV column separator (None: ',' for .csv, tab for .tsv)
+                      decimal: str = ".",      # CSV/TSV decimal mark ('.' or ',')
+                      max_bytes: int = MAX_READ_BYTES,  # the most bytes read from the file, after decompression
+                     ) -> np.ndarray:
+    "Read features without labels: `X` float64 (n, d), rows in the file's order (docs: readers.html#read_feature_file)."
+    path = Path(path).expanduser()
+    kind = _file_kind(path)
+    decimal = check_choice(decimal, "decimal", (".", ","), who="read_feature_file")
+    max_bytes = check_number(max_bytes, "max_bytes", lo=1, integer=True, who="read_feature_file")
+    _check_reading(path, kind, sep, decimal, None, "utf-8", [])
+    if kind == "npy":
+        X = _load_npy(path, "", max_bytes)
+    elif kind == "npz":
+        with _open_npz(path, str(path)) as zf:
+            members = {m[:-4]: m for m in zf.namelist() if m.endswith(".npy")}
+            if "X" not in members:
+                raise ValueError(f"{path}: an .npz of features needs the array 'X'; it holds {sorted(members)}.")
+            try:
+                shape, dtype, size = _npy_header(zf, members["X"])
+                if math.prod(shape) * dtype.itemsize > max_bytes:
+                    raise _Malformed(f"its header claims {math.prod(shape) * dtype.itemsize:,} bytes for 'X' (shape "
+                                     f"{shape}), more than the bound of {max_bytes:,}; {_bound_hint()}")
+                _check_header((shape, dtype, size), "X", _LABEL_KINDS, None, "")
+                X = _read_member(zf, members["X"])
+            except _Malformed as e:
+                raise ValueError(f"{path}: {e}.") from None
+    else:
+        return _numeric_table(_read_table(path, kind, sep, decimal, max_bytes=max_bytes), str(path))[0]
+    if X.ndim != 2 or X.dtype.kind not in "biuf":
+        raise ValueError(f"{path}: features must be a 2-D array of numbers; it has shape {X.shape} and dtype {X.dtype}.")
+    return X.astype(np.float64)
 
 # %% ../nbs/15_readers.ipynb #f10a4bf7
 document_params(globals())
