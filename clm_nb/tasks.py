@@ -31,6 +31,7 @@ from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAUL
                             LEADERBOARD_MEASURES, parse_primary, permutation_cap,
                             PROFILE_COLUMNS)
 from .intervals import MAX_RESAMPLES, resample_scores
+from .representations import compare_representations, REPRESENTATIONS, standard_representations
 from .runner import Task, watch_module
 
 
@@ -40,7 +41,7 @@ watch_module(__name__)   # the runner refuses a task of this module once its fil
 __all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
            'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
            'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
-           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks']
+           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks', 'representations_task']
 
 # %% ../nbs/25_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -661,6 +662,38 @@ def variant_tasks(catalog: pd.DataFrame,            # a `list_datasets` table
                              f"{QUADRATIC_MAX_POINTS:,} points, no half-samples); leave it out.")
     return {s: profile_tasks(catalog, scaling=s, max_points=QUADRATIC_MAX_POINTS, **options)
             for s in SCALINGS if s != scaling}
+
+# %% ../nbs/25_tasks.ipynb #rep00cd1
+def representations_task(X,                         # (n, d) prepared numeric features
+                         y,                         # their labels, any hashable values
+                         *,
+                         which=REPRESENTATIONS,     # the standard representations compared
+                         n_resamples: int = 20,     # half-samples behind the intervals (at least 10)
+                         n_permutations: int = 20,  # relabellings per class pair of the Monte-Carlo measures
+                         ci: float = 0.95,          # the level of every interval
+                         max_points: int = 3_000,   # above this many points, one stratified sample
+                         random_state=None,         # the runner's task seed: sample, embeddings, half-samples
+                        ) -> pd.DataFrame:
+    "One row per standard representation of `X`, best first, with its paired difference to the leader (see the prose)."
+    seed = 0 if random_state is None else check_number(random_state, "random_state", lo=0, integer=True,
+                                                       who="representations_task")
+    max_points = check_number(max_points, "max_points", lo=20, integer=True, who="representations_task")
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=object)
+    if len(y) > max_points:
+        keep = stratified_sample(encode_labels(y)[0], max_points, np.random.default_rng([seed, 7]))
+        X, y = X[keep], y[keep]
+    c = compare_representations(standard_representations(X, which=which, random_state=seed), y,
+                                n_resamples=n_resamples, n_permutations=n_permutations, ci=ci, random_state=seed,
+                                progress=False)
+    t, d, lead = c.table.reset_index(), c.differences, c.leader
+    rows = {r: (0.0, 0.0, 0.0, False) for r in [lead]}
+    for r in d.itertuples():                     # each representation minus the leader, its interval, decided
+        if lead in (r.a, r.b):
+            s = -1.0 if r.a == lead else 1.0
+            rows[r.b if r.a == lead else r.a] = (s * r.difference, *sorted((s * r.low, s * r.high)), bool(r.decided))
+    vs = pd.DataFrame([rows.get(n, (np.nan,) * 3 + (False,)) for n in t.representation],
+                      columns=["vs_leader", "vs_leader_low", "vs_leader_high", "lead_real"])
+    return pd.concat([t.assign(rank=np.arange(1, len(t) + 1), leader=lead, paired=c.paired, n_points=len(y)), vs], axis=1)
 
 # %% ../nbs/25_tasks.ipynb #de25fd2b
 from .text import document_params

