@@ -222,7 +222,8 @@ def _comparison_table(assessments: dict, by: str, leak: list) -> tuple:
         p = a.prediction
         rows[name] = dict(value=value, value_low=low, value_high=high, verdict=a.verdict,
                           expected=np.nan if p is None else p.expected, expected_low=np.nan if p is None else p.low,
-                          expected_high=np.nan if p is None else p.high, primary=a.score, rule_verdict=a.rule_verdict, n=a.n, d=a.d, fitted_with_labels=name in leak)
+                          expected_high=np.nan if p is None else p.high, primary=a.score, rule_verdict=a.rule_verdict, n=a.n, d=a.d, metric=a.metric,
+                          fitted_with_labels=name in leak)
         draws[name] = (d, mc)
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("representation")
     return table.sort_values("value", ascending=False, na_position="last", kind="stable"), draws
@@ -280,6 +281,11 @@ def _conclusion(table: pd.DataFrame, diffs: pd.DataFrame, by: str, ci: float, pa
     for k in table.index[table.fitted_with_labels]:
         lines.append(f"{q(k)} was fitted with the labels: the labels shaped that space, so its score is inflated by "
                      "construction; it is listed, never named the leader.")
+    other = [k for k in table.index if table.at[k, "metric"] != "euclidean"]
+    if other:
+        lines.append(f"{', '.join(map(q, other))} {'is' if len(other) == 1 else 'are'} read under another metric than "
+                     "Euclidean coordinates: the expected AMI there extrapolates a model fitted on coordinates, so "
+                     f"compare {'it' if len(other) == 1 else 'them'} by the score.")
     if not paired:
         lines.append("The assessments did not score the same points (rows dropped under some representation), so the "
                      "differences are unpaired and wider.")

@@ -166,3 +166,13 @@ def test_penguins_saved_as_a_user_saves_them(tmp_path):
     c = compare_representations(reps, y, **FAST)
     assert c.leader in ("standardized", "pca") and c.table.index[-1] == "raw"
     assert c.differences.query("b == 'raw'").decided.all()
+
+
+def test_a_mixed_table_under_gower_beside_coordinates():
+    "Any metric `assess` reads: a mixed table under Gower is paired with coordinates, and the extrapolation is said."
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    mixed = pd.DataFrame({"sl": X[:, 0], "pw": X[:, 3], "kind": np.where(X[:, 1] > 3, "wide", "narrow")})
+    c = compare_representations({"table": mixed, "petals": X[:, 2:]}, y, metrics={"table": "gower"}, **FAST)
+    assert c.paired and c.table.at["table", "metric"] == "gower" and c.leader == "petals"
+    assert "'table' is read under another metric than Euclidean coordinates" in c.conclusion[-1]
