@@ -10,9 +10,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from .text import terminal_text, user_text
+from .text import progress_bar, terminal_text, user_text
 from .checks import check_choice, check_ci, check_flag, check_number, show_value
 from .registry import get_measure, METRIC_NAMES
+from .core import half_sample
 from .prepare import scale_features
 from .profile import DEFAULT_PRIMARY, LEADERBOARD_MEASURES
 from .intervals import normal_interval
@@ -21,7 +22,8 @@ from .assessment import assess, Assessment
 
 # %% auto #0
 __all__ = ['REPRESENTATIONS', 'EMBEDDING_MAX_POINTS', 'ROUNDING', 'standard_representations', 'ScoreDifference',
-           'score_difference', 'RepresentationComparison', 'compare_representations']
+           'score_difference', 'RepresentationComparison', 'compare_representations', 'SubspaceResult',
+           'subspace_search']
 
 # %% ../nbs/22a_representations.ipynb #f2edbce1
 REPRESENTATIONS = ("raw", "standardized", "pca", "isomap", "tsne", "random_projection")
@@ -366,6 +368,124 @@ def compare_representations(representations: dict,       # {name: data}: the sam
     diffs = _differences_table(table, draws, by, ci, paired)
     return RepresentationComparison(table, diffs, assessments, _conclusion(table, diffs, by, ci, paired), by, ci, paired)
 
-# %% ../nbs/22a_representations.ipynb #531d6c31
+# %% ../nbs/22a_representations.ipynb #85ae9668
+def _search_weights(Z: np.ndarray, y: np.ndarray, measure: str, n_trials: int, seed: int, progress) -> tuple:
+    "(weights w in [0, 1]^d, the measure of Z diag(w), of Z) maximised over w by optuna's seeded TPE on the points Z."
+    import inspect
+    import optuna                                    # imported on first use: optuna takes ~1 s to import
+    func = get_measure(measure).func
+    kw = {"random_state": seed} if "random_state" in inspect.signature(func).parameters else {}
+    value = lambda w: float(func(Z * w, y, **kw))
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
+    names = [f"w{j}" for j in range(Z.shape[1])]
+    study.enqueue_trial({k: 1.0 for k in names})    # the equal weights first: the search never ends below them
+    bar = progress_bar(None, progress, "subspace search", total=n_trials, unit="trial")
+    try:
+        study.optimize(lambda t: value(np.array([t.suggest_float(k, 0.0, 1.0) for k in names])), n_trials=n_trials,
+                       callbacks=[lambda *_: bar.update()])
+    finally:
+        bar.close()
+    w = np.array([study.best_params[k] for k in names])
+    return w / w.max() if w.max() > 0 else np.ones_like(w), float(study.best_value), value(np.ones(Z.shape[1]))
+
+# %% ../nbs/22a_representations.ipynb #97b72ee6
+@dataclass
+class SubspaceResult:
+    "Feature weights that raise the labels' CLM, chosen on one half of the points and reported on the other."
+    weights: pd.Series            # per feature, the largest 1 (near 0: the feature is dropped)
+    measure: str                  # the CLM score maximised and reported
+    search_equal: float           # the search half's score with equal weights
+    search_weighted: float        # and with the weights found (in-sample: optimistic)
+    gain: ScoreDifference         # held-out score with the weights minus with equal weights, paired interval
+    held_out: RepresentationComparison  # the held-out half under both weightings (verdicts, expected AMI)
+    n_trials: int                 # weightings tried
+    conclusion: list              # sentences: the gain, whether it holds out, the features that carry it
+
+    def to_dict(self) -> dict:
+        "Plain Python values (JSON)."
+        return {"measure": self.measure, "weights": {str(k): float(v) for k, v in self.weights.items()},
+                "search_equal": self.search_equal, "search_weighted": self.search_weighted,
+                "gain": {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                         for k, v in asdict(self.gain).items()},
+                "n_trials": self.n_trials, "held_out": self.held_out.to_dict(), "conclusion": list(self.conclusion)}
+
+    def text(self) -> str:
+        "The weights, the in-sample and held-out scores, the conclusion (what `repr` shows)."
+        w = self.weights.sort_values(ascending=False)
+        return terminal_text("\n".join([f"Feature weights that raise {self.measure}, searched on half of the points "
+                                        f"({self.n_trials} trials), reported on the other half:",
+                                        w.to_string(float_format=lambda v: f"{v:.2f}"), "", *self.conclusion]))
+
+    def __repr__(self) -> str: return self.text()
+
+# %% ../nbs/22a_representations.ipynb #3ca4c2bb
+def _subspace_conclusion(weights: pd.Series, measure: str, equal: float, best: float, gain: ScoreDifference,
+                         held_out: RepresentationComparison) -> list:
+    "The subspace search in sentences (see the prose)."
+    q, level = user_text, f"{100 * held_out.ci:g} %"
+    lines = [f"On the search half, {measure} went from {equal:.3f} (equal weights) to {best:.3f} ({best - equal:+.3f}: "
+             "in-sample, optimistic)."]
+    if not np.isfinite(gain.se):
+        lines.append(f"On the held-out half the gain cannot be judged ({gain.note}).")
+    elif gain.low > 0 and abs(gain.difference) > ROUNDING:
+        w = weights.sort_values(ascending=False, kind="stable")
+        low = [f"{q(k)} ({v:.2f})" for k, v in w.items() if v < 0.5]
+        lines.append(f"On the held-out half the gain holds: {gain.difference:+.3f} ({level} paired interval {gain.low:+.3f} "
+                     f"to {gain.high:+.3f}); the largest weights: {', '.join(map(q, w.index[:3]))}; "
+                     + (f"below half the largest: {', '.join(low)}." if low else "every feature keeps half the largest."))
+    else:
+        lines.append(f"On the held-out half there is no decided gain: {gain.difference:+.3f} ({level} paired interval "
+                     f"{gain.low:+.3f} to {gain.high:+.3f}); the labels do not cluster measurably better in the "
+                     "weighted subspace found (the in-sample gain was overfit).")
+    v = held_out.table.verdict
+    lines.append(f"Held-out verdict: {v.get('weighted')} weighted, {v.get('equal')} with equal weights.")
+    return lines
+
+# %% ../nbs/22a_representations.ipynb #2cb1ef43
+def subspace_search(X,                          # (n, d) numeric features (an array or a numeric DataFrame)
+                    y,                          # one label per row, any hashable values
+                    *,
+                    measure: str = DEFAULT_PRIMARY,  # the CLM score maximised (a between-dataset measure)
+                    scaling: str = "standardize",    # the features' scaling before weighting (`clm_nb.prepare.SCALINGS`)
+                    n_trials: int = 200,        # weightings tried by the search (optuna TPE, equal weights first)
+                    n_resamples: int = 50,      # half-samples behind the held-out intervals (at least 10)
+                    ci: float = 0.95,           # the level of the held-out intervals
+                    random_state: int = 0,      # one seed: the split, the search, the half-samples
+                    progress=None,              # bars on stderr: True, False, None (automatic)
+                   ) -> SubspaceResult:
+    """Feature weights that raise the labels' CLM, searched on a stratified half of the points and reported on the
+    other half with a paired interval (docs: representations.html#subspace_search)."""
+    who = "subspace_search"
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(np.shape(X)[1])]
+    A = _numeric_points(X, who)
+    labels = np.asarray(y, dtype=object)
+    if labels.ndim != 1 or labels.shape[0] != A.shape[0]:
+        raise ValueError(f"{who}: y has shape {labels.shape}; give one label per row of X ({A.shape[0]:,} rows).")
+    codes, classes = pd.factorize(pd.Series(labels), sort=True)
+    small = [classes[k] for k in range(len(classes)) if (codes == k).sum() < 4]
+    if codes.min() < 0 or small:
+        raise ValueError(f"{who}: " + ("y holds missing labels" if codes.min() < 0 else
+                         f"class {user_text(small[0])} has fewer than 4 points; each half needs 2") +
+                         " (drop them, or set rare classes aside: clm_nb.prepare.prepare(rare='set_aside')).")
+    if measure not in LEADERBOARD_MEASURES and get_measure(measure).kind != "between":
+        raise ValueError(f"{who}: measure={measure!r} is not a between-dataset measure; use one of {LEADERBOARD_MEASURES}.")
+    n_trials = check_number(n_trials, "n_trials", lo=10, integer=True, who=who)
+    seed = check_number(random_state, "random_state", lo=0, hi=2**32 - 1, integer=True, who=who)
+    ci = check_ci(ci, who)
+    Z = scale_features(A, scaling)
+    search = half_sample(codes, np.random.default_rng([seed, 11]))
+    held = np.setdiff1d(np.arange(len(codes)), search)
+    w, best, equal = _search_weights(Z[search], labels[search], measure, n_trials, seed, progress)
+    c = compare_representations({"weighted": Z[held] * w, "equal": Z[held]}, labels[held], by=measure,
+                                n_resamples=n_resamples, ci=ci, random_state=seed, progress=progress)
+    r = c.differences.iloc[0]
+    s = 1.0 if r.a == "weighted" else -1.0
+    gain = ScoreDifference(s * r.difference, r.se, *sorted((s * r.low, s * r.high)), int(r.n_ok), r.note)
+    weights = pd.Series(w, index=names, name="weight")
+    return SubspaceResult(weights, measure, equal, best, gain, c, n_trials,
+                          _subspace_conclusion(weights, measure, equal, best, gain, c))
+
+# %% ../nbs/22a_representations.ipynb #08a0eeaa
 from .text import document_params
 document_params(globals())

@@ -20,7 +20,7 @@ import clm_nb
 from clm_nb.intervals import resample_scores
 from clm_nb.readers import read_labeled_table
 from clm_nb.representations import (ROUNDING, compare_representations, score_difference,
-                                    standard_representations)
+                                    standard_representations, subspace_search)
 
 S, B = 60, 20
 MEANS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]])
@@ -176,3 +176,20 @@ def test_a_mixed_table_under_gower_beside_coordinates():
     c = compare_representations({"table": mixed, "petals": X[:, 2:]}, y, metrics={"table": "gower"}, **FAST)
     assert c.paired and c.table.at["table", "metric"] == "gower" and c.leader == "petals"
     assert "'table' is read under another metric than Euclidean coordinates" in c.conclusion[-1]
+
+
+def test_the_subspace_search_finds_the_informative_feature_and_it_holds_out():
+    "One feature separates three classes, five are noise three times wider: the weight and a held-out gain go to it."
+    X, y = make_blobs(240, 1, centers=3, random_state=0)
+    X = np.hstack([X, 3 * np.random.default_rng(1).normal(size=(240, 5))])
+    r = subspace_search(X, y, n_trials=40, n_resamples=10, progress=False)
+    assert r.weights.idxmax() == "x0" and (r.weights.drop("x0") < 0.5).all()
+    assert r.search_weighted >= r.search_equal and r.gain.low > 0 and "the gain holds" in r.conclusion[1]
+    assert r.held_out.paired and set(r.held_out.table.index) == {"weighted", "equal"}
+
+
+def test_the_subspace_search_is_seeded():
+    X, y = make_blobs(120, 3, centers=3, cluster_std=3.0, random_state=2)
+    one, two = (subspace_search(X, y, n_trials=15, n_resamples=10, random_state=4, progress=False) for _ in range(2))
+    pd.testing.assert_series_equal(one.weights, two.weights)
+    assert one.gain == two.gain
