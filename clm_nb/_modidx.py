@@ -1250,6 +1250,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.tasks.score_partitions': ('tasks.html#score_partitions', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.score_pool': ('tasks.html#score_pool', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.select_measures': ('tasks.html#select_measures', 'clm_nb/tasks.py'),
+                              'clm_nb.tasks.subspace_task': ('tasks.html#subspace_task', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.time_measure': ('tasks.html#time_measure', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.variant_tasks': ('tasks.html#variant_tasks', 'clm_nb/tasks.py')},
             'clm_nb.text': { 'clm_nb.text.LazyModule': ('text.html#lazymodule', 'clm_nb/text.py'),

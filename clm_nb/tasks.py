@@ -31,7 +31,7 @@ from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAUL
                             LEADERBOARD_MEASURES, parse_primary, permutation_cap,
                             PROFILE_COLUMNS)
 from .intervals import MAX_RESAMPLES, resample_scores
-from .representations import compare_representations, REPRESENTATIONS, standard_representations
+from .representations import compare_representations, REPRESENTATIONS, standard_representations, subspace_search
 from .runner import Task, watch_module
 
 
@@ -41,7 +41,8 @@ watch_module(__name__)   # the runner refuses a task of this module once its fil
 __all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
            'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
            'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
-           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks', 'representations_task']
+           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks', 'representations_task',
+           'subspace_task']
 
 # %% ../nbs/25_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -694,6 +695,35 @@ def representations_task(X,                         # (n, d) prepared numeric fe
     vs = pd.DataFrame([rows.get(n, (np.nan,) * 3 + (False,)) for n in t.representation],
                       columns=["vs_leader", "vs_leader_low", "vs_leader_high", "lead_real"])
     return pd.concat([t.assign(rank=np.arange(1, len(t) + 1), leader=lead, paired=c.paired, n_points=len(y)), vs], axis=1)
+
+# %% ../nbs/25_tasks.ipynb #sub00cd1
+def subspace_task(X,                               # (n, d) prepared numeric features
+                  y,                               # their labels, any hashable values
+                  *,
+                  feature_names=None,              # one name per column (None: x0, x1, ...)
+                  measure: str = DEFAULT_PRIMARY,  # the CLM score maximised
+                  n_trials: int = 100,             # weightings tried
+                  n_resamples: int = 20,           # half-samples behind the held-out interval (at least 10)
+                  ci: float = 0.95,                # its level
+                  max_points: int = 3_000,         # above this many points, one stratified sample
+                  random_state=None,               # the runner's task seed: the sample, the split, the search
+                 ) -> pd.DataFrame:
+    "One row: the subspace search's in-sample and held-out scores, its held-out gain with interval, its weights."
+    seed = 0 if random_state is None else check_number(random_state, "random_state", lo=0, integer=True, who="subspace_task")
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=object)
+    if len(y) > max_points:
+        keep = stratified_sample(encode_labels(y)[0], max_points, np.random.default_rng([seed, 7]))
+        X, y = X[keep], y[keep]
+    X = pd.DataFrame(X, columns=list(feature_names)) if feature_names is not None else X
+    r = subspace_search(X, y, measure=measure, n_trials=n_trials, n_resamples=n_resamples, ci=ci, random_state=seed,
+                        progress=False)
+    v, g = r.held_out.table.verdict, r.gain
+    return pd.DataFrame([{"measure": measure, "search_equal": r.search_equal, "search_weighted": r.search_weighted,
+                          "gain": g.difference, "gain_low": g.low, "gain_high": g.high,
+                          "gain_real": bool(np.isfinite(g.low) and g.low > 0), "verdict_weighted": v["weighted"],
+                          "verdict_equal": v["equal"], "n_points": len(y),
+                          "top_features": ", ".join(r.weights.sort_values(ascending=False, kind="stable").index[:3]),
+                          "weights": json.dumps({k: round(float(w), 4) for k, w in r.weights.items()})}])
 
 # %% ../nbs/25_tasks.ipynb #de25fd2b
 from .text import document_params

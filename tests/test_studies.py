@@ -305,7 +305,10 @@ def test_representations_study_tiny(quick_study):
     assert verdicts.loc["iris", "raw"] == "trustworthy" and verdicts.loc["crabs", "raw"] != "trustworthy"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["compared"] == 2 and summary["failed_tasks"] == 0
-    for chart in ("scores_by_representation", "verdict_by_representation"):
+    sub = pd.read_csv(out / "subspace.csv").set_index("dataset")
+    assert set(sub.index) == {"iris", "crabs"} and (sub.search_weighted >= sub.search_equal).all()
+    assert (sub.gain_low <= sub.gain).all() and (sub.gain <= sub.gain_high).all() and sub.weights.map(json.loads).map(len).tolist() == [4, 5]
+    for chart in ("scores_by_representation", "verdict_by_representation", "subspace_gain"):
         assert (out / "charts" / f"{chart}.svg").read_text().lstrip().startswith("<svg")
 
 
