@@ -675,7 +675,7 @@ def representations_task(X,                         # (n, d) prepared numeric fe
                          max_points: int = 3_000,   # above this many points, one stratified sample
                          random_state=None,         # the runner's task seed: sample, embeddings, half-samples
                         ) -> pd.DataFrame:
-    "One row per standard representation of `X`, best first, with its paired difference to the leader (see the prose)."
+    "One row per standard representation of `X`, best first, with its paired difference to the leader (docs: tasks.html#representations_task)."
     seed = 0 if random_state is None else check_number(random_state, "random_state", lo=0, integer=True,
                                                        who="representations_task")
     max_points = check_number(max_points, "max_points", lo=20, integer=True, who="representations_task")
