@@ -10,10 +10,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from .text import progress_bar, terminal_text, user_text
 from .checks import check_choice, check_ci, check_flag, check_number, show_value
 from .registry import get_measure, METRIC_NAMES
-from .core import half_sample
+from .core import check_X, half_sample
 from .prepare import scale_features
 from .profile import DEFAULT_PRIMARY, LEADERBOARD_MEASURES
 from .intervals import normal_interval
@@ -31,19 +32,14 @@ EMBEDDING_MAX_POINTS = 10_000   # isomap and tsne above this many points: refuse
 
 # %% ../nbs/22a_representations.ipynb #b425cee5
 def _numeric_points(X, who: str) -> np.ndarray:
-    "`X` as a C-contiguous float64 (n, d) array of finite values, n >= 4, or a `ValueError` naming the fix."
+    "`X` as `check_X` returns it (n >= 4), its non-numeric error saying how to compare such a table instead."
     try:
-        A = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise ValueError(f"{who}: X must be numeric; a table with categories has no PCA or t-SNE: compare it under "
-                         "metric='gower' (compare_representations' metrics), or encode it first (clm_nb.prepare.prepare)."
-                         ) from None
-    if A.ndim != 2 or A.shape[0] < 4 or A.shape[1] < 1:
-        raise ValueError(f"{who}: X must be a 2-D table of at least 4 rows and 1 column; got shape {A.shape}.")
-    if not np.isfinite(A).all():
-        raise ValueError(f"{who}: X holds {int((~np.isfinite(A)).sum()):,} missing or infinite value(s); drop or impute "
-                         "them first (clm_nb.prepare.prepare, missing='drop' or 'impute').")
-    return A
+        return check_X(X, min_points=4, measure=who)
+    except ValueError as e:
+        if "non-numeric" in str(e) or "must be numeric" in str(e):
+            raise ValueError(f"{e} A table with categories has no PCA or t-SNE: compare it under metric='gower' "
+                             "(compare_representations' metrics), or encode it first (clm_nb.prepare.prepare).") from None
+        raise
 
 # %% ../nbs/22a_representations.ipynb #9541d1c9
 def standard_representations(X,                       # (n, d) numeric features (an array or a numeric DataFrame)
@@ -57,6 +53,8 @@ def standard_representations(X,                       # (n, d) numeric features 
     (docs: representations.html#standard_representations)."""
     who = "standard_representations"
     A = _numeric_points(X, who)
+    if not isinstance(which, (str, list, tuple)):
+        raise ValueError(f"{who}: which={show_value(which)} must be a name or a list of names, some of {REPRESENTATIONS}.")
     which = (which,) if isinstance(which, str) else tuple(which)
     if not which or len(set(which)) != len(which):
         raise ValueError(f"{who}: which={show_value(which)} must name distinct representations, some of {REPRESENTATIONS}.")
@@ -87,14 +85,17 @@ def standard_representations(X,                       # (n, d) numeric features 
             out[w] = Isomap(n_neighbors=min(n_neighbors, n - 1), n_components=2).fit_transform(Z)
         elif w == "tsne":
             from sklearn.manifold import TSNE
-            out[w] = TSNE(n_components=2, perplexity=min(30.0, (n - 1) / 3), init="pca",
+            out[w] = TSNE(n_components=2, perplexity=min(30.0, (n - 1) / 3), init="pca" if d >= 2 else "random",
                           random_state=seed).fit_transform(Z)
         else:
             from sklearn.random_projection import GaussianRandomProjection
             out[w] = GaussianRandomProjection(n_components=k, random_state=seed).fit_transform(Z)
     return {w: np.ascontiguousarray(v, dtype=np.float64) for w, v in out.items()}
 
-# %% ../nbs/22a_representations.ipynb #e53e9e87
+# %% ../nbs/22a_representations.ipynb #64861bc1
+ROUNDING = 1e-9     # a |difference| of a score at or below this is rounding: never a decided lead
+
+# %% ../nbs/22a_representations.ipynb #7b19ffdf
 @dataclass(frozen=True)
 class ScoreDifference:
     "value_a - value_b with its standard error and interval (see `score_difference`)."
@@ -105,7 +106,12 @@ class ScoreDifference:
     n_ok: int              # half-samples scored under both (the smaller count when unpaired)
     note: str = ""         # why there is no interval, or that the difference is unpaired
 
-# %% ../nbs/22a_representations.ipynb #f6cc7a03
+    @property
+    def decided(self) -> bool:
+        "Whether the interval excludes 0 and the difference is more than rounding (`ROUNDING`)."
+        return bool(np.isfinite(self.low) and (self.low > 0 or self.high < 0) and abs(self.difference) > ROUNDING)
+
+# %% ../nbs/22a_representations.ipynb #ac3392bc
 def score_difference(draws_a,                  # (B,) the first representation's draws of a score (NaN: not scored)
                      draws_b,                  # (B,) the second's, on the same half-samples when `paired`
                      value_a: float,           # the first representation's full-data value
@@ -122,10 +128,13 @@ def score_difference(draws_a,                  # (B,) the first representation's
     if a.ndim != 1 or b.ndim != 1 or (paired and a.size != b.size):
         raise ValueError(f"{who}: the draws must be 1-D arrays{', of one length when paired' if paired else ''}; got "
                          f"shapes {a.shape} and {b.shape}.")
-    ci = check_ci(ci, who)
+    ci, paired = check_ci(ci, who), check_flag(paired, "paired", who=who)
     mc_se = check_number(mc_se, "mc_se", lo=0, who=who)
+    try:
+        value_a, value_b = float(value_a), float(value_b)
+    except (TypeError, ValueError):
+        raise ValueError(f"{who}: value_a={show_value(value_a)} and value_b={show_value(value_b)} must be numbers.") from None
     bound = check_number(bound, "bound", lo=0, lo_open=True, allow_inf=True, allow_none=True, who=who)
-    value_a, value_b = float(value_a), float(value_b)
     if not (np.isfinite(value_a) and np.isfinite(value_b)):
         return ScoreDifference(np.nan, np.nan, np.nan, np.nan, 0, "not scored under one of the two")
     fa, fb = np.isfinite(a), np.isfinite(b)
@@ -140,7 +149,7 @@ def score_difference(draws_a,                  # (B,) the first representation's
     return ScoreDifference(value_a - value_b, se, float(low), float(high), n_ok,
                       "" if paired else "unpaired: the two did not score the same points")
 
-# %% ../nbs/22a_representations.ipynb #36513cb9
+# %% ../nbs/22a_representations.ipynb #08ad0614
 @dataclass
 class RepresentationComparison:
     "The labels' CLM under several representations of the same points (see `compare_representations`)."
@@ -158,6 +167,16 @@ class RepresentationComparison:
         ok = self.table[~self.table.fitted_with_labels & self.table.value.notna()]
         return None if ok.empty else str(ok.index[0])
 
+    def difference(self, a: str, b: str) -> ScoreDifference:
+        "value(a) − value(b) of the ranking score with its interval, for two representations in either table order."
+        for x, y, s in ((a, b, 1.0), (b, a, -1.0)):
+            hit = self.differences[(self.differences.a == x) & (self.differences.b == y)]
+            if len(hit):
+                r = hit.iloc[0]
+                return ScoreDifference(s * r.difference, r.se, *sorted((s * r.low, s * r.high)), int(r.n_ok), r.note)
+        raise ValueError(f"difference: {a!r} and {b!r} must be two representations of the comparison; they are "
+                         f"{', '.join(map(repr, self.table.index))}.")
+
     def to_dict(self) -> dict:
         "Plain Python values (JSON): the tables as records (NaN as None), the conclusion, the options."
         clean = lambda df: [{k: (None if isinstance(v, float) and not math.isfinite(v) else
@@ -173,7 +192,7 @@ class RepresentationComparison:
     def __repr__(self) -> str:
         return self.text()
 
-# %% ../nbs/22a_representations.ipynb #b465fc3b
+# %% ../nbs/22a_representations.ipynb #27cd7e41
 def _check_representations(representations, y, fitted_with_labels, metrics) -> tuple:
     "(representations, the names fitted with the labels, {name: metric}) checked at the door (see the prose)."
     who = "compare_representations"
@@ -184,12 +203,18 @@ def _check_representations(representations, y, fitted_with_labels, metrics) -> t
     bad = [k for k in representations if not isinstance(k, str) or not k.strip()]
     if bad:
         raise ValueError(f"{who}: representation names must be non-empty strings; got {user_text(bad[0])}.")
-    n = len(y)
+    labels = np.asarray(y, dtype=object)
+    if labels.ndim != 1:
+        raise ValueError(f"{who}: y must be one label per row (a 1-D sequence); got shape {labels.shape}.")
+    n = labels.shape[0]
     for k, X in representations.items():
         rows = X.shape[0] if hasattr(X, "shape") and len(X.shape) else len(X)
         if rows != n:
             raise ValueError(f"{who}: representation {user_text(k)} has {rows:,} rows but y has {n:,} labels; every "
                              "representation must hold the same points, in the same order.")
+    if not (fitted_with_labels is None or isinstance(fitted_with_labels, (str, list, tuple, set))):
+        raise ValueError(f"{who}: fitted_with_labels={show_value(fitted_with_labels)} must be a representation's name "
+                         "or a list of names.")
     leak = [fitted_with_labels] if isinstance(fitted_with_labels, str) else list(fitted_with_labels or ())
     metrics = {} if metrics is None else metrics
     if not isinstance(metrics, dict):
@@ -202,7 +227,7 @@ def _check_representations(representations, y, fitted_with_labels, metrics) -> t
     metrics = {k: check_choice(m, f"metrics[{k!r}]", METRIC_NAMES, who=who) for k, m in metrics.items()}
     return dict(representations), leak, metrics
 
-# %% ../nbs/22a_representations.ipynb #03ccf2c1
+# %% ../nbs/22a_representations.ipynb #fe1d8794
 def _ranked(a: Assessment, by: str) -> tuple:
     "(value, (B,) draws or None, (low, high), Monte-Carlo error) of the measure `by` in assessment `a`; NaN when absent."
     if by not in a.scores.index:
@@ -211,9 +236,6 @@ def _ranked(a: Assessment, by: str) -> tuple:
     draws = a.draws[by].to_numpy(dtype=float) if a.draws is not None and by in a.draws else None
     mc = float(s["se"]) if pd.notna(s["se"]) else 0.0
     return float(s["value"]), draws, (float(s.get("low", np.nan)), float(s.get("high", np.nan))), mc
-
-# %% ../nbs/22a_representations.ipynb #3ae7d34f
-ROUNDING = 1e-9     # a |difference| of a score at or below this is rounding: never a decided lead
 
 # %% ../nbs/22a_representations.ipynb #a415b9c7
 def _comparison_table(assessments: dict, by: str, leak: list) -> tuple:
@@ -243,8 +265,7 @@ def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, pai
             da, db = (np.full(B, np.nan) if x is None else x for x in (da, db))
             r = score_difference(da, db, table.at[a, "value"], table.at[b, "value"], mc_se=math.hypot(ma, mb),
                                  paired=paired, ci=ci, bound=bound)
-            lead = np.isfinite(r.low) and (r.low > 0 or r.high < 0) and abs(r.difference) > ROUNDING
-            rows.append(dict(a=a, b=b, **asdict(r), decided=bool(lead), paired=paired))
+            rows.append(dict(a=a, b=b, **asdict(r), decided=r.decided, paired=paired))
     cols = ["a", "b", "difference", "se", "low", "high", "decided", "paired", "n_ok", "note"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -280,6 +301,10 @@ def _conclusion(table: pd.DataFrame, diffs: pd.DataFrame, by: str, ci: float, pa
         lines.append(f"The verdict is {next(iter(groups))} under every representation." if len(groups) == 1 else
                      "The verdict changes with the representation: " + "; ".join(
                          f"{v} under {', '.join(map(q, names))}" for v, names in groups.items()) + ".")
+    unranked = [k for k in table.index[table.value.isna()] if not table.at[k, "fitted_with_labels"]]
+    if unranked and not ok.empty:
+        lines.append(f"{', '.join(map(q, unranked))} could not be ranked: {by} has no value there (see each one's "
+                     "assessment: its problem column says why).")
     for k in table.index[table.fitted_with_labels]:
         lines.append(f"{q(k)} was fitted with the labels: the labels shaped that space, so its score is inflated by "
                      "construction; it is listed, never named the leader.")
@@ -304,16 +329,23 @@ def _comparison_text(c: RepresentationComparison) -> str:
              f"half-samples{'' if c.paired else ' (unpaired)'}.", "", t.to_string(float_format=lambda v: f"{v:.3f}"), ""]
     lead = c.leader
     if lead is not None:
-        d = c.differences[(c.differences.a == lead) | (c.differences.b == lead)].copy()
-        sign = np.where(d.a == lead, 1.0, -1.0)
-        d["other"] = np.where(d.a == lead, d.b, d.a)
-        d["difference"], d["low"], d["high"] = sign * d.difference, np.where(sign > 0, d.low, -d.high), np.where(sign > 0, d.high, -d.low)
-        lines += [f"{lead} minus each other representation:", d.set_index("other")[["difference", "se", "low", "high", "decided"]]
+        diffs = {k: c.difference(lead, k) for k in c.table.index if k != lead}
+        d = pd.DataFrame.from_dict({k: asdict(r) | {"decided": r.decided} for k, r in diffs.items()},
+                                   orient="index").rename_axis("other")
+        lines += [f"{lead} minus each other representation:", d[["difference", "se", "low", "high", "decided"]]
                   .to_string(float_format=lambda v: f"{v:+.3f}"), ""]
     lines += c.conclusion
     return terminal_text("\n".join(lines))
 
-# %% ../nbs/22a_representations.ipynb #92313db3
+# %% ../nbs/22a_representations.ipynb #2099ef48
+def _as_given(X, metric: str, scaling: str) -> dict:
+    "assess's keep_cols and scaling that read the representation `X` as given (see the prose)."
+    if metric == "precomputed" or sparse.issparse(X) or len(np.shape(X)) != 2:
+        return {"scaling": "none"}
+    cols = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(np.shape(X)[1])]
+    return {"keep_cols": cols, "scaling": "none" if metric == "gower" else scaling}
+
+# %% ../nbs/22a_representations.ipynb #fbd20527
 def compare_representations(representations: dict,       # {name: data}: the same points, rows in the same order
                             y,                             # one label per row, any hashable values
                             *,
@@ -351,15 +383,19 @@ def compare_representations(representations: dict,       # {name: data}: the sam
     ci = check_ci(ci, who)
     seed = check_number(random_state, "random_state", lo=0, hi=2**32 - 1, integer=True, who=who)
     names = [measures] if isinstance(measures, str) else list(measures)
+    if by is None and primary not in names:
+        raise ValueError(f"{who}: by=None ranks by primary, and primary={primary!r} is not one of the measures; name the "
+                         f"measure that ranks the representations (by=, one of {names}).")
     by = check_choice(primary if by is None else by, "by", names, who=who)
     variants = check_flag(variants, "variants", who=who)
     assessments = {}
     for name, X in reps.items():
         try:
+            metric = metrics.get(name, "euclidean")
             assessments[name] = assess(X, y, measures=measures, primary=primary, noise=noise, missing=missing,
-                                       scaling=scaling, variants=variants, n_permutations=n_permutations, random_state=seed, ci=ci,
-                                       n_resamples=n_resamples, progress=progress, metric=metrics.get(name, "euclidean"),
-                                       verdict_by="prediction", predictor=predictor)
+                                       variants=variants, n_permutations=n_permutations, random_state=seed, ci=ci,
+                                       n_resamples=n_resamples, progress=progress, metric=metric, verdict_by="prediction",
+                                       predictor=predictor, **_as_given(X, metric, scaling))
         except ValueError as e:
             raise ValueError(f"{who}: representation {user_text(name)}: {e}") from e
     first = next(iter(assessments.values()))
@@ -368,7 +404,7 @@ def compare_representations(representations: dict,       # {name: data}: the sam
     diffs = _differences_table(table, draws, by, ci, paired)
     return RepresentationComparison(table, diffs, assessments, _conclusion(table, diffs, by, ci, paired), by, ci, paired)
 
-# %% ../nbs/22a_representations.ipynb #85ae9668
+# %% ../nbs/22a_representations.ipynb #cd728e6e
 def _search_weights(Z: np.ndarray, y: np.ndarray, measure: str, n_trials: int, seed: int, progress) -> tuple:
     "(weights w in [0, 1]^d, the measure of Z diag(w), of Z) maximised over w by optuna's seeded TPE on the points Z."
     import inspect
@@ -389,7 +425,7 @@ def _search_weights(Z: np.ndarray, y: np.ndarray, measure: str, n_trials: int, s
     w = np.array([study.best_params[k] for k in names])
     return w / w.max() if w.max() > 0 else np.ones_like(w), float(study.best_value), value(np.ones(Z.shape[1]))
 
-# %% ../nbs/22a_representations.ipynb #97b72ee6
+# %% ../nbs/22a_representations.ipynb #669b87ef
 @dataclass
 class SubspaceResult:
     "Feature weights that raise the labels' CLM, chosen on one half of the points and reported on the other."
@@ -419,7 +455,7 @@ class SubspaceResult:
 
     def __repr__(self) -> str: return self.text()
 
-# %% ../nbs/22a_representations.ipynb #3ca4c2bb
+# %% ../nbs/22a_representations.ipynb #77bbf80b
 def _subspace_conclusion(weights: pd.Series, measure: str, equal: float, best: float, gain: ScoreDifference,
                          held_out: RepresentationComparison) -> list:
     "The subspace search in sentences (see the prose)."
@@ -428,7 +464,7 @@ def _subspace_conclusion(weights: pd.Series, measure: str, equal: float, best: f
              "in-sample, optimistic)."]
     if not np.isfinite(gain.se):
         lines.append(f"On the held-out half the gain cannot be judged ({gain.note}).")
-    elif gain.low > 0 and abs(gain.difference) > ROUNDING:
+    elif gain.decided and gain.difference > 0:
         w = weights.sort_values(ascending=False, kind="stable")
         low = [f"{q(k)} ({v:.2f})" for k, v in w.items() if v < 0.5]
         lines.append(f"On the held-out half the gain holds: {gain.difference:+.3f} ({level} paired interval {gain.low:+.3f} "
@@ -442,11 +478,11 @@ def _subspace_conclusion(weights: pd.Series, measure: str, equal: float, best: f
     lines.append(f"Held-out verdict: {v.get('weighted')} weighted, {v.get('equal')} with equal weights.")
     return lines
 
-# %% ../nbs/22a_representations.ipynb #2cb1ef43
+# %% ../nbs/22a_representations.ipynb #606e3cf6
 def subspace_search(X,                          # (n, d) numeric features (an array or a numeric DataFrame)
                     y,                          # one label per row, any hashable values
                     *,
-                    measure: str = DEFAULT_PRIMARY,  # the CLM score maximised (a between-dataset measure)
+                    measure: str = DEFAULT_PRIMARY,  # the CLM score maximised (one of LEADERBOARD_MEASURES)
                     scaling: str = "standardize",    # the features' scaling before weighting (`clm_nb.prepare.SCALINGS`)
                     n_trials: int = 200,        # weightings tried by the search (optuna TPE, equal weights first)
                     n_resamples: int = 50,      # half-samples behind the held-out intervals (at least 10)
@@ -457,20 +493,21 @@ def subspace_search(X,                          # (n, d) numeric features (an ar
     """Feature weights that raise the labels' CLM, searched on a stratified half of the points and reported on the
     other half with a paired interval (docs: representations.html#subspace_search)."""
     who = "subspace_search"
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(np.shape(X)[1])]
     A = _numeric_points(X, who)
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{j}" for j in range(A.shape[1])]
     labels = np.asarray(y, dtype=object)
     if labels.ndim != 1 or labels.shape[0] != A.shape[0]:
         raise ValueError(f"{who}: y has shape {labels.shape}; give one label per row of X ({A.shape[0]:,} rows).")
     codes, classes = pd.factorize(pd.Series(labels), sort=True)
     small = [classes[k] for k in range(len(classes)) if (codes == k).sum() < 4]
-    if codes.min() < 0 or small:
-        raise ValueError(f"{who}: " + ("y holds missing labels" if codes.min() < 0 else
-                         f"class {user_text(small[0])} has fewer than 4 points; each half needs 2") +
-                         " (drop them, or set rare classes aside: clm_nb.prepare.prepare(rare='set_aside')).")
-    if measure not in LEADERBOARD_MEASURES and get_measure(measure).kind != "between":
-        raise ValueError(f"{who}: measure={measure!r} is not a between-dataset measure; use one of {LEADERBOARD_MEASURES}.")
+    if codes.min() < 0:
+        raise ValueError(f"{who}: y holds {int((codes < 0).sum()):,} missing label(s); drop those rows first.")
+    if small:
+        raise ValueError(f"{who}: class {user_text(small[0])} has fewer than 4 points; each half needs 2 (drop it, or set "
+                         "rare classes aside: clm_nb.prepare.prepare(rare='set_aside')).")
+    measure = check_choice(measure, "measure", LEADERBOARD_MEASURES, who=who)
     n_trials = check_number(n_trials, "n_trials", lo=10, integer=True, who=who)
+    check_number(n_resamples, "n_resamples", lo=10, hi=1000, integer=True, who=who)
     seed = check_number(random_state, "random_state", lo=0, hi=2**32 - 1, integer=True, who=who)
     ci = check_ci(ci, who)
     Z = scale_features(A, scaling)
@@ -479,13 +516,11 @@ def subspace_search(X,                          # (n, d) numeric features (an ar
     w, best, equal = _search_weights(Z[search], labels[search], measure, n_trials, seed, progress)
     c = compare_representations({"weighted": Z[held] * w, "equal": Z[held]}, labels[held], by=measure,
                                 n_resamples=n_resamples, ci=ci, random_state=seed, progress=progress)
-    r = c.differences.iloc[0]
-    s = 1.0 if r.a == "weighted" else -1.0
-    gain = ScoreDifference(s * r.difference, r.se, *sorted((s * r.low, s * r.high)), int(r.n_ok), r.note)
+    gain = c.difference("weighted", "equal")
     weights = pd.Series(w, index=names, name="weight")
     return SubspaceResult(weights, measure, equal, best, gain, c, n_trials,
                           _subspace_conclusion(weights, measure, equal, best, gain, c))
 
-# %% ../nbs/22a_representations.ipynb #08a0eeaa
+# %% ../nbs/22a_representations.ipynb #54faac7a
 from .text import document_params
 document_params(globals())

@@ -686,14 +686,10 @@ def representations_task(X,                         # (n, d) prepared numeric fe
     c = compare_representations(standard_representations(X, which=which, random_state=seed), y,
                                 n_resamples=n_resamples, n_permutations=n_permutations, ci=ci, random_state=seed,
                                 progress=False)
-    t, d, lead = c.table.reset_index(), c.differences, c.leader
-    rows = {r: (0.0, 0.0, 0.0, False) for r in [lead]}
-    for r in d.itertuples():                     # each representation minus the leader, its interval, decided
-        if lead in (r.a, r.b):
-            s = -1.0 if r.a == lead else 1.0
-            rows[r.b if r.a == lead else r.a] = (s * r.difference, *sorted((s * r.low, s * r.high)), bool(r.decided))
-    vs = pd.DataFrame([rows.get(n, (np.nan,) * 3 + (False,)) for n in t.representation],
-                      columns=["vs_leader", "vs_leader_low", "vs_leader_high", "lead_real"])
+    t, lead = c.table.reset_index(), c.leader
+    vs = [(0.0, 0.0, 0.0, False) if k == lead else (np.nan, np.nan, np.nan, False) if lead is None else
+          (lambda r: (r.difference, r.low, r.high, r.decided))(c.difference(k, lead)) for k in t.representation]
+    vs = pd.DataFrame(vs, columns=["vs_leader", "vs_leader_low", "vs_leader_high", "lead_real"])
     return pd.concat([t.assign(rank=np.arange(1, len(t) + 1), leader=lead, paired=c.paired, n_points=len(y)), vs], axis=1)
 
 # %% ../nbs/25_tasks.ipynb #sub00cd1
@@ -720,7 +716,7 @@ def subspace_task(X,                               # (n, d) prepared numeric fea
     v, g = r.held_out.table.verdict, r.gain
     return pd.DataFrame([{"measure": measure, "search_equal": r.search_equal, "search_weighted": r.search_weighted,
                           "gain": g.difference, "gain_low": g.low, "gain_high": g.high,
-                          "gain_real": bool(np.isfinite(g.low) and g.low > 0), "verdict_weighted": v["weighted"],
+                          "gain_real": g.decided and g.difference > 0, "verdict_weighted": v["weighted"],
                           "verdict_equal": v["equal"], "n_points": len(y),
                           "top_features": ", ".join(r.weights.sort_values(ascending=False, kind="stable").index[:3]),
                           "weights": json.dumps({k: round(float(w), 4) for k, w in r.weights.items()})}])

@@ -193,3 +193,27 @@ def test_the_subspace_search_is_seeded():
     one, two = (subspace_search(X, y, n_trials=15, n_resamples=10, random_state=4, progress=False) for _ in range(2))
     pd.testing.assert_series_equal(one.weights, two.weights)
     assert one.gain == two.gain
+
+
+def test_a_coordinate_that_separates_the_classes_is_read_not_filtered_as_a_leak():
+    """Review of issue 53: `assess` leaves a column that alone separates the classes out of its verdict; a representation
+    is compared as given, so the same points rotated (the classes then on no single axis) tie with the original."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 40)
+    X = np.column_stack([y * 4.0 + rng.normal(size=120), rng.normal(size=(120, 3))])
+    Q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    c = compare_representations({"axis": X, "rotated": X @ Q}, y, **FAST)
+    assert set(c.table.d) == {4} and not c.differences.decided.any(), c.text()
+    assert all(a.left_out == [] for a in c.assessments.values())
+
+
+def test_a_distance_matrix_beside_scaled_coordinates_and_a_score_it_lacks():
+    "scaling reaches coordinates only; a representation `by` cannot score is named, not silently dropped."
+    from scipy.spatial.distance import cdist
+    X, y = make_blobs(90, 3, centers=3, random_state=8)
+    c = compare_representations({"a": X, "b": cdist(X, X)}, y, metrics={"b": "precomputed"}, scaling="standardize",
+                                by="ch_a", **FAST)
+    assert c.leader == "a" and np.isnan(c.table.at["b", "value"])
+    assert any(s.startswith("'b' could not be ranked: ch_a has no value there") for s in c.conclusion), c.conclusion
+    with pytest.raises(ValueError, match="name the measure that ranks"):
+        compare_representations({"a": X, "b": X}, y, primary="mean(ch_btwn,dbcv_btwn)")

@@ -89,14 +89,14 @@ def data_options(f):
     return f
 
 # %% ../../nbs/32_cli.ipynb #784783c9
-def read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, decimal=".") -> tuple:
+def read_data(data, label_col, labels_file, drop_cols, noise_label, sep=None, decimal=".", missing=None) -> tuple:
     """(features as a table of any column types, y, feature names) of a DATA file; the noise label becomes -1 for the
     measures (see read_labeled_table), the reader-only options come from the click context (`_read_option`), and the
     reader's warnings are printed as `WARNING:` lines. The preparation (`clm_nb.prepare.prepare`) is the caller's next
     step."""
     import warnings
     from clm_nb.readers import read_labeled_table         # imported when a command runs: --help stays fast
-    extra = reader_options()
+    extra = reader_options() | ({} if missing is None else {"missing": missing})   # a command's own --missing
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         feats, y = read_labeled_table(data, label_col, labels=labels_file, drop_cols=drop_cols, noise_label=noise_label,

@@ -38,7 +38,46 @@ def _standard_list(text: str | None, has_files: bool) -> tuple:
         return ()
     return REPRESENTATIONS if words == ("all",) else words
 
-# %% ../../nbs/32i_cli_compare.ipynb #4db863c8
+# %% ../../nbs/32i_cli_compare.ipynb #3a9408d2
+def _checked_options(standard, representations, metrics, fitted, by, seed, ci, resamples, permutations) -> tuple:
+    "(level, {name: file}, {name: metric}, standard names) of `compare`'s options, each checked (see the prose)."
+    from clm_nb.checks import check_choice, check_ci, check_number, check_permutations
+    from clm_nb.intervals import MAX_RESAMPLES
+    from clm_nb.profile import LEADERBOARD_MEASURES
+    from clm_nb.registry import METRIC_NAMES
+    from clm_nb.representations import REPRESENTATIONS
+    check_permutations(permutations, "--permutations")             # every option before a file is read
+    check_number(seed, "--seed", lo=0, hi=2**32 - 1, integer=True)
+    if by is not None:
+        check_choice(by, "--by", LEADERBOARD_MEASURES)
+    try:
+        level = check_ci(float(ci), "--ci")
+    except ValueError:
+        raise ValueError(f"--ci {ci!r} must be a level in (0, 1) such as 0.95; compare needs its intervals.") from None
+    check_number(resamples, "--resamples", lo=10, hi=MAX_RESAMPLES, integer=True)
+    files, metric_of = _named(representations, "--representation"), _named(metrics, "--metric")
+    which = _standard_list(standard, bool(files))
+    for w in which:
+        check_choice(w, "--standard", REPRESENTATIONS)
+    if len(set(which)) != len(which):
+        raise ValueError(f"--standard {standard!r} names a representation twice; give each once.")
+    if len(which) + len(files) < 2:
+        raise ValueError(f"compare needs at least two representations, and this run has {len(which) + len(files)}: add "
+                         "--standard raw (DATA's own features) or another --representation NAME=FILE.")
+    for name, m in metric_of.items():
+        check_choice(m, f"--metric {name}", METRIC_NAMES)
+    clash = sorted(set(files) & set(which))
+    if clash:
+        raise ValueError(f"--representation {clash[0]}=...: {clash[0]!r} is also a standard representation of this run; "
+                         "give the file another name.")
+    for option, names in (("--metric", metric_of), ("--fitted-with-labels", fitted)):
+        unknown = [n for n in names if n not in files and n not in which]
+        if unknown:
+            raise ValueError(f"{option} names {unknown[0]!r}, which is not a representation of this run; they are "
+                             f"{', '.join(map(repr, [*which, *files])) or 'none'}.")
+    return level, files, metric_of, which
+
+# %% ../../nbs/32i_cli_compare.ipynb #ff546699
 COMPARE_SCHEMA = "clm-nb.compare/1"
 
 @click.command("compare")
@@ -69,29 +108,12 @@ def compare_command(data, label_col, labels_file, drop_cols, noise_label, sep, d
     """Which representation makes the labels cluster?
 
     The labels come from DATA; each --representation FILE holds the same points in DATA's row order."""
-    from clm_nb.checks import check_ci, check_number, check_permutations
-    from clm_nb.intervals import MAX_RESAMPLES
+    import numpy as np
     from clm_nb.readers import read_feature_file
     from clm_nb.representations import compare_representations, standard_representations
-    check_permutations(permutations, "--permutations")             # every option before a file is read
-    check_number(seed, "--seed", lo=0, integer=True)
-    try:
-        level = check_ci(float(ci), "--ci")
-    except ValueError:
-        raise ValueError(f"--ci {ci!r} must be a level in (0, 1) such as 0.95; compare needs its intervals.") from None
-    check_number(resamples, "--resamples", lo=10, hi=MAX_RESAMPLES, integer=True)
-    files, metric_of = _named(representations, "--representation"), _named(metrics, "--metric")
-    which = _standard_list(standard, bool(files))
-    clash = sorted(set(files) & set(which))
-    if clash:
-        raise ValueError(f"--representation {clash[0]}=...: {clash[0]!r} is also a standard representation of this run; "
-                         "give the file another name.")
-    for option, names in (("--metric", metric_of), ("--fitted-with-labels", fitted)):
-        unknown = [n for n in names if n not in files and n not in which]
-        if unknown:
-            raise ValueError(f"{option} names {unknown[0]!r}, which is not a representation of this run; they are "
-                             f"{', '.join(map(repr, [*which, *files])) or 'none'}.")
-    feats, y, _ = read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal)
+    level, files, metric_of, which = _checked_options(standard, representations, metrics, fitted, by, seed, ci, resamples,
+                                                      permutations)
+    feats, y, _ = read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, missing=missing)
     policy, rows, reps = noise_policy(noise, noise_label), None, {}
     if which:                                    # the one preparation step, then the representations of its features
         from clm_nb.prepare import prepare
@@ -105,7 +127,8 @@ def compare_command(data, label_col, labels_file, drop_cols, noise_label, sep, d
         if X.shape[0] != len(feats):
             raise ValueError(f"--representation {name}={f}: {X.shape[0]:,} rows, but DATA has {len(feats):,}; a "
                              "representation holds DATA's points, in DATA's row order.")
-        reps[name] = X if rows is None else X[rows]          # the rows DATA's preparation kept
+        square = metric_of.get(name) == "precomputed"       # a distance matrix: its rows and its columns are points
+        reps[name] = X if rows is None else X[np.ix_(rows, rows)] if square else X[rows]   # the points DATA's preparation kept
     c = compare_representations(reps, y, metrics=metric_of, fitted_with_labels=list(fitted), by=by, noise=policy,
                                 missing=missing, n_permutations=permutations, random_state=seed, ci=level,
                                 n_resamples=resamples)
