@@ -81,8 +81,12 @@ def standard_representations(X,                       # (n, d) numeric features 
         elif w == "pca":
             out[w] = PCA(n_components=k, svd_solver="full", random_state=seed).fit_transform(Z)
         elif w == "isomap":
+            import warnings
+            from scipy.sparse import SparseEfficiencyWarning
             from sklearn.manifold import Isomap
-            out[w] = Isomap(n_neighbors=min(n_neighbors, n - 1), n_components=2).fit_transform(Z)
+            with warnings.catch_warnings():                  # scikit-learn's internal sparse bookkeeping, said 45 times
+                warnings.simplefilter("ignore", SparseEfficiencyWarning)
+                out[w] = Isomap(n_neighbors=min(n_neighbors, n - 1), n_components=2).fit_transform(Z)
         elif w == "tsne":
             from sklearn.manifold import TSNE
             out[w] = TSNE(n_components=2, perplexity=min(30.0, (n - 1) / 3), init="pca" if d >= 2 else "random",
@@ -146,7 +150,7 @@ def score_difference(draws_a,                  # (B,) the first representation's
     var = np.var(a[ok] - b[ok], ddof=1) if paired else np.var(a[fa], ddof=1) + np.var(b[fb], ddof=1)
     se = math.sqrt(float(var) + mc_se ** 2)
     low, high = normal_interval(value_a - value_b, se, ci, lower=None if bound is None else -bound, upper=bound)
-    return ScoreDifference(value_a - value_b, se, float(low), float(high), n_ok,
+    return ScoreDifference(float(value_a - value_b), se, float(low), float(high), n_ok,
                       "" if paired else "unpaired: the two did not score the same points")
 
 # %% ../nbs/22a_representations.ipynb #08ad0614
@@ -159,7 +163,7 @@ class RepresentationComparison:
     conclusion: list           # sentences: the leader, whether its lead is real, whether the verdict changes, leaks
     by: str                    # the measure that ranks them
     ci: float                  # the level of the intervals
-    paired: bool               # whether every assessment scored the same points (paired half-samples)
+    paired: bool               # whether every pair is paired (both scored the same points: the same half-samples)
 
     @property
     def leader(self) -> str | None:
@@ -173,7 +177,8 @@ class RepresentationComparison:
             hit = self.differences[(self.differences.a == x) & (self.differences.b == y)]
             if len(hit):
                 r = hit.iloc[0]
-                return ScoreDifference(s * r.difference, r.se, *sorted((s * r.low, s * r.high)), int(r.n_ok), r.note)
+                return ScoreDifference(float(s * r.difference), float(r.se), *sorted((float(s * r.low), float(s * r.high))),
+                                       int(r.n_ok), str(r.note))
         raise ValueError(f"difference: {a!r} and {b!r} must be two representations of the comparison; they are "
                          f"{', '.join(map(repr, self.table.index))}.")
 
@@ -181,9 +186,10 @@ class RepresentationComparison:
         "Plain Python values (JSON): the tables as records (NaN as None), the conclusion, the options."
         clean = lambda df: [{k: (None if isinstance(v, float) and not math.isfinite(v) else
                                  v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
-                            for r in df.reset_index().to_dict("records")]
+                            for r in df.to_dict("records")]
         return {"by": self.by, "ci": self.ci, "paired": self.paired, "leader": self.leader,
-                "table": clean(self.table), "differences": clean(self.differences), "conclusion": list(self.conclusion)}
+                "table": clean(self.table.reset_index()), "differences": clean(self.differences),
+                "conclusion": list(self.conclusion)}
 
     def text(self) -> str:
         "The comparison as text: the table, the leader's differences, the conclusion (what `repr` shows)."
@@ -253,8 +259,9 @@ def _comparison_table(assessments: dict, by: str, leak: list) -> tuple:
     return table.sort_values("value", ascending=False, na_position="last", kind="stable"), draws
 
 # %% ../nbs/22a_representations.ipynb #e5313bfd
-def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, paired: bool) -> pd.DataFrame:
-    "One row per pair (a above b in `table`): difference, se, low, high, decided, paired, n_ok, note."
+def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, scored: dict) -> pd.DataFrame:
+    """One row per pair (a above b in `table`): difference, se, low, high, decided, paired, n_ok, note; a pair is paired
+    when both assessments scored the same input rows (`scored`: name -> `Assessment.rows`, None without draws)."""
     info = get_measure(by)
     bound = info.upper - info.lower if info.upper is not None and info.lower is not None else None
     names, rows = list(table.index), []
@@ -263,6 +270,7 @@ def _differences_table(table: pd.DataFrame, draws: dict, by: str, ci: float, pai
             (da, ma), (db, mb) = draws[a], draws[b]
             B = next((x.size for x in (da, db) if x is not None), 0)
             da, db = (np.full(B, np.nan) if x is None else x for x in (da, db))
+            paired = scored[a] is not None and scored[b] is not None and np.array_equal(scored[a], scored[b])
             r = score_difference(da, db, table.at[a, "value"], table.at[b, "value"], mc_se=math.hypot(ma, mb),
                                  paired=paired, ci=ci, bound=bound)
             rows.append(dict(a=a, b=b, **asdict(r), decided=r.decided, paired=paired))
@@ -314,8 +322,8 @@ def _conclusion(table: pd.DataFrame, diffs: pd.DataFrame, by: str, ci: float, pa
                      "Euclidean coordinates: the expected AMI there extrapolates a model fitted on coordinates, so "
                      f"compare {'it' if len(other) == 1 else 'them'} by the score.")
     if not paired:
-        lines.append("The assessments did not score the same points (rows dropped under some representation), so the "
-                     "differences are unpaired and wider.")
+        lines.append("Some representations did not score the same points (rows dropped under one of them): their "
+                     "differences are unpaired and wider (column paired).")
     return lines
 
 # %% ../nbs/22a_representations.ipynb #77e1b5e6
@@ -326,7 +334,7 @@ def _comparison_text(c: RepresentationComparison) -> str:
     t = c.table[cols].copy()
     t.insert(len(cols), "leak", np.where(c.table.fitted_with_labels, "fitted with y", ""))
     lines = [f"Which representation makes the labels cluster? Ranked by {what}; {100 * c.ci:g} % intervals over the same "
-             f"half-samples{'' if c.paired else ' (unpaired)'}.", "", t.to_string(float_format=lambda v: f"{v:.3f}"), ""]
+             f"half-samples{'' if c.paired else ' (some pairs unpaired: see differences.paired)'}.", "", t.to_string(float_format=lambda v: f"{v:.3f}"), ""]
     lead = c.leader
     if lead is not None:
         diffs = {k: c.difference(lead, k) for k in c.table.index if k != lead}
@@ -398,10 +406,10 @@ def compare_representations(representations: dict,       # {name: data}: the sam
                                        predictor=predictor, **_as_given(X, metric, scaling))
         except ValueError as e:
             raise ValueError(f"{who}: representation {user_text(name)}: {e}") from e
-    first = next(iter(assessments.values()))
-    paired = all(a.draws is not None and np.array_equal(a.rows, first.rows) for a in assessments.values())
+    scored = {k: (a.rows if a.draws is not None else None) for k, a in assessments.items()}
     table, draws = _comparison_table(assessments, by, leak)
-    diffs = _differences_table(table, draws, by, ci, paired)
+    diffs = _differences_table(table, draws, by, ci, scored)
+    paired = bool(diffs.paired.all())
     return RepresentationComparison(table, diffs, assessments, _conclusion(table, diffs, by, ci, paired), by, ci, paired)
 
 # %% ../nbs/22a_representations.ipynb #cd728e6e
@@ -460,15 +468,16 @@ def _subspace_conclusion(weights: pd.Series, measure: str, equal: float, best: f
                          held_out: RepresentationComparison) -> list:
     "The subspace search in sentences (see the prose)."
     q, level = user_text, f"{100 * held_out.ci:g} %"
-    lines = [f"On the search half, {measure} went from {equal:.3f} (equal weights) to {best:.3f} ({best - equal:+.3f}: "
-             "in-sample, optimistic)."]
+    lines = [f"On the search half, {measure} went from {equal:.3f} (equal weights) to {best:.3f} ({best - equal:+.3f}, "
+             "in-sample: measured on the points the search chose the weights on)."]
     if not np.isfinite(gain.se):
         lines.append(f"On the held-out half the gain cannot be judged ({gain.note}).")
     elif gain.decided and gain.difference > 0:
         w = weights.sort_values(ascending=False, kind="stable")
+        top = [k for k in w.index[:3] if w[k] >= 0.5]
         low = [f"{q(k)} ({v:.2f})" for k, v in w.items() if v < 0.5]
         lines.append(f"On the held-out half the gain holds: {gain.difference:+.3f} ({level} paired interval {gain.low:+.3f} "
-                     f"to {gain.high:+.3f}); the largest weights: {', '.join(map(q, w.index[:3]))}; "
+                     f"to {gain.high:+.3f}); the largest weights: {', '.join(map(q, top))}; "
                      + (f"below half the largest: {', '.join(low)}." if low else "every feature keeps half the largest."))
     else:
         lines.append(f"On the held-out half there is no decided gain: {gain.difference:+.3f} ({level} paired interval "

@@ -950,7 +950,8 @@ def test_compare_leaves_a_saved_row_index_out_of_every_representation(tmp_path):
                                  "raw,pca", "-r", f"petals={tmp_path / 'petals.npy'}", "--resamples", "10", "--json"],
                            prog_name="clm-nb")
     assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
+    out = json.loads(r.stdout)
+    assert "dropped 'rownames'" in r.stderr                            # said, on stderr (the JSON stays clean)
     d = {row["representation"]: row["d"] for row in out["table"]}
     assert d == {"raw": 4, "pca": 2, "petals": 2} and out["paired"]
     assert {row["verdict"] for row in out["table"]} == {"trustworthy"}

@@ -217,3 +217,16 @@ def test_a_distance_matrix_beside_scaled_coordinates_and_a_score_it_lacks():
     assert any(s.startswith("'b' could not be ranked: ch_a has no value there") for s in c.conclusion), c.conclusion
     with pytest.raises(ValueError, match="name the measure that ranks"):
         compare_representations({"a": X, "b": X}, y, primary="mean(ch_btwn,dbcv_btwn)")
+
+
+def test_only_the_pairs_that_lost_rows_are_unpaired():
+    "Newcomer's trial: one representation with missing values must not unpair the pairs that scored the same rows."
+    X, y = make_blobs(120, 3, centers=3, random_state=5)
+    holed = X.copy()
+    holed[:4, 0] = np.nan
+    c = compare_representations({"full": X, "scaled": 2 * X, "holed": holed}, y, missing="drop", **FAST)
+    d = c.differences.set_index(["a", "b"]).paired
+    both = {frozenset(k): v for k, v in d.items()}
+    assert both[frozenset({"full", "scaled"})] and not both[frozenset({"full", "holed"})] and not c.paired
+    assert c.difference("full", "scaled").se == 0.0 and type(c.difference("full", "scaled").se) is float
+    assert "index" not in c.to_dict()["differences"][0]

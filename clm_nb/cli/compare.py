@@ -118,8 +118,9 @@ def compare_command(data, label_col, labels_file, drop_cols, noise_label, sep, d
     if which:                                    # the one preparation step, then the representations of its features
         from clm_nb.prepare import prepare
         p = prepare(feats, y, missing=missing, noise=policy)
-        for w in p.warnings:
-            click.echo(w.text("cli"), err=True)
+        for step in p.steps:                       # the warnings, and a saved row index dropped from DATA
+            if step.warning or step.kind == "index":
+                click.echo(step.text("cli"), err=True)
         reps, rows, y = standard_representations(p.X, which=which, random_state=seed), p.rows, p.y
     bound = reader_options().get("max_bytes", 1 << 30)
     for name, f in files.items():
