@@ -31,7 +31,7 @@ from .synthetic import make_clm_blobs
 # %% auto #0
 __all__ = ['DATA_ENV', 'MANIFEST', 'EMBEDDED_DATASETS', 'LIST_COLUMNS', 'ON_ERROR', 'MANIFEST_COLUMNS', 'resolve_data_dir',
            'Dataset', 'list_datasets', 'variant_index', 'load_dataset', 'DatasetError', 'iter_datasets', 'replace_file',
-           'add_to_bundle', 'reference_labellings']
+           'add_to_bundle', 'add_labelling', 'reference_labellings']
 
 # %% ../nbs/18_bundle.ipynb #1b7fa947
 DATA_ENV = "CLM_NB_DATA"
@@ -759,6 +759,52 @@ def add_to_bundle(X,                         # (n, d) numeric data
         m = pd.concat([m[~same], pd.DataFrame([row]).reindex(columns=m.columns, fill_value="")], ignore_index=True)
         replace_file(root / MANIFEST, lambda p: write_csv(m, p))
     return path
+
+# %% ../nbs/18_bundle.ipynb #a1b0e3d2
+def add_labelling(data_dir,                    # the bundle folder that holds the dataset
+                  name: str,                   # the dataset's name, or 'collection/name'
+                  labels,                      # one label per point, in the order of the stored X; -1: noise
+                  *,
+                  collection: str | None = None,  # the collection (or a prefix) when the name is shared
+                  description: str = "",       # what the labelling is (how it was made); recorded in the manifest
+                 ) -> str:  # the name of the new label variant: 'labels1', 'labels2', ...
+    """Store another reference labelling of a bundle dataset as its next label variant (`labelsK`) and record it in the
+    manifest (label_variants, notes); the stored X and the other labellings are kept byte for byte."""
+    name, collection = _split_name(_check_text("name", name), _check_text("collection", collection, optional=True))
+    description = " ".join(str(description).split())
+    root = Path(data_dir).expanduser()
+    if not (root / MANIFEST).is_file():
+        raise ValueError(f"data_dir={str(root)!r} holds no {MANIFEST}; give the bundle folder that holds {name!r}.")
+    with _bundle_lock(root):
+        m = _bundle_manifest(root)
+        row = _find_row(m, name, collection)
+        _check_stored(row)
+        who = f"{row['collection']}/{row['name']}"
+        given = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels, dtype=object)
+        y = label_array(given, who)
+        if y.shape[0] != int(row["n"]):
+            raise ValueError(f"{who}: {y.shape[0]} labels for {int(row['n'])} stored points; give one label per point, "
+                             "in the order of the stored X (load_dataset keeps it).")
+        path = _bundle_file(root, row)
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        marker = _noise_marker(row["collection"], row["noise_label"])
+        if marker is not None and given.ndim == 1 and noise_mask(given).any():   # noise: the collection's own marker
+            stored = arrays["y"]
+            given = given.copy()
+            given[noise_mask(given)] = int(marker) if stored.dtype.kind in "iu" else marker
+            y = label_array(given, who)
+        number = 1 + max([int(k[6:]) for k in arrays if re.fullmatch(r"labels\d+", k)], default=0)
+        key = f"labels{number}"
+        arrays[key] = _stored_labels(y, who)
+        replace_file(path, lambda p: np.savez_compressed(p, **arrays))
+        same = (m["collection"] == row["collection"]) & (m["name"] == row["name"])
+        note = f"{key}: {description or 'added with clm_nb.bundle.add_labelling'}"
+        m.loc[same, "label_variants"] = str(1 + sum(bool(re.fullmatch(r"labels\d+", k)) for k in arrays))
+        m.loc[same, "size_bytes"] = str(path.stat().st_size)
+        m.loc[same, "notes"] = [f"{n.strip()} | {note}" if n.strip() else note for n in m.loc[same, "notes"]]
+        replace_file(root / MANIFEST, lambda p: write_csv(m, p))
+    return key
 
 # %% ../nbs/18_bundle.ipynb #0ded78b6
 def reference_labellings(references) -> dict[str, np.ndarray]:
