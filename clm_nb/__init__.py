@@ -4,7 +4,7 @@ __version__ = "0.1.0"
 
 # The top level is deliberately small, in the style of `sklearn.metrics.cluster`: the measures (one function each,
 # all registered with their metadata; the names come from the registry, no list of them is typed here), the registry (`measures`, `score`, `get_measure`, `register`) and the entry
-# points a user calls first (`assess`, `compare_representations`, `load_dataset`, `list_datasets`). Everything else lives in its submodule
+# points a user calls first (`assess`, `compare_representations`, `suggest_repairs`, `load_dataset`, `list_datasets`). Everything else lives in its submodule
 # (`clm_nb.report.build_report`, `clm_nb.runner.run`, ...); `from clm_nb.all import *` imports it all.
 #
 # `import clm_nb` itself imports nothing heavy (PEP 562): each name is imported from its module on first use, so that
@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 import importlib as _importlib
 
 _ENTRY_POINTS = {"assess": "assessment", "Assessment": "assessment", "compare_representations": "representations",
-                 "load_dataset": "bundle", "list_datasets": "bundle"}
+                 "suggest_repairs": "repair", "load_dataset": "bundle", "list_datasets": "bundle"}
 _REGISTRY_NAMES = ("measures", "score", "get_measure", "register")   # the registry, read through clm_nb.catalog
 
 
@@ -31,7 +31,7 @@ def _measure_names() -> list[str]:
 # `import clm_nb`, as in scikit-learn).
 _SUBMODULES = ("text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves",
                "separability", "density", "external", "consensus", "between", "subsets", "catalog", "readers", "prepare",
-               "synthetic", "bundle", "rule", "profile", "intervals", "prediction", "assessment", "representations", "clusterers", "runner",
+               "synthetic", "bundle", "rule", "profile", "intervals", "prediction", "assessment", "representations", "clusterers", "repair", "runner",
                "study", "tasks", "evaluation", "calibration", "leaderboard", "clustbench", "advice", "charts", "report",
                "cli", "all",
                "datasets", "verdict")           # the last two: deprecated paths, kept for one release
@@ -50,7 +50,7 @@ def __getattr__(name: str):
         value = _importlib.import_module("clm_nb.catalog").get_measure(name).func
     else:
         raise AttributeError(f"module 'clm_nb' has no attribute {name!r}; the top level holds the measures, the "
-                             "registry and assess/compare_representations/load_dataset/list_datasets, everything else is in its submodule "
+                             "registry and assess/compare_representations/suggest_repairs/load_dataset/list_datasets, everything else is in its submodule "
                              "(see clm_nb.all)")
     globals()[name] = value
     return value

@@ -28,6 +28,7 @@ from .intervals import *
 from .assessment import *
 from .representations import *
 from .clusterers import *
+from .repair import *
 from .runner import *
 from .study import *
 from .tasks import *
