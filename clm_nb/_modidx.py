@@ -1272,6 +1272,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'clm_nb.tasks.measures_tasks': ('tasks.html#measures_tasks', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.profile_task': ('tasks.html#profile_task', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.profile_tasks': ('tasks.html#profile_tasks', 'clm_nb/tasks.py'),
+                              'clm_nb.tasks.repair_task': ('tasks.html#repair_task', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.representations_task': ('tasks.html#representations_task', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.score_datasets': ('tasks.html#score_datasets', 'clm_nb/tasks.py'),
                               'clm_nb.tasks.score_factors': ('tasks.html#score_factors', 'clm_nb/tasks.py'),

@@ -352,6 +352,7 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
                     noise=None,                         # label -1: None a class, 'ignore' noise (never changed), ...
                     scaling: str = DEFAULT_SCALING,     # the feature scaling, as `assess` takes it
                     missing: str = "refuse",            # missing feature values: 'refuse', 'drop' rows or 'impute'
+                    leaks: str = "leave_out",           # columns flagged as leaking the labels: 'leave_out' or 'warn' (kept)
                     rule: VerdictRule | None = None,    # the verdict rule whose views decide a broken pair
                     n_neighbors: int = N_NEIGHBORS,     # neighbours read per point (relabel)
                     min_share: float = MIN_SHARE,       # the share of them that must carry one other label (relabel)
@@ -393,7 +394,7 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
     min_share = check_number(min_share, "min_share", lo=0.5, hi=1, lo_open=True, who=who)
     alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True, who=who)
     rule = VerdictRule() if rule is None else rule
-    p = prepare(X, y, missing=missing, scaling=scaling, noise=noise)
+    p = prepare(X, y, missing=missing, scaling=scaling, noise=noise, leaks=leaks)
     Z = pd.DataFrame(p.X, columns=p.features)
     opts = dict(measures=measures, primary=primary, noise=noise, rule=rule, n_permutations=n_permutations,
                 random_state=seed, ci=ci, n_resamples=n_resamples, progress=progress, predictor=predictor,

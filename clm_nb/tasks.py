@@ -32,6 +32,7 @@ from .profile import (check_board_measures, clm_profile, DEFAULT_PRIMARY, DEFAUL
                             PROFILE_COLUMNS)
 from .intervals import MAX_RESAMPLES, resample_scores
 from .representations import compare_representations, REPRESENTATIONS, standard_representations, subspace_search
+from .repair import REPAIR_KINDS, suggest_repairs
 from .runner import Task, watch_module
 
 
@@ -41,8 +42,8 @@ watch_module(__name__)   # the runner refuses a task of this module once its fil
 __all__ = ['GT_COST_MODEL', 'CLASSIFIER_COST', 'MEASURE_COST', 'select_measures', 'score_datasets', 'score_partitions',
            'score_pool', 'ground_truth_cost', 'ground_truth_tasks', 'classifier_cost', 'best_ground_truth',
            'dataset_digest', 'load_checked', 'measures_task', 'measures_cost', 'measures_tasks', 'time_measure',
-           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks', 'representations_task',
-           'subspace_task']
+           'score_factors', 'profile_task', 'profile_tasks', 'labelling_tasks', 'variant_tasks', 'repair_task',
+           'representations_task', 'subspace_task']
 
 # %% ../nbs/25_tasks.ipynb #3f79f3ca
 def select_measures(names: Iterable[str] | None = None, kinds=("internal", "between")) -> list[str]:
@@ -663,6 +664,29 @@ def variant_tasks(catalog: pd.DataFrame,            # a `list_datasets` table
                              f"{QUADRATIC_MAX_POINTS:,} points, no half-samples); leave it out.")
     return {s: profile_tasks(catalog, scaling=s, max_points=QUADRATIC_MAX_POINTS, **options)
             for s in SCALINGS if s != scaling}
+
+# %% ../nbs/25_tasks.ipynb #rep00cd1
+def repair_task(X,                         # (n, d) prepared numeric features
+                y,                         # their labels, any hashable values
+                *,
+                kinds=REPAIR_KINDS,        # the changes looked for: 'merge', 'split', 'relabel'
+                n_resamples: int = 20,     # half-samples behind the intervals (at least 10)
+                n_permutations: int = 20,  # relabellings per class pair of the Monte-Carlo measures
+                ci: float = 0.95,          # the level of every interval
+                random_state=None,         # the runner's task seed: the tests, 2-means and the half-samples
+               ) -> pd.DataFrame:
+    """One row per labelling of `X` (as given, then each change `suggest_repairs` suggests): its CLM, the gain with its
+    interval, the evidence, and the labelling as JSON text in `labels` (docs: tasks.html#repair_task)."""
+    seed = 0 if random_state is None else check_number(random_state, "random_state", lo=0, hi=2**32 - 1, integer=True,
+                                                       who="repair_task")
+    r = suggest_repairs(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=object), kinds=kinds, leaks="warn",
+                        n_resamples=n_resamples, n_permutations=n_permutations, ci=ci, random_state=seed, progress=False)
+    plain = lambda v: v.item() if isinstance(v, np.generic) else v
+    labels = {"as given": np.asarray(y, dtype=object), **{k: c.labels for k, c in r.changes.items()}}
+    t = r.table.reset_index()
+    return t.assign(labels=[json.dumps([plain(v) for v in labels[k]]) for k in t.change],
+                    conclusion=" ".join(r.conclusion), n_merges=len(r.merges), n_multimodal=int(r.splits.multimodal.sum()),
+                    n_relabels=len(r.relabels))
 
 # %% ../nbs/25_tasks.ipynb #rep00cd1
 def representations_task(X,                         # (n, d) prepared numeric features
