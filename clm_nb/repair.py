@@ -317,8 +317,8 @@ class LabelRepair:
         return self.text()
 
 # %% ../nbs/23a_repair.ipynb #5b658840
-def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tuple) -> list:
-    "Sentences from the repair table (see the prose)."
+def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tuple, notes=()) -> list:
+    "Sentences from the repair table and the notes on changes not assessed (see the prose)."
     g = table.loc["as given"]
     said = lambda r: f"{r.score:.3f} ({r.score_low:.3f} to {r.score_high:.3f})" if pd.notna(r.score_low) else f"{r.score:.3f}"
     out = [f"As given: {g.verdict}, {primary} {said(g)}, K = {g.K}."]
@@ -326,7 +326,7 @@ def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tupl
     if rest.empty:
         looked = ", ".join({"merge": "no class pair is broken in every view", "split": "no class is multi-modal",
                             "relabel": "no point disagrees with its neighbourhood"}[k] for k in kinds)
-        return out + [f"No change is suggested: {looked}."]
+        return out + list(notes) + ([] if notes else [f"No change is suggested: {looked}."])
     up = rest[rest.decided.astype(bool) & (rest.gain > 0)].sort_values("gain", ascending=False)
     for k, r in up.iterrows():
         out.append(f"{k} ({r.what}): {primary} {said(r)}, a gain of {r.gain:+.3f} ({r.gain_low:+.3f} to "
@@ -335,11 +335,12 @@ def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tupl
     if len(flat):
         out.append(f"No decided gain ({100 * ci:g} % interval of the gain includes 0, or it is a loss): "
                    + ", ".join(f"{k} ({r.gain:+.3f})" for k, r in flat.iterrows()) + ".")
+    out += list(notes)
     if up.empty:
         out.append("No suggested change raises the CLM by a decided margin: the labels may describe something these "
                    "features do not show as clusters, which no relabelling mends.")
-    out.append("Nothing was applied: keep a change with LabelRepair.accept(change, data_dir, name) or save "
-               "LabelRepair.labels(change).")
+    out.append("Nothing was applied: keep a change by saving its labels or storing it in a bundle as a new reference "
+               "labelling (LabelRepair.labels / LabelRepair.accept; clm-nb repair --save / --accept).")
     return out
 
 # %% ../nbs/23a_repair.ipynb #63ff5c69
@@ -402,7 +403,7 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
     before = assess(Z, p.y, worst=len(p.y) ** 2, **opts)        # every class pair listed
     changes = _changes(Z.to_numpy(), np.asarray(p.y, dtype=object), np.asarray(y, dtype=object), p.rows, before,
                        rule, kinds, noise, n_neighbors, min_share, alpha, max_changes, seed)
-    found, changes = changes[:3], changes[3]
+    found, changes, notes = changes[:3], changes[3], changes[4]
     after = {k: assess(Z, c.labels[p.rows], **opts) for k, c in changes.items()}
     rows = {"as given": dict(kind="", what="the labels as given", points=0, **_score_row(before, primary))}
     for k, c in changes.items():
@@ -412,12 +413,12 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("change")
     table = table.reindex(columns=[*table.columns, *[c for c in ("gain", "gain_low", "gain_high", "decided", "evidence")
                                                       if c not in table.columns]])
-    return LabelRepair(before, table, changes, after, *found, _repair_conclusion(table, before.primary, ci, kinds),
+    return LabelRepair(before, table, changes, after, *found, _repair_conclusion(table, before.primary, ci, kinds, notes),
                        before.primary, ci)
 
 # %% ../nbs/23a_repair.ipynb #a08964f5
 def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_share, alpha, max_changes, seed) -> tuple:
-    "(broken pairs, split tests, relabels, {id: Change}) of the labels `yz` of the points `Z` (see the prose)."
+    "(broken pairs, split tests, relabels, {id: Change}, notes) of the labels `yz` of the points `Z` (see the prose)."
     def whole(new):                                       # the labelling for every input row
         out = y_input.copy()
         out[rows] = new
@@ -425,26 +426,33 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
     named = {str(v): v for v in pd.unique(yz)}
     bp = broken_pairs(before.worst_pairs, rule)
     bp[["class_a", "class_b"]] = bp[["class_a", "class_b"]].map(lambda s: named.get(str(s), s))
-    changes, rng = {}, np.random.default_rng(seed)
+    changes, notes, rng = {}, [], np.random.default_rng(seed)
+    def add(c: Change):                                   # a labelling of one class is no labelling to assess
+        kept = c.labels[rows]
+        classes = set(kept[~noise_mask(kept)]) if noise is not None else set(kept)
+        if len(classes) >= 2:
+            changes[c.id] = c
+        else:
+            notes.append(f"{c.id} ({c.text}) is not assessed: it would leave a single class, so no two classes of "
+                         "these labels are told apart by every view.")
     if "merge" in kinds:
         views = [m for _, m in rule.views]
         for i, r in enumerate(bp.head(max_changes).itertuples(index=False), 1):
             new = merge_classes(yz, [(r.class_a, r.class_b)])
-            changes[f"merge {i}"] = Change(f"merge {i}", "merge", f"merge {r.class_a} and {r.class_b}", whole(new),
-                                           int((new != yz).sum()), "low in every view: " +
-                                           ", ".join(f"{m} {v:.3f}" for m, v in zip(views, r[4:4 + len(views)])))
+            add(Change(f"merge {i}", "merge", f"merge {r.class_a} and {r.class_b}", whole(new), int((new != yz).sum()),
+                       "low in every view: " + ", ".join(f"{m} {v:.3f}" for m, v in zip(views, r[4:4 + len(views)]))))
         if len(bp) > 1:
             new = merge_classes(yz, list(zip(bp.class_a, bp.class_b)))
-            changes["merge all"] = Change("merge all", "merge", f"merge the {len(bp)} broken pairs", whole(new),
-                                          int((new != yz).sum()), f"{len(bp)} pairs low in every view")
+            add(Change("merge all", "merge", f"merge the {len(bp)} broken pairs", whole(new), int((new != yz).sum()),
+                       f"{len(bp)} pairs low in every view"))
     mm = multimodal_classes(Z, yz, alpha=alpha, noise=noise, random_state=seed) if "split" in kinds else \
         pd.DataFrame(columns=["class", "n", "dip", "p_value", "p_holm", "multimodal"])
     for i, r in enumerate(mm[mm.multimodal.astype(bool)].head(max_changes).itertuples(index=False), 1):
         new = split_class(Z, yz, r[0], random_state=int(rng.integers(2**31)))
         if new is not None:
             small = int((new != yz).sum())
-            changes[f"split {i}"] = Change(f"split {i}", "split", f"split {r[0]} in two ({r.n - small} + {small})",
-                                           whole(new), small, f"held-out dip test p = {r.p_value:.2g} (Holm {r.p_holm:.2g})")
+            add(Change(f"split {i}", "split", f"split {r[0]} in two ({r.n - small} + {small})", whole(new), small,
+                       f"held-out dip test p = {r.p_value:.2g} (Holm {r.p_holm:.2g})"))
     nd = pd.DataFrame(columns=["position", "label", "suggested", "share", "own_share"])
     if "relabel" in kinds:
         nd = neighbour_disagreements(Z, yz, n_neighbors=n_neighbors, min_share=min_share, noise=noise)
@@ -454,11 +462,12 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
     if len(nd):
         new = yz.copy()
         new[nd.position.to_numpy(dtype=int)] = nd.suggested.to_numpy()
-        changes["relabel"] = Change("relabel", "relabel", f"relabel {len(nd)} points as their neighbours' class",
-                                    whole(new), len(nd), f"at least {min_share:.0%} of {n_neighbors} neighbours in one "
-                                    "other class")
+        many = len(nd) > 1
+        add(Change("relabel", "relabel", f"relabel {len(nd)} point{'s' if many else ''} as {'their' if many else 'its'} "
+                   "neighbours' class", whole(new), len(nd), f"at least {min_share:.0%} of {n_neighbors} neighbours in "
+                   "one other class"))
     relabels = nd.assign(row=np.asarray(rows)[nd.position.to_numpy(dtype=int)]).drop(columns="position")
-    return bp, mm, relabels[["row", "label", "suggested", "share", "own_share"]], changes
+    return bp, mm, relabels[["row", "label", "suggested", "share", "own_share"]], changes, notes
 
 # %% ../nbs/23a_repair.ipynb #fa3ab0a8
 from .text import document_params

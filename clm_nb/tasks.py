@@ -670,6 +670,7 @@ def repair_task(X,                         # (n, d) prepared numeric features
                 y,                         # their labels, any hashable values
                 *,
                 kinds=REPAIR_KINDS,        # the changes looked for: 'merge', 'split', 'relabel'
+                max_changes: int = 10,     # at most this many merges and this many splits assessed
                 n_resamples: int = 20,     # half-samples behind the intervals (at least 10)
                 n_permutations: int = 20,  # relabellings per class pair of the Monte-Carlo measures
                 ci: float = 0.95,          # the level of every interval
@@ -679,8 +680,9 @@ def repair_task(X,                         # (n, d) prepared numeric features
     interval, the evidence, and the labelling as JSON text in `labels` (docs: tasks.html#repair_task)."""
     seed = 0 if random_state is None else check_number(random_state, "random_state", lo=0, hi=2**32 - 1, integer=True,
                                                        who="repair_task")
-    r = suggest_repairs(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=object), kinds=kinds, leaks="warn",
-                        n_resamples=n_resamples, n_permutations=n_permutations, ci=ci, random_state=seed, progress=False)
+    r = suggest_repairs(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=object), kinds=kinds,
+                        max_changes=max_changes, leaks="warn", n_resamples=n_resamples,
+                        n_permutations=n_permutations, ci=ci, random_state=seed, progress=False)
     plain = lambda v: v.item() if isinstance(v, np.generic) else v
     labels = {"as given": np.asarray(y, dtype=object), **{k: c.labels for k, c in r.changes.items()}}
     t = r.table.reset_index()
@@ -688,7 +690,7 @@ def repair_task(X,                         # (n, d) prepared numeric features
                     conclusion=" ".join(r.conclusion), n_merges=len(r.merges), n_multimodal=int(r.splits.multimodal.sum()),
                     n_relabels=len(r.relabels))
 
-# %% ../nbs/25_tasks.ipynb #rep00cd1
+# %% ../nbs/25_tasks.ipynb #5b884492
 def representations_task(X,                         # (n, d) prepared numeric features
                          y,                         # their labels, any hashable values
                          *,
