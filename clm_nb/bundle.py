@@ -781,6 +781,8 @@ def add_labelling(data_dir,                    # the bundle folder that holds th
         _check_stored(row)
         who = f"{row['collection']}/{row['name']}"
         given = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels, dtype=object)
+        if given.ndim != 1:
+            raise ValueError(f"{who}: labels of shape {given.shape}; give one label per point, a 1-D sequence.")
         y = label_array(given, who)
         if y.shape[0] != int(row["n"]):
             raise ValueError(f"{who}: {y.shape[0]} labels for {int(row['n'])} stored points; give one label per point, "
@@ -789,6 +791,11 @@ def add_labelling(data_dir,                    # the bundle folder that holds th
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         marker = _noise_marker(row["collection"], row["noise_label"])
+        clash = marker_mask(y, marker) & ~noise_mask(given)
+        if clash.any():                                      # stored as given, these points would read back as noise
+            raise ValueError(f"{who}: {int(clash.sum())} label(s) equal the collection's noise marker {marker!r} (a class "
+                             f"such as {given[clash][0]!r} would read back as noise); rename that class, or give noise "
+                             "as -1.")
         if marker is not None and given.ndim == 1 and noise_mask(given).any():   # noise: the collection's own marker
             stored = arrays["y"]
             given = given.copy()

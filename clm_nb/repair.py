@@ -23,9 +23,9 @@ from .representations import ScoreDifference, score_difference
 from .bundle import add_labelling
 
 # %% auto #0
-__all__ = ['SPLIT_ALPHA', 'MIN_SPLIT_POINTS', 'N_NEIGHBORS', 'MIN_SHARE', 'REPAIR_KINDS', 'broken_pairs', 'merge_classes',
-           'dip_split_test', 'holm', 'multimodal_classes', 'new_label', 'split_class', 'neighbour_disagreements',
-           'Change', 'LabelRepair', 'suggest_repairs']
+__all__ = ['SPLIT_ALPHA', 'MIN_DISTINCT', 'MIN_SPLIT_POINTS', 'N_NEIGHBORS', 'MIN_SHARE', 'REPAIR_KINDS', 'broken_pairs',
+           'merge_classes', 'dip_split_test', 'holm', 'multimodal_classes', 'new_label', 'split_class',
+           'neighbour_disagreements', 'Change', 'LabelRepair', 'suggest_repairs']
 
 # %% ../nbs/23a_repair.ipynb #98080d1f
 def broken_pairs(pairs: pd.DataFrame,             # class pairs: measure, class_a, class_b, n_a, n_b, value, se
@@ -80,6 +80,7 @@ def merge_classes(y,      # one label per point, any hashable values
 
 # %% ../nbs/23a_repair.ipynb #679e76dc
 SPLIT_ALPHA = 0.05                   # the family-wise level of the split tests (Holm over the classes)
+MIN_DISTINCT = 0.9                   # a projection with a smaller share of distinct values is not tested (ties)
 MIN_SPLIT_POINTS = 4 * MIN_CLASS_SIZE  # a class needs this many points to be tested for a split (20)
 
 def _two_means(Z: np.ndarray, seed: int):
@@ -93,7 +94,8 @@ def dip_split_test(Z,                  # (m, d) the points of one class, finite 
                    random_state=0,     # seed of the halves and of 2-means
                   ) -> tuple[float, float]:
     """(dip, p-value) of the held-out dip test of unimodality of one class's points: the 2-means axis chosen on one half,
-    the dip tested on the other, both ways (p = min(1, 2 min(p1, p2)); docs: repair.html#dip_split_test)."""
+    the dip tested on the other, both ways (p = min(1, 2 min(p1, p2)); NaN when the projections tie: docs:
+    repair.html#dip_split_test)."""
     import diptest                       # a compiled package, imported when a class is tested
     Z = check_X(Z, min_points=4, measure="dip_split_test")
     rng = np.random.default_rng(random_state)
@@ -104,7 +106,11 @@ def dip_split_test(Z,                  # (m, d) the points of one class, finite 
     for fit, test in (halves, halves[::-1]):
         m1, m2 = _two_means(Z[fit], seed).cluster_centers_
         t = ((Z[test] - m1) ** 2).sum(1) - ((Z[test] - m2) ** 2).sum(1)
-        dip, p = diptest.diptest(t) if np.ptp(t) > 0 else (0.0, 1.0)   # all on one point: nothing to split
+        if np.ptp(t) == 0:
+            return 0.0, 1.0                                      # all on one point: nothing to split
+        if np.unique(t).size < MIN_DISTINCT * t.size:
+            return np.nan, np.nan                                 # tied values: the dip's p-value does not hold
+        dip, p = diptest.diptest(t)
         dips.append(float(dip)); ps.append(float(p))
     return max(dips), min(1.0, 2 * min(ps))
 
@@ -129,7 +135,8 @@ def multimodal_classes(Z,                          # (n, d) points, finite numbe
                        noise=None,                 # None: -1 is a class; otherwise -1 points are noise, never tested
                        random_state=0,             # seed of every class's test
                       ) -> pd.DataFrame:
-    "One row per class: n, dip, p_value, p_holm (NaN: too small to test) and multimodal; smallest p first."
+    """One row per class: n, dip, p_value, p_holm (NaN: not tested), multimodal, and `note` (why a class was not tested);
+    smallest p first."""
     Z = check_X(Z, min_points=2, measure="multimodal_classes")
     y = np.asarray(y, dtype=object)
     if y.shape != (len(Z),):
@@ -143,23 +150,29 @@ def multimodal_classes(Z,                          # (n, d) points, finite numbe
         idx = np.flatnonzero(np.array([v == c for v in y]) & ~noisy)
         seed = int(rng.integers(2**31))
         dip, p = dip_split_test(Z[idx], random_state=seed) if len(idx) >= min_points else (np.nan, np.nan)
-        rows.append({"class": c, "n": len(idx), "dip": dip, "p_value": p})
-    t = pd.DataFrame(rows, columns=["class", "n", "dip", "p_value"])
+        note = (f"fewer than {min_points} points" if len(idx) < min_points else
+                "tied values (discrete features): not tested" if np.isnan(p) else "")
+        rows.append({"class": c, "n": len(idx), "dip": dip, "p_value": p, "note": note})
+    t = pd.DataFrame(rows, columns=["class", "n", "dip", "p_value", "note"])
     tested = t.p_value.notna().to_numpy()
     t["p_holm"] = np.nan
     t.loc[tested, "p_holm"] = holm(t.p_value[tested].to_numpy())
     t["multimodal"] = t.p_holm < alpha
+    t = t[["class", "n", "dip", "p_value", "p_holm", "multimodal", "note"]]
     return t.sort_values("p_value", na_position="last", kind="stable").reset_index(drop=True)
 
 # %% ../nbs/23a_repair.ipynb #317a2c22
 def new_label(existing,  # the labels in use
               base,      # the label of the class being split
              ):
-    "A label not in `existing`, of base's kind: the largest integer + 1 when every label is an integer, else 'base.2', 'base.3', ..."
+    "A label not in `existing`, of base's kind: the largest integer + 1 when every label is one (as text too), else 'base.2', ..."
     existing = set(existing)
     is_int = lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
     if is_int(base) and all(is_int(v) for v in existing):
         return type(base)(max(existing) + 1)
+    digits = lambda v: isinstance(v, str) and v.isdecimal()
+    if digits(base) and all(digits(v) for v in existing):      # integers read as text ('0', '1'): the next one, as text
+        return str(max(int(v) for v in existing) + 1)
     i = 2
     while f"{base}.{i}" in existing:
         i += 1
@@ -171,6 +184,7 @@ def split_class(Z,                       # (n, d) points, finite numbers
                 cls,                     # the class to cut in two
                 *,
                 min_size: int = MIN_CLASS_SIZE,  # a cut with a smaller part is not made (None is returned)
+                taken=(),                # labels in use elsewhere (rows not in y): the new label avoids them too
                 random_state=0,          # seed of 2-means
                ) -> np.ndarray | None:
     "y (an object array) with class `cls` cut in two by 2-means, the larger part keeping the label; None if a part is small."
@@ -183,7 +197,7 @@ def split_class(Z,                       # (n, d) points, finite numbers
     if sizes.min() < min_size:
         return None
     out = y.copy()
-    out[idx[part == (1 if sizes[0] >= sizes[1] else 0)]] = new_label(pd.unique(y), cls)
+    out[idx[part == (1 if sizes[0] >= sizes[1] else 0)]] = new_label(set(pd.unique(y)) | set(taken), cls)
     return out
 
 # %% ../nbs/23a_repair.ipynb #9b4ec7de
@@ -212,7 +226,7 @@ def neighbour_disagreements(Z,                           # (n, d) points, finite
     if k < 1:
         return pd.DataFrame(columns=cols)
     codes, classes = pd.factorize(pd.Series(y[ok]))
-    ind = NearestNeighbors(n_neighbors=k + 1).fit(Z[ok]).kneighbors(return_distance=False)[:, :k]   # self excluded
+    ind = NearestNeighbors(n_neighbors=k).fit(Z[ok]).kneighbors(return_distance=False)   # no query: self left out
     counts = np.zeros((len(ok), len(classes)), dtype=np.int64)
     np.add.at(counts, (np.repeat(np.arange(len(ok)), k), codes[ind].ravel()), 1)
     own = counts[np.arange(len(ok)), codes]
@@ -304,14 +318,16 @@ class LabelRepair:
                 "conclusion": list(self.conclusion)}
 
     def text(self) -> str:
-        "The table and the conclusion as text (what `repr` shows); labels' control characters escaped."
+        "The preparation's warnings, the table and the conclusion as text (what `repr` shows); control characters escaped."
         cols = ["points", "K", "verdict", "score", "score_low", "score_high", "gain", "gain_low", "gain_high",
                 "expected", "expected_low", "expected_high"]
         t = self.table[cols].copy()
         t.index = [f"{i}: {c}" if i != "as given" else i for i, c in zip(self.table.index, self.table.what)]
         head = (f"Label repair: each change with the CLM after it ({self.primary} and the expected AMI of the best "
                 f"technique, {100 * self.ci:g} % intervals). Nothing is applied.")
-        return terminal_text("\n".join([head, "", t.to_string(float_format=lambda v: f"{v:.3f}"), "", *self.conclusion]))
+        warned = [f"WARNING: {w}" for w in self.before.warnings]      # e.g. a column left out as a possible leak
+        return terminal_text("\n".join([head, *warned, "", t.to_string(float_format=lambda v: f"{v:.3f}"), "",
+                                        *self.conclusion]))
 
     def __repr__(self) -> str:
         return self.text()
@@ -334,14 +350,15 @@ def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tupl
     flat = rest.drop(index=up.index)
     if len(flat):
         out.append(f"No decided gain ({100 * ci:g} % interval of the gain includes 0, or it is a loss): "
-                   + ", ".join(f"{k} ({r.gain:+.3f})" for k, r in flat.iterrows()) + ".")
+                   + ", ".join(f"{k} ({r.gain:+.3f})" if pd.notna(r.gain) else f"{k} (not scored)"
+                               for k, r in flat.iterrows()) + ".")
     out += list(notes)
     if up.empty and g.verdict == "trustworthy":
         out.append("The labels are trustworthy as given, and no suggested change improves them by a decided margin.")
     elif up.empty:
         out.append("No suggested change raises the CLM by a decided margin: the labels may describe something these "
                    "features do not show as clusters, which no relabelling mends.")
-    out.append("Nothing was applied: keep a change by saving its labels or storing it in a bundle as a new reference "
+    out.append("This analysis applied nothing: keep a change by saving its labels or storing it in a bundle as a new reference "
                "labelling (LabelRepair.labels / LabelRepair.accept; clm-nb repair --save / --accept).")
     return out
 
@@ -367,21 +384,23 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
                     n_resamples: int = 50,              # half-samples behind the intervals (at least 10)
                     progress=None,                      # assess's bars: True, False, None (automatic)
                     predictor: ClmPredictor | None = None,  # the calibrated predictor (None: the package's)
-                   ) -> LabelRepair:
-    """Which change of the labels `y` would make them cluster? Merges, splits and relabels suggested from the data, each
-    with the CLM after it and its interval; nothing is applied (docs: repair.html#suggest_repairs).
+                   ) -> LabelRepair:  # each change with the CLM after it, the evidence, the conclusion
+    """Which change of the labels `y` would make them cluster?
+
+    Merges, splits and relabels suggested from the data, each with the CLM after it and its interval; nothing is
+    applied (docs: repair.html#suggest_repairs).
 
     Examples
     --------
     >>> from sklearn.datasets import make_blobs
-    >>> X, y = make_blobs(300, centers=[[0, 0], [8, 0], [0, 8]], random_state=0)
-    >>> y[y == 2] = 0                                   # one class made of two blobs
+    >>> X, y = make_blobs(300, centers=[[0, 0], [6, 6], [0, 6]], random_state=0)
+    >>> y[y == 1] = 0                                   # one class made of two blobs
     >>> r = suggest_repairs(X, y, progress=False)
     >>> list(r.changes), r.table.loc["split 1", "verdict"]
     (['split 1'], 'trustworthy')
     """
     who = "suggest_repairs"
-    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds) if isinstance(kinds, (list, tuple, set)) else (kinds,)
     if not kinds or any(k not in REPAIR_KINDS for k in kinds):
         raise ValueError(f"{who}: kinds={kinds!r}; give some of {REPAIR_KINDS}.")
     if point_kind(X, "euclidean") != "coordinates":
@@ -398,6 +417,10 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
     alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True, who=who)
     rule = VerdictRule() if rule is None else rule
     p = prepare(X, y, missing=missing, scaling=scaling, noise=noise, leaks=leaks)
+    classes = pd.unique(np.asarray(p.y, dtype=object))
+    if len({str(c) for c in classes}) < len(classes):
+        raise ValueError(f"{who}: two classes print alike ({[c for c in classes if [str(v) for v in classes].count(str(c)) > 1][:2]}"
+                         "), e.g. the number 1 and the text '1'; give the labels one type (all text, or all numbers).")
     Z = pd.DataFrame(p.X, columns=p.features)
     opts = dict(measures=measures, primary=primary, noise=noise, rule=rule, n_permutations=n_permutations,
                 random_state=seed, ci=ci, n_resamples=n_resamples, progress=progress, predictor=predictor,
@@ -425,7 +448,7 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
         out = y_input.copy()
         out[rows] = new
         return out
-    named = {str(v): v for v in pd.unique(yz)}
+    named = {str(v): v for v in pd.unique(yz)}            # one-to-one: suggest_repairs refused labels that print alike
     bp = broken_pairs(before.worst_pairs, rule)
     bp[["class_a", "class_b"]] = bp[["class_a", "class_b"]].map(lambda s: named.get(str(s), s))
     changes, notes, rng = {}, [], np.random.default_rng(seed)
@@ -440,25 +463,26 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
     if "merge" in kinds:
         views = [m for _, m in rule.views]
         for i, r in enumerate(bp.head(max_changes).itertuples(index=False), 1):
-            new = merge_classes(yz, [(r.class_a, r.class_b)])
-            add(Change(f"merge {i}", "merge", f"merge {r.class_a} and {r.class_b}", whole(new), int((new != yz).sum()),
+            new = merge_classes(y_input, [(r.class_a, r.class_b)])      # a class renamed on every row, kept or not
+            add(Change(f"merge {i}", "merge", f"merge {r.class_a} and {r.class_b}", new, int((new[rows] != yz).sum()),
                        "low in every view: " + ", ".join(f"{m} {v:.3f}" for m, v in zip(views, r[4:4 + len(views)]))))
         if len(bp) > 1:
-            new = merge_classes(yz, list(zip(bp.class_a, bp.class_b)))
-            add(Change("merge all", "merge", f"merge the {len(bp)} broken pairs", whole(new), int((new != yz).sum()),
+            new = merge_classes(y_input, list(zip(bp.class_a, bp.class_b)))
+            add(Change("merge all", "merge", f"merge the {len(bp)} broken pairs", new, int((new[rows] != yz).sum()),
                        f"{len(bp)} pairs low in every view"))
     mm = multimodal_classes(Z, yz, alpha=alpha, noise=noise, random_state=seed) if "split" in kinds else \
-        pd.DataFrame(columns=["class", "n", "dip", "p_value", "p_holm", "multimodal"])
-    for i, r in enumerate(mm[mm.multimodal.astype(bool)].head(max_changes).itertuples(index=False), 1):
-        new = split_class(Z, yz, r[0], random_state=int(rng.integers(2**31)))
+        pd.DataFrame(columns=["class", "n", "dip", "p_value", "p_holm", "multimodal", "note"])
+    taken, i = pd.unique(y_input), 0
+    for r in mm[mm.multimodal.astype(bool)].head(max_changes).itertuples(index=False):
+        new = split_class(Z, yz, r[0], taken=taken, random_state=int(rng.integers(2**31)))
         if new is not None:
-            small = int((new != yz).sum())
+            small, i = int((new != yz).sum()), i + 1
             add(Change(f"split {i}", "split", f"split {r[0]} in two ({r.n - small} + {small})", whole(new), small,
                        f"held-out dip test p = {r.p_value:.2g} (Holm {r.p_holm:.2g})"))
     nd = pd.DataFrame(columns=["position", "label", "suggested", "share", "own_share"])
     if "relabel" in kinds:
         nd = neighbour_disagreements(Z, yz, n_neighbors=n_neighbors, min_share=min_share, noise=noise)
-        broken = {frozenset(p) for p in zip(bp.class_a, bp.class_b)}         # a broken pair's overlap: the merge's
+        broken = {frozenset(p) for p in zip(bp.class_a, bp.class_b)} if "merge" in kinds else set()   # the merge's
         keep = np.array([frozenset((a, b)) not in broken for a, b in zip(nd.label, nd.suggested)], dtype=bool)
         nd = nd[keep].reset_index(drop=True)
     if len(nd):

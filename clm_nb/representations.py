@@ -372,9 +372,11 @@ def compare_representations(representations: dict,       # {name: data}: the sam
                             n_resamples: int = 50,         # half-samples behind the intervals (at least 10)
                             progress=None,                 # assess's bars: True, False, None (automatic)
                             predictor: ClmPredictor | None = None,  # the calibrated predictor (None: the package's)
-                           ) -> RepresentationComparison:
-    """Under which representation do the labels `y` cluster? The calibrated CLM answer of each representation, paired
-    differences with intervals, and a conclusion (docs: representations.html#compare_representations).
+                           ) -> RepresentationComparison:  # the table best first, paired differences, the conclusion
+    """Under which representation do the labels `y` cluster?
+
+    The calibrated CLM answer of each representation, paired differences with intervals, and a conclusion (docs:
+    representations.html#compare_representations).
 
     Examples
     --------

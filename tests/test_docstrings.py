@@ -14,7 +14,8 @@ import clm_nb
 from clm_nb.text import doc_sections, param_comments
 
 ENTRY_POINTS = {"assessment": ["assess"], "registry": ["score", "measures", "get_measure"],
-                "bundle": ["load_dataset", "list_datasets"], "leaderboard": ["leaderboard"], "advice": ["which_index"]}
+                "bundle": ["load_dataset", "list_datasets"], "leaderboard": ["leaderboard"], "advice": ["which_index"],
+                "representations": ["compare_representations"], "repair": ["suggest_repairs"]}
 CASES = [(module, name) for module, names in ENTRY_POINTS.items() for name in names]
 ELSEWHERE = re.compile(r"see (the )?(prose|below|above)|the prose (says|above|below)|as the prose", re.I)
 SHIMS = {"all", "datasets", "verdict"}      # the star-import face and the deprecated modules: nothing defined there

@@ -26,9 +26,15 @@ def _saved(values) -> dict:
             raise ValueError(f"--save {v!r} must be CHANGE=FILE, e.g. --save 'merge 1=labels.csv'.")
         if os.path.splitext(path.strip())[1].lower() not in SAVE_SUFFIXES:
             raise ValueError(f"--save {v!r}: the file must end in .csv or .npy.")
-        if path.strip() in out:
-            raise ValueError(f"--save names the file {path.strip()!r} twice; give each change its own file.")
-        out[path.strip()] = change.strip()
+        path = path.strip()
+        if path in out:
+            raise ValueError(f"--save names the file {path!r} twice; give each change its own file.")
+        if os.path.lexists(path):                      # DATA itself, or an earlier run's file: never overwritten
+            raise ValueError(f"--save {v!r}: {path} exists; give a new file name (a file is never overwritten).")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise ValueError(f"--save {v!r}: cannot write into {folder}; give a file in a folder you can write to.")
+        out[path] = change.strip()
     return out
 
 # %% ../../nbs/32j_cli_repair.ipynb #8544b7f9
@@ -82,9 +88,31 @@ def _checked_options(kinds, neighbours, min_share, alpha, max_changes, permutati
         root = data_dir or os.environ.get(DATA_ENV, "").strip()
         if not root:
             raise ValueError(f"--accept needs the bundle folder: give --data-dir DIR (or set ${DATA_ENV}).")
+        from clm_nb.bundle import list_datasets
+        listed = list_datasets(root, labeled=False)
+        collection, _, name = into.rpartition("/")
+        collection = collection or None
+        hit = listed[(listed["name"] == name) & ((listed["collection"] == collection) if collection else True)]
+        if len(hit) != 1:
+            raise ValueError(f"--into {into!r}: {'no' if hit.empty else 'more than one'} dataset of that name in {root}; "
+                             "give COLLECTION/NAME as clm-nb bundle add stored it.")
     return words, level, files, root
 
-# %% ../../nbs/32j_cli_repair.ipynb #ea382d63
+# %% ../../nbs/32j_cli_repair.ipynb #a14d7db0
+def _check_same_points(feats, root: str, into: str) -> None:
+    "A `ValueError` unless DATA's features are the stored X of the bundle dataset `into`, row for row."
+    import numpy as np
+    from clm_nb.bundle import load_dataset
+    stored = load_dataset(into, root).X
+    try:
+        X = feats.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        X = None                                  # text columns: not the stored numeric X
+    if X is None or X.shape != stored.shape or not np.array_equal(X, stored, equal_nan=True):
+        raise ValueError(f"--accept: DATA is not {into}'s stored data (rows and values must match, in order); give the "
+                         "dataset's own file as DATA, <bundle>/<collection>/<name>.npz.")
+
+# %% ../../nbs/32j_cli_repair.ipynb #ae184bee
 REPAIR_SCHEMA = "clm-nb.repair/1"
 
 @click.command("repair")
@@ -93,7 +121,8 @@ REPAIR_SCHEMA = "clm-nb.repair/1"
 @click.option("--kinds", default="merge,split,relabel", show_default=True,
               help="The changes looked for, comma-separated: merge (class pairs broken in every view), split "
                    "(multi-modal classes), relabel (points whose neighbours mostly carry one other label).")
-@click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess; noise points are never changed.")
+@click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess; noise points are never changed (without "
+              "--noise-label, the label -1 marks them).")
 @click.option("--scaling", type=click.Choice(["none", "standardize", "robust", "log"]), default=None,
               help="Feature scaling, as in assess (default: the leaderboard's).")
 @click.option("--missing", type=click.Choice(["refuse", "drop", "impute"]), default="refuse", show_default=True,
@@ -126,19 +155,24 @@ def repair_command(data, label_col, labels_file, drop_cols, noise_label, sep, de
                                                  ci, resamples, save, accept, into, data_dir)
     from clm_nb.profile import DEFAULT_SCALING
     from clm_nb.repair import suggest_repairs
+    if noise not in (None, "none") and noise_label is None:
+        noise_label = "-1"                        # --noise alone: the label -1 marks the noise, as the library reads it
     feats, y, _ = read_data(data, label_col, labels_file, drop_cols, noise_label, sep, decimal, missing=missing)
+    if accept:
+        _check_same_points(feats, root, into)     # before the run: a labelling of other rows would be stored misaligned
     r = suggest_repairs(feats, y, kinds=words, noise=noise_policy(noise, noise_label), scaling=scaling or DEFAULT_SCALING,
                         missing=missing, n_neighbors=neighbours, min_share=min_share, alpha=alpha,
                         max_changes=max_changes, n_permutations=permutations, random_state=seed, ci=level,
                         n_resamples=resamples)
     for change in [*files.values(), *([accept] if accept else [])]:
         r.labels(change)                          # an unknown change: the error lists the suggested ones
+    if as_json:
+        echo_json({"schema": REPAIR_SCHEMA, "source": str(data), **r.to_dict()})
+    else:
+        click.echo(f"{data}\n{r.text()}")
     for path, change in files.items():
         _write_labels(path, r.labels(change), noise_label)
         click.echo(f"{change}: labels written to {path}", err=True)
     if accept:
         variant = r.accept(accept, root, into)
         click.echo(f"{accept}: stored as {into}'s {variant} in {root}", err=True)
-    if as_json:
-        return echo_json({"schema": REPAIR_SCHEMA, "source": str(data), **r.to_dict()})
-    click.echo(f"{data}\n{r.text()}")
