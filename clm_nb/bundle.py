@@ -802,8 +802,12 @@ def add_labelling(data_dir,                    # the bundle folder that holds th
             given[noise_mask(given)] = int(marker) if stored.dtype.kind in "iu" else marker
             y = label_array(given, who)
         number = 1 + max([int(k[6:]) for k in arrays if re.fullmatch(r"labels\d+", k)], default=0)
-        key = f"labels{number}"
-        arrays[key] = _stored_labels(y, who)
+        key, stored = f"labels{number}", _stored_labels(y, who)
+        same_as = [k for k in arrays if (k == "y" or re.fullmatch(r"labels\d+", k)) and arrays[k].shape == stored.shape
+                   and np.array_equal(arrays[k].astype(str), stored.astype(str))]
+        if same_as:
+            raise ValueError(f"{who}: this labelling is already stored as {same_as[0]!r}; nothing was written.")
+        arrays[key] = stored
         replace_file(path, lambda p: np.savez_compressed(p, **arrays))
         same = (m["collection"] == row["collection"]) & (m["name"] == row["name"])
         note = f"{key}: {description or 'added with clm_nb.bundle.add_labelling'}"

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ def broken_pairs(pairs: pd.DataFrame,             # class pairs: measure, class_
                  rule: VerdictRule | None = None, # the verdict rule whose views and `low`, `z` decide (None: default)
                 ) -> pd.DataFrame:
     """The class pairs low in every view of `rule` (value + z·se < low under each view's measure): class_a, class_b,
-    n_a, n_b, one column per view's measure, and `worst`, their highest; sorted by `worst`."""
+    n_a, n_b, one column per view's measure, and `highest`, the highest of them; sorted by `highest`."""
     rule = VerdictRule() if rule is None else rule
     views = list(dict.fromkeys(m for _, m in rule.views))
     need = {"measure", "class_a", "class_b", "n_a", "n_b", "value", "se"}
@@ -47,9 +47,9 @@ def broken_pairs(pairs: pd.DataFrame,             # class pairs: measure, class_
         upper = g.value.astype(float) + rule.z * g.se.astype(float).fillna(0.0)
         if (upper < rule.low).all():
             rows.append(dict(class_a=a, class_b=b, n_a=int(g.n_a.iloc[0]), n_b=int(g.n_b.iloc[0]),
-                             **{m: float(g.at[m, "value"]) for m in views}, worst=float(g.value.max())))
-    cols = ["class_a", "class_b", "n_a", "n_b", *views, "worst"]
-    return pd.DataFrame(rows, columns=cols).sort_values("worst", kind="stable").reset_index(drop=True)
+                             **{m: float(g.at[m, "value"]) for m in views}, highest=float(g.value.max())))
+    cols = ["class_a", "class_b", "n_a", "n_b", *views, "highest"]
+    return pd.DataFrame(rows, columns=cols).sort_values("highest", kind="stable").reset_index(drop=True)
 
 # %% ../nbs/23a_repair.ipynb #8123697d
 def merge_classes(y,      # one label per point, any hashable values
@@ -246,7 +246,7 @@ class Change:
     id: str             # 'merge 1', 'merge all', 'split 1', 'relabel'
     kind: str           # 'merge', 'split' or 'relabel'
     text: str           # the change in words
-    labels: np.ndarray  # the labelling after the change: one label per input row (an object array)
+    labels: np.ndarray = field(repr=False)  # the labelling after the change: one label per input row (an object array)
     points: int         # points whose label changes
     evidence: str       # why it is suggested
 
@@ -255,7 +255,7 @@ def _score_row(a: Assessment, primary: str) -> dict:
     "The verdict, K, the ranking score with its interval and the expected AMI with its interval of one assessment."
     p, s = a.prediction, (a.scores.loc[primary] if primary in a.scores.index else None)
     interval = s is not None and "low" in s
-    return dict(verdict=a.verdict, K=a.K, n=a.n, score=a.score,
+    return dict(verdict=a.verdict, borderline="/".join(a.borderline) if a.borderline else "", K=a.K, n=a.n, score=a.score,
                 score_low=float(s["low"]) if interval else np.nan, score_high=float(s["high"]) if interval else np.nan,
                 expected=np.nan if p is None else p.expected, expected_low=np.nan if p is None else p.low,
                 expected_high=np.nan if p is None else p.high)
@@ -283,10 +283,20 @@ class LabelRepair:
     relabels: pd.DataFrame     # the points to relabel: row (input position), label, suggested, share, own_share
     conclusion: list           # sentences: what the data say, what each decided change would give
     primary: str               # the ranking score
-    ci: float                  # the level of the intervals
+    ci: float                  # the level of the score's and the gain's intervals
+    given: np.ndarray | None = field(default=None, repr=False)  # the labels as given, one per input row
+    preparation: list = field(default_factory=list)   # the `clm_nb.prepare.PrepStep`s that made the points scored
+    scaling: str = "none"      # the feature scaling of the points scored
+
+    @property
+    def warnings(self) -> list[str]:
+        "The preparation's warnings as text (a saved row index dropped, a column left out as a possible leak, ...)."
+        return [s.text() for s in self.preparation if s.warning]
 
     def labels(self, change: str) -> np.ndarray:
-        "The labelling after `change` (an id of `table`), one label per input row."
+        "The labelling after `change` (an id of `table`; 'as given': the input labels), one label per input row."
+        if change == "as given" and self.given is not None:
+            return self.given.copy()
         if change not in self.changes:
             raise ValueError(f"no change {change!r}; the changes are {list(self.changes) or 'none'}.")
         return self.changes[change].labels.copy()
@@ -303,8 +313,9 @@ class LabelRepair:
         if c is None:
             raise ValueError(f"no change {change!r}; the changes are {list(self.changes) or 'none'}.")
         g = self.table.loc[change]
-        what = (f"{c.text} (clm_nb.repair.suggest_repairs: {self.primary} {self.table.loc['as given', 'score']:.3f} -> "
-                f"{g.score:.3f}, verdict {g.verdict}; {c.evidence})")
+        what = (f"{c.text} (clm_nb.repair.suggest_repairs, scaling {self.scaling}: {self.primary} "
+                f"{self.table.loc['as given', 'score']:.3f} -> {g.score:.3f}, gain {g.gain:+.3f} ({g.gain_low:+.3f} to "
+                f"{g.gain_high:+.3f}, {'decided' if g.decided else 'not decided'}), verdict {g.verdict}; {c.evidence})")
         return add_labelling(data_dir, name, c.labels, collection=collection, description=what)
 
     def to_dict(self) -> dict:
@@ -313,19 +324,23 @@ class LabelRepair:
             return [{k: (None if isinstance(v, float) and not math.isfinite(v) else
                          v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
                     for r in df.to_dict("records")]
-        return {"primary": self.primary, "ci": self.ci, "table": clean(self.table.reset_index()),
+        return {"primary": self.primary, "ci": self.ci, "scaling": self.scaling,
+                "preparation": [{"kind": s.kind, "columns": list(s.columns), "text": s.text(), "warning": s.warning}
+                                for s in self.preparation], "table": clean(self.table.reset_index()),
                 "merges": clean(self.merges), "splits": clean(self.splits), "relabels": clean(self.relabels),
                 "conclusion": list(self.conclusion)}
 
     def text(self) -> str:
         "The preparation's warnings, the table and the conclusion as text (what `repr` shows); control characters escaped."
-        cols = ["points", "K", "verdict", "score", "score_low", "score_high", "gain", "gain_low", "gain_high",
-                "expected", "expected_low", "expected_high"]
+        cols = ["points", "K", "verdict", "borderline", "score", "score_low", "score_high", "gain", "gain_low",
+                "gain_high", "expected", "expected_low", "expected_high"]
         t = self.table[cols].copy()
         t.index = [f"{i}: {c}" if i != "as given" else i for i, c in zip(self.table.index, self.table.what)]
-        head = (f"Label repair: each change with the CLM after it ({self.primary} and the expected AMI of the best "
-                f"technique, {100 * self.ci:g} % intervals). Nothing is applied.")
-        warned = [f"WARNING: {w}" for w in self.before.warnings]      # e.g. a column left out as a possible leak
+        level = self.before.prediction.level if self.before.prediction is not None else None
+        head = (f"Label repair: each change with the CLM after it ({self.primary} and its gain with {100 * self.ci:g} % "
+                f"intervals; the expected AMI of the best technique" + (f" with its {100 * level:g} % prediction interval"
+                if level else "") + f"; scaling {self.scaling}). Nothing is applied.")
+        warned = [f"WARNING: {w}" for w in self.warnings]             # e.g. a column left out as a possible leak
         return terminal_text("\n".join([head, *warned, "", t.to_string(float_format=lambda v: f"{v:.3f}"), "",
                                         *self.conclusion]))
 
@@ -358,7 +373,7 @@ def _repair_conclusion(table: pd.DataFrame, primary: str, ci: float, kinds: tupl
     elif up.empty:
         out.append("No suggested change raises the CLM by a decided margin: the labels may describe something these "
                    "features do not show as clusters, which no relabelling mends.")
-    out.append("This analysis applied nothing: keep a change by saving its labels or storing it in a bundle as a new reference "
+    out.append("Suggestions only: keep a change by saving its labels or storing it in a bundle as a new reference "
                "labelling (LabelRepair.labels / LabelRepair.accept; clm-nb repair --save / --accept).")
     return out
 
@@ -426,8 +441,9 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
                 random_state=seed, ci=ci, n_resamples=n_resamples, progress=progress, predictor=predictor,
                 scaling="none", keep_cols=list(p.features), variants=False, verdict_by="prediction")
     before = assess(Z, p.y, worst=len(p.y) ** 2, **opts)        # every class pair listed
-    changes = _changes(Z.to_numpy(), np.asarray(p.y, dtype=object), np.asarray(y, dtype=object), p.rows, before,
-                       rule, kinds, noise, n_neighbors, min_share, alpha, max_changes, seed)
+    given = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=object)
+    changes = _changes(Z.to_numpy(), list(p.features), np.asarray(p.y, dtype=object), given, p.rows, before, rule,
+                       kinds, noise, n_neighbors, min_share, alpha, max_changes, seed)
     found, changes, notes = changes[:3], changes[3], changes[4]
     after = {k: assess(Z, c.labels[p.rows], **opts) for k, c in changes.items()}
     rows = {"as given": dict(kind="", what="the labels as given", points=0, **_score_row(before, primary))}
@@ -439,10 +455,22 @@ def suggest_repairs(X,                                  # (n, d) features: a Dat
     table = table.reindex(columns=[*table.columns, *[c for c in ("gain", "gain_low", "gain_high", "decided", "evidence")
                                                       if c not in table.columns]])
     return LabelRepair(before, table, changes, after, *found, _repair_conclusion(table, before.primary, ci, kinds, notes),
-                       before.primary, ci)
+                       before.primary, ci, given, list(p.steps), scaling)
 
-# %% ../nbs/23a_repair.ipynb #a08964f5
-def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_share, alpha, max_changes, seed) -> tuple:
+# %% ../nbs/23a_repair.ipynb #66e6bc58
+def _parts_differ(Z, names, y, new, cls) -> str:
+    "'the parts differ most in <feature> (d = ...)': the feature with the largest standardized mean difference."
+    idx = np.flatnonzero(np.array([v == cls for v in y]))
+    a, b = Z[idx[new[idx] == cls]], Z[idx[new[idx] != cls]]
+    sd = np.sqrt((a.var(axis=0, ddof=1) * (len(a) - 1) + b.var(axis=0, ddof=1) * (len(b) - 1)) / (len(a) + len(b) - 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(sd > 0, np.abs(a.mean(axis=0) - b.mean(axis=0)) / sd, 0.0)
+    j = int(np.argmax(d))
+    return f"the parts differ most in {names[j]} (d = {d[j]:.1f})"
+
+# %% ../nbs/23a_repair.ipynb #b0f80bf5
+def _changes(Z, names, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_share, alpha, max_changes,
+             seed) -> tuple:
     "(broken pairs, split tests, relabels, {id: Change}, notes) of the labels `yz` of the points `Z` (see the prose)."
     def whole(new):                                       # the labelling for every input row
         out = y_input.copy()
@@ -458,8 +486,8 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
         if len(classes) >= 2:
             changes[c.id] = c
         else:
-            notes.append(f"{c.id} ({c.text}) is not assessed: it would leave a single class, so no two classes of "
-                         "these labels are told apart by every view.")
+            notes.append(f"{c.id} ({c.text}) is not assessed: it would leave a single class (the broken pairs link "
+                         "every class to every other).")
     if "merge" in kinds:
         views = [m for _, m in rule.views]
         for i, r in enumerate(bp.head(max_changes).itertuples(index=False), 1):
@@ -478,7 +506,8 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
         if new is not None:
             small, i = int((new != yz).sum()), i + 1
             add(Change(f"split {i}", "split", f"split {r[0]} in two ({r.n - small} + {small})", whole(new), small,
-                       f"held-out dip test p = {r.p_value:.2g} (Holm {r.p_holm:.2g})"))
+                       f"held-out dip test p = {r.p_value:.2g} (Holm {r.p_holm:.2g}); "
+                       + _parts_differ(Z, names, yz, new, r[0])))
     nd = pd.DataFrame(columns=["position", "label", "suggested", "share", "own_share"])
     if "relabel" in kinds:
         nd = neighbour_disagreements(Z, yz, n_neighbors=n_neighbors, min_share=min_share, noise=noise)
@@ -495,6 +524,6 @@ def _changes(Z, yz, y_input, rows, before, rule, kinds, noise, n_neighbors, min_
     relabels = nd.assign(row=np.asarray(rows)[nd.position.to_numpy(dtype=int)]).drop(columns="position")
     return bp, mm, relabels[["row", "label", "suggested", "share", "own_share"]], changes, notes
 
-# %% ../nbs/23a_repair.ipynb #fa3ab0a8
+# %% ../nbs/23a_repair.ipynb #55076b41
 from .text import document_params
 document_params(globals())

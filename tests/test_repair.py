@@ -159,14 +159,17 @@ def test_bad_input():
 
 
 def test_accept_writes_the_next_variant(tmp_path):
-    "An accepted repair is the bundle's next label variant; a second one is labels2; y stays as stored."
+    "An accepted repair is the bundle's next label variant; the same labelling twice is refused; y stays as stored."
     X, y = make_blobs(200, centers=[[0, 0], [8, 0], [0, 8]], random_state=3)
     y2 = np.where(y == 2, 0, y)
     add_to_bundle(X, y2, tmp_path, "mine", "two_modes")
     ds = load_dataset("mine/two_modes", tmp_path)
     r = suggest_repairs(ds.X, ds.y, kinds="split", **FAST)
     assert r.accept("split 1", tmp_path, "two_modes") == "labels1"
-    assert add_labelling(tmp_path, "mine/two_modes", ds.y, description="again") == "labels2"
+    with pytest.raises(ValueError, match="already stored as 'y'"):
+        add_labelling(tmp_path, "mine/two_modes", ds.y, description="again")       # nothing new: refused
+    with pytest.raises(ValueError, match="already stored as 'labels1'"):
+        r.accept("split 1", tmp_path, "two_modes")
     assert (load_dataset("mine/two_modes", tmp_path).y == y2).all()
     assert (load_dataset("mine/two_modes", tmp_path, labels="labels1").y == r.labels("split 1").astype(int)).all()
 
@@ -218,3 +221,16 @@ def test_cli_noise_alone_marks_minus_one(tmp_path):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["table"][0]["K"] == 2 and all(row["label"] != -1 for row in out["relabels"])
+
+
+def test_preparation_and_split_evidence_are_reported():
+    """What the preparation did reaches the user (a saved row index dropped), and a split names the feature its parts
+    differ in most (a newcomer's trial: a split that followed a year column)."""
+    X, y = make_blobs(300, centers=[[0, 0], [6, 6], [0, 6]], random_state=0)
+    y = np.where(y == 1, 0, y)
+    df = pd.DataFrame({"rownames": np.arange(1, 301), "u": X[:, 0], "v": X[:, 1]})
+    r = suggest_repairs(df, y, kinds="split", **FAST)
+    assert any("rownames" in s.text() for s in r.preparation)
+    assert "differ most in" in r.changes["split 1"].evidence
+    assert r.to_dict()["preparation"] and "scaling none" in r.text()
+    assert list(r.table.columns[:5]) == ["kind", "what", "points", "verdict", "borderline"]

@@ -47,7 +47,7 @@ def _write_labels(path: str, labels, noise_label) -> None:
     y = np.asarray(labels, dtype=object).copy()
     if noise_label is not None:
         y[noise_mask(y)] = noise_label
-    y = label_array(y, f"--save {path}")
+    y = label_array(y, f"--save {path}", keep_missing=True)   # a row dropped for its missing label stays unlabelled
     if path.lower().endswith(".npy"):
         np.save(path, y.astype(str) if y.dtype == object else y, allow_pickle=False)
     else:
@@ -124,7 +124,7 @@ REPAIR_SCHEMA = "clm-nb.repair/1"
 @click.option("--noise", type=click.Choice(NOISE_CHOICES), help="As in assess; noise points are never changed (without "
               "--noise-label, the label -1 marks them).")
 @click.option("--scaling", type=click.Choice(["none", "standardize", "robust", "log"]), default=None,
-              help="Feature scaling, as in assess (default: the leaderboard's).")
+              help="Feature scaling, as in assess (default: the leaderboard's, none).")
 @click.option("--missing", type=click.Choice(["refuse", "drop", "impute"]), default="refuse", show_default=True,
               help="Missing feature values, as in assess (a dropped row keeps its label in every change).")
 @click.option("--neighbours", default=10, show_default=True, help="Neighbours read per point (relabel).")
@@ -166,6 +166,9 @@ def repair_command(data, label_col, labels_file, drop_cols, noise_label, sep, de
                         n_resamples=resamples)
     for change in [*files.values(), *([accept] if accept else [])]:
         r.labels(change)                          # an unknown change: the error lists the suggested ones
+    for step in r.preparation:                    # the warnings, and a saved row index dropped from DATA
+        if step.warning or step.kind == "index":
+            click.echo(step.text("cli"), err=True)
     if as_json:
         echo_json({"schema": REPAIR_SCHEMA, "source": str(data), **r.to_dict()})
     else:
