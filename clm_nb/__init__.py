@@ -32,7 +32,7 @@ def _measure_names() -> list[str]:
 _SUBMODULES = ("text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves",
                "separability", "density", "external", "consensus", "between", "subsets", "catalog", "readers", "prepare",
                "synthetic", "bundle", "rule", "profile", "intervals", "prediction", "assessment", "representations", "clusterers", "repair", "runner",
-               "study", "tasks", "evaluation", "calibration", "leaderboard", "clustbench", "advice", "charts", "report",
+               "study", "tasks", "evaluation", "calibration", "leaderboard", "clustbench", "curate", "advice", "charts", "report",
                "cli", "all",
                "datasets", "verdict")           # the last two: deprecated paths, kept for one release
 

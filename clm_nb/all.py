@@ -35,6 +35,7 @@ from .tasks import *
 from .evaluation import *
 from .leaderboard import *
 from .clustbench import *
+from .curate import *
 from .charts import *
 from .report import *
 from .cli.common import *

@@ -17,7 +17,7 @@ import clm_nb.assessment
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = {"measures", "score", "get_measure", "register"}
 ENTRY_POINTS = {"assess", "Assessment", "compare_representations", "suggest_repairs", "load_dataset", "list_datasets"}
-MODULES = ["text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves", "separability", "density", "external", "consensus", "between", "catalog", "prepare", "bundle", "rule", "profile", "intervals", "assessment", "representations", "clusterers", "repair", "runner", "study", "tasks", "evaluation", "leaderboard", "clustbench", "charts", "report", "cli"]
+MODULES = ["text", "checks", "registry", "gower", "core", "distances", "pairs", "internal", "cvi", "curves", "separability", "density", "external", "consensus", "between", "catalog", "prepare", "bundle", "rule", "profile", "intervals", "assessment", "representations", "clusterers", "repair", "runner", "study", "tasks", "evaluation", "leaderboard", "clustbench", "curate", "charts", "report", "cli"]
 
 
 def test_all_is_the_measures_the_registry_and_the_entry_points():

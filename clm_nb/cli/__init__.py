@@ -12,7 +12,7 @@ import click
 
 from .. import study as _studies
 from ..checks import deprecated_aliases
-from . import assess, bundle, common, compare, leaderboard, measures, repair, results, score, study, warm
+from . import assess, bundle, common, compare, curate, leaderboard, measures, repair, results, score, study, warm
 from .common import CommandGroup
 from ..text import document_params, terminal_text
 
@@ -43,6 +43,7 @@ cli.add_command(assess.assess_command)
 cli.add_command(score.score_command)
 cli.add_command(compare.compare_command)
 cli.add_command(repair.repair_command)
+cli.add_command(curate.curate_command)
 cli.add_command(measures.measures_command)
 cli.add_command(warm.warm_command)
 cli.add_command(leaderboard.leaderboard_command)
