@@ -183,7 +183,8 @@ def suite_stability(scores: pd.DataFrame,      # rows: datasets (a (collection, 
 def technique_scores(path,                  # a dataset-ranking output folder, or a CSV of scores
                      measure: str = "ami",  # the column of the score in a long table (higher is better)
                     ) -> pd.DataFrame:
-    "Technique scores per dataset: rows (collection, dataset), one column per technique (see the prose)."
+    """Technique scores per dataset: rows (collection, dataset), one column per technique; from a dataset-ranking output
+    folder (its ground_truth_tasks.csv) or a CSV, long (technique and `measure` columns) or wide."""
     path = Path(path)
     file = path / "ground_truth_tasks.csv" if path.is_dir() else path
     if not file.is_file():
