@@ -89,3 +89,23 @@ def test_reference_scores_read():
     "The committed paper-scale ground truth reads as 92 datasets x paper 000's nine techniques."
     s = technique_scores(REFERENCE / "hjn96_paper_scale")
     assert s.shape == (92, 9) and s.notna().all().all() and s.index.names == ["collection", "dataset"]
+
+
+def test_suite_of_the_shared_bundle(tmp_path, shared_data_dir):
+    """The acceptance run: 20 of the 25 trustworthy datasets of hjn_labeled96, written as a battery that clustbench
+    reads back exactly, and paper 000's stability check against random suites of 20 (reported, whatever it finds)."""
+    from click.testing import CliRunner
+    from clm_nb.cli import cli
+    r = CliRunner().invoke(cli, ["curate", str(REFERENCE / "hjn96_board"), "-n", "20", "-o", str(tmp_path / "suite"),
+                                 "--data-dir", str(shared_data_dir), "--scores", str(REFERENCE / "hjn96_paper_scale"),
+                                 "--random-suites", "100", "--json"], prog_name="clm-nb")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert len(doc["datasets"]) == 20 and doc["candidates"] == 25
+    assert doc["radius"] < doc["random_radius"]["low"]                 # covers better than 97.5 % of random suites
+    s = doc["stability"]
+    assert 0.5 < s["random_mean"] < s["mean"] <= 1 and s["low"] <= s["mean"] <= s["high"] and 0 < s["p_value"] < 1
+    for name in [d.split("/")[1] for d in doc["datasets"][:3]]:
+        back = clustbench.load_dataset("clm_suite", name, path=tmp_path / "suite", preprocess=False)
+        assert np.array_equal(back.data, load_dataset(name, shared_data_dir, collection="hjn_labeled96").X)
+    assert (tmp_path / "suite" / "README.md").read_text().count("Cite Jeon et al.") == 20
