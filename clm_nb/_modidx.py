@@ -482,6 +482,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'clm_nb.curate._radius': ('curate.html#_radius', 'clm_nb/curate.py'),
                                'clm_nb.curate._readme': ('curate.html#_readme', 'clm_nb/curate.py'),
                                'clm_nb.curate._write_gz_text': ('curate.html#_write_gz_text', 'clm_nb/curate.py'),
+                               'clm_nb.curate.check_in_bundle': ('curate.html#check_in_bundle', 'clm_nb/curate.py'),
                                'clm_nb.curate.read_board': ('curate.html#read_board', 'clm_nb/curate.py'),
                                'clm_nb.curate.select_suite': ('curate.html#select_suite', 'clm_nb/curate.py'),
                                'clm_nb.curate.suite_space': ('curate.html#suite_space', 'clm_nb/curate.py'),

@@ -791,6 +791,9 @@ def add_labelling(data_dir,                    # the bundle folder that holds th
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         marker = _noise_marker(row["collection"], row["noise_label"])
+        if marker is None and noise_mask(given).any():    # read back, -1 would be renamed into a class
+            raise ValueError(f"{who} records no noise marker, so a label -1 would read back as a class of its own; give "
+                             "those points a class, or record the noise label in the manifest's noise_label column.")
         clash = marker_mask(y, marker) & ~noise_mask(given)
         if clash.any():                                      # stored as given, these points would read back as noise
             raise ValueError(f"{who}: {int(clash.sum())} label(s) equal the collection's noise marker {marker!r} (a class "

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from .clustbench import clustbench_labels
 
 # %% auto #0
 __all__ = ['BOARD_COLUMNS', 'SPACE', 'read_board', 'suite_space', 'Suite', 'select_suite', 'SuiteStability', 'suite_stability',
-           'technique_scores', 'write_battery']
+           'technique_scores', 'check_in_bundle', 'write_battery']
 
 # %% ../nbs/28a_curate.ipynb #127ff437
 BOARD_COLUMNS = ("collection", "dataset", "n", "d", "K", "imbalance_ratio", "verdict", "ch_btwn", "dbcv_btwn")
@@ -50,10 +52,12 @@ def suite_space(board: pd.DataFrame) -> pd.DataFrame:
                         "log_imbalance": np.log10(b["imbalance_ratio"].astype(float).clip(lower=1.0)),
                         "density": (b["dbcv_btwn"].astype(float) > b["ch_btwn"].astype(float)).astype(float)},
                        index=b.index)
+    raw.loc[b["dbcv_btwn"].isna() | b["ch_btwn"].isna(), "density"] = np.nan   # a view missing: the kind is unknown
     raw[~np.isfinite(raw)] = np.nan
-    q = raw.quantile([0.25, 0.75])
-    spread = (q.loc[0.75] - q.loc[0.25]).where(lambda s: s > 0, raw.std()).where(lambda s: s > 0, 1.0).fillna(1.0)
-    return raw / spread
+    graded = raw.drop(columns="density")
+    q = graded.quantile([0.25, 0.75])
+    spread = (q.loc[0.75] - q.loc[0.25]).where(lambda s: s > 0, graded.std()).where(lambda s: s > 0, 1.0).fillna(1.0)
+    return (graded / spread).assign(density=raw["density"])
 
 # %% ../nbs/28a_curate.ipynb #cb766e86
 def _k_center(P: np.ndarray, n: int) -> tuple[list[int], np.ndarray]:
@@ -61,10 +65,12 @@ def _k_center(P: np.ndarray, n: int) -> tuple[list[int], np.ndarray]:
     first = int(np.argmin(np.linalg.norm(P - np.median(P, axis=0), axis=1)))
     chosen, at = [first], [0.0]
     near = np.linalg.norm(P - P[first], axis=1)
+    near[first] = -np.inf                               # a chosen row is never chosen again (ties at 0 included)
     while len(chosen) < n:
         nxt = int(np.argmax(near))                      # argmax keeps the first of equal distances
         chosen.append(nxt); at.append(float(near[nxt]))
         near = np.minimum(near, np.linalg.norm(P - P[nxt], axis=1))
+        near[chosen] = -np.inf
     return chosen, np.asarray(at)
 
 # %% ../nbs/28a_curate.ipynb #d5d774dc
@@ -121,7 +127,7 @@ class SuiteStability:
     interval: tuple              # its Monte-Carlo interval over the repeats (low, high)
     random_mean: float           # the random suites' average mean P
     random_interval: tuple       # the middle `ci` of the random suites' mean P (low, high)
-    p_value: float               # share of random suites at least as stable: (1 + #{P_r >= P_s}) / (1 + R)
+    p_value: float               # share of random suites at least as stable: (1 + #{P_r >= P_s}) / (1 + R), P_s one set of draws
     pairwise: pd.DataFrame       # the suite's P(A, B) for every two techniques (first repeat)
     random_means: np.ndarray = field(repr=False)  # each random suite's mean P
     size: int = 10               # datasets per draw
@@ -176,7 +182,7 @@ def suite_stability(scores: pd.DataFrame,      # rows: datasets (a (collection, 
     tail = (1 - ci) / 2
     return SuiteStability(float(mine.mean()), tuple(map(float, np.quantile(mine, [tail, 1 - tail]))), float(rand.mean()),
                           tuple(map(float, np.quantile(rand, [tail, 1 - tail]))),
-                          float((1 + np.sum(rand >= mine.mean())) / (1 + len(rand))), runs[0].pairwise, rand, size,
+                          float((1 + np.sum(rand >= mine[0])) / (1 + len(rand))), runs[0].pairwise, rand, size,
                           n_draws, ci)
 
 # %% ../nbs/28a_curate.ipynb #58e3b1dc
@@ -191,6 +197,9 @@ def technique_scores(path,                  # a dataset-ranking output folder, o
         raise ValueError(f"{path}: no scores; give a dataset_ranking study's output folder (its ground_truth_tasks.csv) "
                          "or a CSV with collection, dataset and one column per technique.")
     t = read_csv(file)
+    if "verdict" in t.columns:
+        raise ValueError(f"{file} looks like a leaderboard (it has a verdict column), not technique scores; give the "
+                         "scores of the clustering techniques per dataset.")
     if not {"collection", "dataset"} <= set(t.columns):
         raise ValueError(f"{file}: the scores need the columns collection and dataset (a dataset is named by both).")
     if "technique" in t.columns:
@@ -200,6 +209,8 @@ def technique_scores(path,                  # a dataset-ranking output folder, o
         ok = t[t["error"].fillna("").astype(str) == ""] if "error" in t.columns else t
         wide = ok.pivot_table(index=["collection", "dataset"], columns="technique", values=measure, aggfunc="max")
     else:
+        if t.duplicated(["collection", "dataset"]).any():
+            raise ValueError(f"{file}: a dataset appears twice; a wide table of scores has one row per dataset.")
         wide = t.set_index(["collection", "dataset"]).select_dtypes("number")
     if wide.shape[1] < 2:
         raise ValueError(f"{file}: scores of {wide.shape[1]} technique(s); rank stability compares at least two.")
@@ -210,9 +221,34 @@ def technique_scores(path,                  # a dataset-ranking output folder, o
 def _battery_names(pairs) -> list[str]:
     "clustbench dataset names for (collection, name) pairs: the name, prefixed with the collection when names repeat."
     count = pd.Series([n for _, n in pairs]).value_counts()
-    return [n if count[n] == 1 else f"{c.replace('/', '_')}_{n}" for c, n in pairs]
+    names = [n if count[n] == 1 else f"{c.replace('/', '_')}_{n}" for c, n in pairs]
+    seen: dict = {}
+    for i, name in enumerate(names):                   # still equal ('a_b' + 'c' and 'a' + 'b_c'): numbered
+        if name in seen:
+            k = 2
+            while f"{name}_{k}" in names or f"{name}_{k}" in seen:
+                k += 1
+            names[i] = f"{name}_{k}"
+        seen[names[i]] = True
+    return names
 
-# %% ../nbs/28a_curate.ipynb #b96c8a06
+# %% ../nbs/28a_curate.ipynb #4f9cc206
+def check_in_bundle(pairs,          # (collection, dataset) pairs
+                    data_dir=None,  # the bundle (None: $CLM_NB_DATA)
+                   ) -> Path:  # the bundle folder
+    "The bundle folder, once every pair is found in it; a `ValueError` naming the first missing dataset otherwise."
+    root = resolve_data_dir(data_dir)
+    if root is None:
+        raise ValueError("no bundle to read the suite from; give data_dir (or set $CLM_NB_DATA) to the bundle the board "
+                         "was built from.")
+    listed = set(zip(*list_datasets(root)[["collection", "name"]].to_numpy().T))
+    absent = [f"{c}/{n}" for c, n in pairs if (c, n) not in listed]
+    if absent:
+        raise ValueError(f"{len(absent)} dataset(s) of the suite are not in the bundle {root}, e.g. {absent[0]}; give "
+                         "the bundle the board was built from.")
+    return root
+
+# %% ../nbs/28a_curate.ipynb #62ca8089
 def _write_gz_text(path: Path, write) -> None:
     "Write a gzip'd text file atomically: write(handle) fills it."
     def fill(tmp):
@@ -233,13 +269,13 @@ def write_battery(suite,                     # a `Suite`, or (collection, datase
     pairs = suite.names if isinstance(suite, Suite) else [tuple(x) for x in suite]
     if not pairs:
         raise ValueError("write_battery: the suite is empty.")
-    root = resolve_data_dir(data_dir)
-    if root is None:
-        raise ValueError("write_battery: no bundle; give data_dir (or set $CLM_NB_DATA) to the bundle the board was "
-                         "built from.")
-    listed = list_datasets(root).set_index(["collection", "name"])
+    root = check_in_bundle(pairs, data_dir)
     out, folder = Path(out), Path(out) / battery
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists():
+        raise ValueError(f"write_battery: {folder} exists; give a new folder or battery name (nothing is overwritten).")
+    final, folder = folder, Path(out) / f".{battery}.partial"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
     info = suite.table.set_index(["collection", "dataset"]) if isinstance(suite, Suite) else None
     rows = []
     for (collection, name), bname in zip(pairs, _battery_names(pairs)):
@@ -261,12 +297,13 @@ def write_battery(suite,                     # a `Suite`, or (collection, datase
             extra = info.loc[(collection, name)]
             row |= {k: extra[k] for k in ("verdict", "sc_a", "expected_ami", *SPACE, "added_at") if k in extra}
         rows.append(row)
+    os.replace(folder, final)                     # the whole battery at once
     manifest = pd.DataFrame(rows)
     replace_file(out / "manifest.csv", lambda p: write_csv(manifest, p))
     replace_file(out / "README.md", lambda p: Path(p).write_text(_readme(manifest, battery, suite, stability)))
-    return folder
+    return final
 
-# %% ../nbs/28a_curate.ipynb #5132c626
+# %% ../nbs/28a_curate.ipynb #bb5f6ce4
 def _readme(manifest: pd.DataFrame, battery: str, suite, stability: SuiteStability | None) -> str:
     "The battery's README.md (see the prose)."
     lines = [f"# The `{battery}` battery: {len(manifest)} datasets curated with clm_nb", "",
@@ -286,6 +323,6 @@ def _readme(manifest: pd.DataFrame, battery: str, suite, stability: SuiteStabili
                      f"{' '.join(str(r.license_and_citation).split())}")
     return "\n".join(lines) + "\n"
 
-# %% ../nbs/28a_curate.ipynb #d37c8b37
+# %% ../nbs/28a_curate.ipynb #1587efc1
 from .text import document_params
 document_params(globals())

@@ -14,18 +14,21 @@ import click
 from .common import echo_json
 
 # %% auto #0
-__all__ = ['CURATE_SCHEMA', 'curate_command']
+__all__ = ['CURATE_SCHEMA', 'OUTPUTS', 'curate_command']
 
 # %% ../../nbs/32k_cli_curate.ipynb #bb4da19a
 CURATE_SCHEMA = "clm-nb.curate/1"
 
-def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out, data_dir) -> tuple:
+OUTPUTS = ("manifest.csv", "README.md", "suite.csv", "curate.json")
+
+def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out, data_dir, scores=None) -> tuple:
     "(verdicts, bundle folder) of `curate`'s options, each checked (see the prose)."
     from clm_nb.bundle import DATA_ENV
     from clm_nb.checks import check_choice, check_number
     from clm_nb.rule import VERDICTS
     check_number(n, "-n", lo=2, integer=True)
-    check_number(size, "--size", lo=2, hi=n, integer=True)
+    if scores:                                    # the stability check's own options matter only with it
+        check_number(size, "--size", lo=2, hi=n, integer=True)
     check_number(draws, "--draws", lo=10, integer=True)
     check_number(random_suites, "--random-suites", lo=10, integer=True)
     check_number(seed, "--seed", lo=0, hi=2**32 - 1, integer=True)
@@ -36,9 +39,9 @@ def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out
         raise ValueError(f"--verdict {verdicts!r} names no verdict; e.g. --verdict trustworthy.")
     for v in words:
         check_choice(v, "--verdict", VERDICTS)
-    if (Path(out) / battery).exists() or (Path(out) / "manifest.csv").exists():
-        raise ValueError(f"-o {out}: it already holds a suite ({battery}/ or manifest.csv); give a new folder (nothing is "
-                         "overwritten).")
+    there = [f for f in (battery, *OUTPUTS) if (Path(out) / f).exists()]
+    if there:
+        raise ValueError(f"-o {out}: it already holds {', '.join(there)}; give a new folder (nothing is overwritten).")
     root = data_dir or os.environ.get(DATA_ENV, "").strip()
     if not root:
         raise ValueError(f"no bundle to read the datasets from: give --data-dir DIR (the bundle the board was built "
@@ -68,18 +71,21 @@ def curate_command(board, n, out, data_dir, scores, verdicts, battery, size, dra
     """A benchmark suite from a leaderboard: trustworthy datasets that cover the space.
 
     With --scores, checks that the techniques' ranking holds on it better than on random suites."""
-    words, root = _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out, data_dir)
-    from clm_nb.curate import read_board, select_suite, suite_stability, technique_scores, write_battery
+    words, root = _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out, data_dir, scores)
+    from clm_nb.bundle import replace_file
+    from clm_nb.curate import (check_in_bundle, read_board, select_suite, suite_stability, technique_scores,
+                               write_battery)
     from clm_nb.text import write_csv
     table = read_board(board)
     suite = select_suite(table, n, verdicts=words, random_state=seed)
+    check_in_bundle(suite.names, root)            # before the slow check: the bundle holds every dataset
     stab = None
     if scores:
         click.echo("checking rank stability against random suites ...", err=True)
         stab = suite_stability(technique_scores(scores), suite, size=size, n_draws=draws, n_random=random_suites,
                                random_state=seed)
     folder = write_battery(suite, out, battery=battery, data_dir=root, stability=stab)
-    write_csv(suite.table, Path(out) / "suite.csv")
+    replace_file(Path(out) / "suite.csv", lambda p: write_csv(suite.table, p))
     mean, lo, hi = suite.random_radius
     doc = {"schema": CURATE_SCHEMA, "board": str(board), "n": n, "verdicts": list(words), "battery": battery,
            "datasets": [f"{c}/{d}" for c, d in suite.names], "candidates": len(suite.candidates),
@@ -88,7 +94,7 @@ def curate_command(board, n, out, data_dir, scores, verdicts, battery, size, dra
                                                    "random_mean": stab.random_mean, "random_low": stab.random_interval[0],
                                                    "random_high": stab.random_interval[1], "p_value": stab.p_value,
                                                    "size": stab.size, "draws": stab.n_draws, "text": stab.text()}}
-    Path(out, "curate.json").write_text(json.dumps(doc, indent=2))
+    replace_file(Path(out) / "curate.json", lambda p: Path(p).write_text(json.dumps(doc, indent=2)))
     click.echo(f"wrote {folder} ({len(suite.table)} datasets), manifest.csv, README.md, suite.csv, curate.json", err=True)
     if as_json:
         return echo_json(doc)
