@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import gzip
-import math
 import os
 import shutil
 from dataclasses import dataclass, field

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from .text import terminal_text, user_text
-from .checks import check_choice, check_ci, check_flag, check_number
+from .text import terminal_text
+from .checks import check_ci, check_number
 from .core import check_X, noise_mask
 from .registry import get_measure
 from .prepare import prepare, point_kind, MIN_CLASS_SIZE
