@@ -185,34 +185,48 @@ def suite_stability(scores: pd.DataFrame,      # rows: datasets (a (collection, 
                           n_draws, ci)
 
 # %% ../nbs/28a_curate.ipynb #58e3b1dc
-def technique_scores(path,                  # a dataset-ranking output folder, or a CSV of scores
+def technique_scores(path,                  # a dataset-ranking output folder or a CSV of scores, or a list of them
                      measure: str = "ami",  # the column of the score in a long table (higher is better)
                     ) -> pd.DataFrame:
     """Technique scores per dataset: rows (collection, dataset), one column per technique; from a dataset-ranking output
-    folder (its ground_truth_tasks.csv) or a CSV, long (technique and `measure` columns) or wide."""
-    path = Path(path)
-    file = path / "ground_truth_tasks.csv" if path.is_dir() else path
-    if not file.is_file():
-        raise ValueError(f"{path}: no scores; give a dataset_ranking study's output folder (its ground_truth_tasks.csv) "
-                         "or a CSV with collection, dataset and one column per technique.")
-    t = read_csv(file)
-    if "verdict" in t.columns:
-        raise ValueError(f"{file} looks like a leaderboard (it has a verdict column), not technique scores; give the "
-                         "scores of the clustering techniques per dataset.")
-    if not {"collection", "dataset"} <= set(t.columns):
-        raise ValueError(f"{file}: the scores need the columns collection and dataset (a dataset is named by both).")
-    if "technique" in t.columns:
-        if measure not in t.columns:
-            raise ValueError(f"{file}: a long table of scores with no {measure!r} column; name the score's column "
-                             "(measure=...).")
-        ok = t[t["error"].fillna("").astype(str) == ""] if "error" in t.columns else t
-        wide = ok.pivot_table(index=["collection", "dataset"], columns="technique", values=measure, aggfunc="max")
-    else:
-        if t.duplicated(["collection", "dataset"]).any():
-            raise ValueError(f"{file}: a dataset appears twice; a wide table of scores has one row per dataset.")
-        wide = t.set_index(["collection", "dataset"]).select_dtypes("number")
-    if wide.shape[1] < 2:
-        raise ValueError(f"{file}: scores of {wide.shape[1]} technique(s); rank stability compares at least two.")
+    folder (its ground_truth_tasks.csv) or a CSV, long (technique and `measure` columns) or wide; several joined."""
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise ValueError("technique_scores: no path given; name a dataset_ranking output folder or a CSV of scores.")
+    parts = []
+    for path in map(Path, paths):
+        file = path / "ground_truth_tasks.csv" if path.is_dir() else path
+        if not file.is_file():
+            raise ValueError(f"{path}: no scores; give a dataset_ranking study's output folder (its "
+                             "ground_truth_tasks.csv) or a CSV with collection, dataset and one column per technique.")
+        t = read_csv(file)
+        if "verdict" in t.columns:
+            raise ValueError(f"{file} looks like a leaderboard (it has a verdict column), not technique scores; give "
+                             "the scores of the clustering techniques per dataset.")
+        if not {"collection", "dataset"} <= set(t.columns):
+            raise ValueError(f"{file}: the scores need the columns collection and dataset (a dataset is named by both).")
+        if "technique" in t.columns:
+            if measure not in t.columns:
+                raise ValueError(f"{file}: a long table of scores with no {measure!r} column; name the score's column "
+                                 "(measure=...).")
+            ok = t[t["error"].fillna("").astype(str) == ""] if "error" in t.columns else t
+            wide = ok.pivot_table(index=["collection", "dataset"], columns="technique", values=measure, aggfunc="max")
+        else:
+            if t.duplicated(["collection", "dataset"]).any():
+                raise ValueError(f"{file}: a dataset appears twice; a wide table of scores has one row per dataset.")
+            wide = t.set_index(["collection", "dataset"]).select_dtypes("number")
+        if wide.shape[1] < 2:
+            raise ValueError(f"{file}: scores of {wide.shape[1]} technique(s); rank stability compares at least two.")
+        if parts and set(wide.columns) != set(parts[0][1].columns):
+            raise ValueError(f"{file} scores {sorted(wide.columns)}, {parts[0][0]} {sorted(parts[0][1].columns)}; "
+                             "join scores of the same techniques.")
+        for other, seen in parts:
+            twice = wide.index.intersection(seen.index)
+            if len(twice):
+                raise ValueError(f"{file} and {other} both score {'/'.join(twice[0])} ({len(twice)} dataset(s) in "
+                                 "all); give each dataset's scores once.")
+        parts.append((file, wide))
+    wide = pd.concat([w[sorted(w.columns)] for _, w in parts])
     wide.columns.name = None
     return wide.astype(float)
 

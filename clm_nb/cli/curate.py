@@ -56,9 +56,9 @@ def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out
               help="The folder written: BATTERY/ (clustbench's format), manifest.csv, README.md, suite.csv, curate.json.")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="The bundle the board was built from (default: "
               "$CLM_NB_DATA).")
-@click.option("--scores", type=click.Path(exists=True), help="Technique scores per dataset, for the rank-stability "
-              "check: a dataset_ranking study's output folder, or a CSV (collection, dataset, one column per "
-              "technique; or long with technique and ami).")
+@click.option("--scores", type=click.Path(exists=True), multiple=True, help="Technique scores per dataset, for the "
+              "rank-stability check: a dataset_ranking study's output folder, or a CSV (collection, dataset, one column "
+              "per technique; or long with technique and ami). Repeat it to join runs of different datasets.")
 @click.option("--verdict", "verdicts", default="trustworthy", show_default=True,
               help="The verdicts a dataset may have to be chosen, comma-separated.")
 @click.option("--battery", default="clm_suite", show_default=True, help="The battery's name (a folder).")
@@ -82,13 +82,14 @@ def curate_command(board, n, out, data_dir, scores, verdicts, battery, size, dra
     stab = None
     if scores:
         click.echo("checking rank stability against random suites ...", err=True)
-        stab = suite_stability(technique_scores(scores), suite, size=size, n_draws=draws, n_random=random_suites,
+        stab = suite_stability(technique_scores(list(scores)), suite, size=size, n_draws=draws, n_random=random_suites,
                                random_state=seed)
     folder = write_battery(suite, out, battery=battery, data_dir=root, stability=stab)
     replace_file(Path(out) / "suite.csv", lambda p: write_csv(suite.table, p))
     mean, lo, hi = suite.random_radius
     doc = {"schema": CURATE_SCHEMA, "board": str(board), "n": n, "verdicts": list(words), "battery": battery,
            "datasets": [f"{c}/{d}" for c, d in suite.names], "candidates": len(suite.candidates),
+           "scores": [str(s) for s in scores],
            "radius": suite.radius, "random_radius": {"mean": mean, "low": lo, "high": hi},
            "stability": None if stab is None else {"mean": stab.mean, "low": stab.interval[0], "high": stab.interval[1],
                                                    "random_mean": stab.random_mean, "random_low": stab.random_interval[0],
