@@ -189,6 +189,16 @@ def test_dataset_ranking_ground_truth_table1_stability_and_resume(tmp_path, monk
     pd.testing.assert_frame_equal(pd.read_csv(out / "ground_truth.csv", index_col=0), gt)
 
 
+def test_dataset_ranking_ground_truth_of_one_measure(tmp_path, monkeypatch):
+    """Ground truth beside one measure (what `clm-nb curate --scores` needs, and cheapest): Table 1 has one competitor,
+    so its paired differences are skipped, not a KeyError (stop 64 met it on the whole bundle)."""
+    monkeypatch.delenv("CLM_NB_DATA", raising=False)
+    out = _run(tmp_path, max_datasets=3, max_n=600, measures=["ch_btwn"])
+    assert len(pd.read_csv(out / "ground_truth_tasks.csv")) == 6
+    assert set(pd.read_csv(out / "table1.csv").competitor) == {"ch_btwn"}
+    assert not (out / "table1_differences.csv").exists()
+
+
 @pytest.mark.parametrize("study", sorted((ROOT / "nbs" / "studies").glob("*.ipynb")), ids=lambda p: p.stem)
 def test_papermill_sees_every_parameter_of_every_study(study):
     """Each name assigned in a study's `parameters` cell is inferred by papermill (a comment it cannot parse, such as
