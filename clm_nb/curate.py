@@ -336,6 +336,6 @@ def _readme(manifest: pd.DataFrame, battery: str, suite, stability: SuiteStabili
                      f"{' '.join(str(r.license_and_citation).split())}")
     return "\n".join(lines) + "\n"
 
-# %% ../nbs/28a_curate.ipynb #1587efc1
+# %% ../nbs/28a_curate.ipynb #2aae13c5
 from .text import document_params
 document_params(globals())
