@@ -31,7 +31,7 @@ def read_board(folder) -> pd.DataFrame:
     path = Path(folder) / "leaderboard.csv"
     if not path.is_file():
         raise ValueError(f"{folder}: no leaderboard.csv; give the folder `clm-nb leaderboard DATA_DIR -o FOLDER` wrote.")
-    board = read_csv(path)
+    board = read_csv(path, dtype={"collection": str, "dataset": str})   # a dataset named 2 is the text "2"
     missing = [c for c in BOARD_COLUMNS if c not in board.columns]
     if missing:
         raise ValueError(f"{path} lacks the column(s) {missing}; it was not written by clm-nb leaderboard (or by an "
@@ -199,10 +199,14 @@ def technique_scores(path,                  # a dataset-ranking output folder or
         if not file.is_file():
             raise ValueError(f"{path}: no scores; give a dataset_ranking study's output folder (its "
                              "ground_truth_tasks.csv) or a CSV with collection, dataset and one column per technique.")
-        t = read_csv(file)
+        t = read_csv(file, dtype={"collection": str, "dataset": str})   # a dataset named 2 is the text "2"
         if "verdict" in t.columns:
             raise ValueError(f"{file} looks like a leaderboard (it has a verdict column), not technique scores; give "
                              "the scores of the clustering techniques per dataset.")
+        unnamed = [c for c in t.columns if str(c).startswith("Unnamed:")]
+        if unnamed:
+            raise ValueError(f"{file} has a column without a name ({unnamed[0]!r}: a saved row index?); save the scores "
+                             "without it (DataFrame.to_csv(..., index=False)).")
         if not {"collection", "dataset"} <= set(t.columns):
             raise ValueError(f"{file}: the scores need the columns collection and dataset (a dataset is named by both).")
         if "technique" in t.columns:
@@ -218,12 +222,15 @@ def technique_scores(path,                  # a dataset-ranking output folder or
         if wide.shape[1] < 2:
             raise ValueError(f"{file}: scores of {wide.shape[1]} technique(s); rank stability compares at least two.")
         if parts and set(wide.columns) != set(parts[0][1].columns):
-            raise ValueError(f"{file} scores {sorted(wide.columns)}, {parts[0][0]} {sorted(parts[0][1].columns)}; "
-                             "join scores of the same techniques.")
+            mine, first = set(wide.columns), set(parts[0][1].columns)
+            raise ValueError(f"{file} and {parts[0][0]} score different techniques (only in the first: "
+                             f"{', '.join(sorted(map(str, mine - first))) or 'none'}; only in the second: "
+                             f"{', '.join(sorted(map(str, first - mine))) or 'none'}; a technique that failed on every "
+                             "dataset of a run has no scores there); join scores of the same techniques.")
         for other, seen in parts:
             twice = wide.index.intersection(seen.index)
             if len(twice):
-                raise ValueError(f"{file} and {other} both score {'/'.join(twice[0])} ({len(twice)} dataset(s) in "
+                raise ValueError(f"{file} and {other} both score {'/'.join(map(str, twice[0]))} ({len(twice)} dataset(s) in "
                                  "all); give each dataset's scores once.")
         parts.append((file, wide))
     wide = pd.concat([w[sorted(w.columns)] for _, w in parts])

@@ -43,8 +43,11 @@ def bundle_group():
               help="Classes below --min-class-size points: stored (each study applies its own rare policy), or set "
                    "aside (listed, not stored).")
 @click.option("--min-class-size", type=int, default=5, show_default=True, help="Classes with fewer points are rare.")
+@click.option("--missing", type=click.Choice(("refuse", "drop")), default="refuse", show_default=True,
+              help="Rows whose label is missing: refused, or dropped (counted). Missing feature values are stored as "
+                   "NaN either way.")
 def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, collection, name, data_dir, description,
-         replace, rare, min_class_size):
+         replace, rare, min_class_size, missing):
     """Add a labeled FILE to a bundle folder.
 
     Text and boolean columns are encoded as clm-nb assess does (one-hot, 0/1); missing values are kept as NaN, with a
@@ -59,10 +62,14 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
     from clm_nb.runner import check_writable
     check_number(min_class_size, "--min-class-size", lo=1, integer=True)
     check_writable(data_dir, "bundle add: the bundle folder")     # before the file is read
-    feats, y, _ = read_data(file, label_col, labels_file, drop_cols, None, sep, decimal)   # labels as given
+    feats, y, _ = read_data(file, label_col, labels_file, drop_cols, None, sep, decimal,   # labels as given
+                            missing=None if missing == "refuse" else "drop")                # drop: None where missing
     from clm_nb.prepare import missing_counts, prepare
     holes = missing_counts(feats)
-    p = prepare(feats, y, missing="impute" if len(holes) else "refuse", drop_constant=False,   # encode, keep the rest
+    unlabeled = sum(v is None for v in y) if y.dtype == object else 0
+    if unlabeled:
+        click.echo(f"dropped {unlabeled} row(s) whose label is missing (--missing drop).", err=True)
+    p = prepare(feats, y, missing="impute" if len(holes) else missing, drop_constant=False,   # encode, keep the rest
                 rare=rare, min_class_size=min_class_size, leaks="warn")   # stored: a study reads the warnings
     X, y, names = p.X, p.y, p.features        # rows set aside leave X and y together (issue 49)
     if len(holes):                           # stored with the holes: a study chooses its own missing-value policy
