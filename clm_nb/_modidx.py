@@ -948,6 +948,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'clm_nb.prepare._leak_reasons': ('prepare.html#_leak_reasons', 'clm_nb/prepare.py'),
                                 'clm_nb.prepare._leak_step': ('prepare.html#_leak_step', 'clm_nb/prepare.py'),
                                 'clm_nb.prepare._missing_sentence': ('prepare.html#_missing_sentence', 'clm_nb/prepare.py'),
+                                'clm_nb.prepare._one_value_per_class': ('prepare.html#_one_value_per_class', 'clm_nb/prepare.py'),
                                 'clm_nb.prepare._ordinal_codes': ('prepare.html#_ordinal_codes', 'clm_nb/prepare.py'),
                                 'clm_nb.prepare._prepare_points': ('prepare.html#_prepare_points', 'clm_nb/prepare.py'),
                                 'clm_nb.prepare._rare_policy': ('prepare.html#_rare_policy', 'clm_nb/prepare.py'),

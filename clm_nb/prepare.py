@@ -394,7 +394,7 @@ def skewed_features(X,                     # (n, d) numeric features
 
 # %% ../nbs/16_prepare.ipynb #0d56b490
 LEAK_RUNS_SHARE = 0.01          # rule 3: extra label runs allowed, as a share of n - K
-LEAK_MIN_POINTS = 20            # rules 2 and 3 need at least this many points
+LEAK_MIN_POINTS = 20            # rules 2 to 4 need at least this many points
 ID_NAME = re.compile(r"(?i)^(unnamed:?\s*\d*|rownames?|row[ _.]?(names?|ids?|nums?|numbers?|no|index)|index|idx|"
                      r"ids?|key|obs|record[ _.]?(id|no)|sample[ _.]?(id|no)|.+[ _.]id)$")
 
@@ -431,6 +431,14 @@ def _class_sorted(codes: np.ndarray) -> bool:
     "Whether the labels come in one contiguous block per class down the rows."
     return codes.size > 0 and 1 + np.count_nonzero(codes[1:] != codes[:-1]) == np.unique(codes).size
 
+# %% ../nbs/16_prepare.ipynb #a41f0c22
+def _one_value_per_class(values: np.ndarray, codes: np.ndarray) -> bool:
+    "Whether every class (`codes`) holds a single value of the feature (a missing value is a value of its own)."
+    order = np.lexsort((values, codes))
+    v, c = values[order], codes[order]
+    differ = (v[1:] != v[:-1]) & ~(np.isnan(v[1:]) & np.isnan(v[:-1]))
+    return not np.any(differ & (c[1:] == c[:-1]))
+
 # %% ../nbs/16_prepare.ipynb #c150ee88
 def _leak_reasons(X: pd.DataFrame, y) -> dict:
     "{column: [the rules it meets, as phrases]} of the encoded features `X` that may leak the labels `y`."
@@ -453,6 +461,9 @@ def _leak_reasons(X: pd.DataFrame, y) -> dict:
             if (runs - K) + tie_mixing(v, codes) <= LEAK_RUNS_SHARE * (n - K):
                 why.append(f"alone it separates the {K} classes almost perfectly ({runs} label runs along it, "
                            f"{K} at the least)")
+            elif _one_value_per_class(v, codes):
+                why.append(f"the label determines it (each class has one value of it, {distinct} values in all): a "
+                           "coarser code of the label")
         if why:
             out[c] = why
     return out
@@ -474,7 +485,7 @@ def leakage_findings(X: pd.DataFrame,    # the encoded features (all numeric), r
                      y,                  # one label per row
                      keep=(),            # the flagged columns the verdict reads anyway (kept on purpose)
                     ) -> list[PrepStep]:
-    "Warnings for the columns that leak the labels (the three rules above), one `PrepStep` per column, left out unless in `keep`."
+    "Warnings for the columns that leak the labels (the four rules above), one `PrepStep` per column, left out unless in `keep`."
     return [_leak_step(c, why, "kept" if c in keep else "out", c) for c, why in _leak_reasons(X, y).items()]
 
 # %% ../nbs/16_prepare.ipynb #11c93295

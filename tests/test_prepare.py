@@ -26,7 +26,7 @@ def kinds(p):
     return [s.kind for s in p.steps]
 
 
-# ---- leakage: the three rules, and what must not fire ------------------------------------------------------------
+# ---- leakage: the four rules, and what must not fire ------------------------------------------------------------
 
 def _sorted_file(n=90, k=3, seed=0):
     rng = np.random.default_rng(seed)
@@ -70,6 +70,24 @@ def test_no_leak_on_real_overlapping_data():
     assert leakage_findings(X, y) == []                          # sorted by class, but no column is monotone
     X["id"] = 7.0                                                # named like an id, but not unique: no identifier
     assert leakage_findings(X, y) == []
+
+
+def test_a_coarser_code_of_the_label_is_left_out(tmp_path):
+    """Rule 4 on real data saved as a user saves it: palmerpenguins labelled by species x sex with `species` and `sex`
+    still among the columns. Each one-hot column of `species` splits the six classes in two groups, so rule 3 cannot
+    see it; the label determines them, and they are left out (stop 64 found them read by the verdict). `island` is not
+    determined by the label (Adelie lives on three islands) and stays; labelled by species alone, `sex` is a feature."""
+    palmerpenguins = pytest.importorskip("palmerpenguins")
+    from clm_nb.readers import read_labeled_table
+    d = palmerpenguins.load_penguins().dropna()
+    d.assign(species_sex=d.species + "/" + d.sex).to_csv(tmp_path / "penguins.csv", index=False)
+    feats, y = read_labeled_table(tmp_path / "penguins.csv", "species_sex")
+    p = prepare(feats, y)
+    assert sorted(p.left_out) == ["sex", "species=Adelie", "species=Chinstrap", "species=Gentoo"]
+    assert all("the label determines it" in s.detail for s in p.steps if s.kind == "leakage")
+    assert "island=Dream" in p.features and "sex" not in p.features
+    feats, y = read_labeled_table(tmp_path / "penguins.csv", "species", drop_cols=["species_sex"])
+    assert [s for s in prepare(feats, y).steps if s.kind == "leakage"] == []
 
 
 def test_shuffled_monotone_column_is_not_flagged_by_row_order():
