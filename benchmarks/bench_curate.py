@@ -11,7 +11,7 @@ for hjn_labeled96). Stability is paper 000's mean P(A, B) over 100 draws of 10 d
 2. Why: random suites of 30 drawn within each verdict.
 3. The real collections alone (hjn_labeled96, barton/real-world, gagolews_v1/uci), n = 20, against random suites of
    20 of the real datasets, and of their trustworthy ones: a look after the fact, not part of the fixed protocol.
-4. `--dev` (about 3 minutes): on the synthetic collections, 20 random sub-boards (80 % of the datasets); on each, every
+4. `--dev` (about 4 minutes more): on the synthetic collections, 20 random sub-boards (80 % of the datasets); on each, every
    selection's suite of 30 against 200 random suites of 30 from that sub-board. The sub-boards share most of their
    datasets, so the share of p-values below 0.05 describes these sub-boards, not the power on new data.
 """
