@@ -108,7 +108,8 @@ def select_suite(board: pd.DataFrame,                  # a leaderboard table (`r
     cand = board[ok].sort_values(["collection", "dataset"], kind="stable")
     if len(cand) < n:
         raise ValueError(f"select_suite: n={n}, but only {len(cand)} dataset(s) of the board are {' or '.join(verdicts)} "
-                         "with every coordinate known; ask for fewer, or admit another verdict (verdicts=...).")
+                         "with every coordinate known; ask for fewer, or admit another verdict (verdicts=...; on the "
+                         "command line --verdict trustworthy,doubtful).")
     P = space.loc[cand.index].to_numpy()
     chosen, at = _k_center(P, n)
     rng = np.random.default_rng(random_state)
@@ -162,8 +163,9 @@ def suite_stability(scores: pd.DataFrame,      # rows: datasets (a (collection, 
                          "technique (at least two).")
     absent = [x for x in names if x not in scores.index]
     if absent:
-        raise ValueError(f"{who}: {len(absent)} dataset(s) of the suite have no scores, e.g. {absent[0]}; score every "
-                         "dataset of the board, or curate from the scored ones.")
+        raise ValueError(f"{who}: {len(absent)} dataset(s) of the suite have no scores, e.g. {'/'.join(absent[0])}; "
+                         "score every dataset of the suite (runs over other datasets: a list of paths; on the command "
+                         "line, --scores again).")
     n = len(names)
     size = check_number(size, "size", lo=2, hi=n, integer=True, who=who)
     for k, v in {"n_draws": n_draws, "n_random": n_random, "n_repeats": n_repeats}.items():
@@ -197,7 +199,9 @@ def technique_scores(path,                  # a dataset-ranking output folder or
     for path in map(Path, paths):
         file = path / "ground_truth_tasks.csv" if path.is_dir() else path
         if not file.is_file():
-            raise ValueError(f"{path}: no scores; give a dataset_ranking study's output folder (its "
+            board = " (it is a leaderboard's folder: the verdicts, not the techniques' scores)" if (
+                path / "leaderboard.csv").is_file() else ""
+            raise ValueError(f"{path}: no scores{board}; give a dataset_ranking study's output folder (its "
                              "ground_truth_tasks.csv) or a CSV with collection, dataset and one column per technique.")
         t = read_csv(file, dtype={"collection": str, "dataset": str})   # a dataset named 2 is the text "2"
         if "verdict" in t.columns:
@@ -302,14 +306,19 @@ def write_battery(suite,                     # a `Suite`, or (collection, datase
         ds = load_dataset(name, root, collection=collection)
         _write_gz_text(folder / f"{bname}.data.gz", lambda fh: np.savetxt(fh, ds.X, fmt="%.17g"))
         refs = ds.labellings()
+        classes = []                                  # each labelling's code -> class name, kept in the .txt
         for i, labels in enumerate(refs.values()):
             coded = clustbench_labels(labels)
             _write_gz_text(folder / f"{bname}.labels{i}.gz", lambda fh, c=coded: np.savetxt(fh, c, fmt="%d"))
+            codes = pd.DataFrame({"c": coded, "l": np.asarray(labels, dtype=object)}).drop_duplicates("c").sort_values("c")
+            classes.append(f"labels{i}: " + ", ".join(f"{c} = {lab}" if c else "0 = noise"
+                                                       for c, lab in zip(codes.c, codes.l)))
         meta = ds.meta
         licence = meta.get("license") or "not recorded in the bundle's manifest"
         replace_file(folder / f"{bname}.txt", lambda p: Path(p).write_text(
             f"{collection}/{name}: {ds.description or 'no description'}\n\nSource: {meta.get('source')}\n"
-            f"Licence and citation: {licence}\n"))
+            f"Licence and citation: {licence}\n\nClasses ({ds.n} points; clustbench codes):\n" + "\n".join(classes)
+            + "\n"))
         row = {"battery": battery, "dataset": bname, "collection": collection, "name": name, "n": ds.n, "d": ds.d,
                "K": ds.n_classes, "n_noise": ds.n_noise, "labellings": ", ".join(refs), "source": meta.get("source"),
                "sha256": meta.get("sha256"), "license_and_citation": licence}
@@ -327,8 +336,14 @@ def write_battery(suite,                     # a `Suite`, or (collection, datase
 def _readme(manifest: pd.DataFrame, battery: str, suite, stability: SuiteStability | None) -> str:
     "The battery's README.md (see the prose)."
     lines = [f"# The `{battery}` battery: {len(manifest)} datasets curated with clm_nb", "",
-             "Read a dataset with clustbench: `clustbench.load_dataset(\"" + battery + "\", NAME, path=THIS_FOLDER)`. "
-             "`manifest.csv` lists every dataset with its source, size, verdict and licence.", ""]
+             "Read a dataset with clustbench: `clustbench.load_dataset(\"" + battery + "\", NAME, path=THIS_FOLDER, "
+             "preprocess=False)` gives the points exactly as stored (clustbench's default, preprocess=True, centres and "
+             "scales them and adds a tiny jitter). Labels are coded 1..K in the sorted order of the class names, 0 for "
+             "noise; each dataset's NAME.txt lists which code is which class. `manifest.csv` lists every dataset with its "
+             "source, size, verdict and licence, and the coordinates it was chosen by: `log_n`, `log_d`, `log_K`, "
+             "`log_imbalance` (logarithms divided by their spread over the leaderboard), `density` (1 when the density "
+             "view scores the labels higher than the centroid view) and `added_at` (its distance to the nearest dataset "
+             "already chosen when it was added).", ""]
     if isinstance(suite, Suite):
         mean, lo, hi = suite.random_radius
         lines += [f"**How it was chosen.** Among the {len(suite.candidates)} datasets of the leaderboard whose verdict is "

@@ -18,9 +18,9 @@ __all__ = ['CURATE_SCHEMA', 'OUTPUTS', 'curate_command']
 
 # %% ../../nbs/32k_cli_curate.ipynb #bb4da19a
 CURATE_SCHEMA = "clm-nb.curate/1"
-
 OUTPUTS = ("manifest.csv", "README.md", "suite.csv", "curate.json")
 
+# %% ../../nbs/32k_cli_curate.ipynb #c9a92d82
 def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out, data_dir, scores=None) -> tuple:
     "(verdicts, bundle folder) of `curate`'s options, each checked (see the prose)."
     from clm_nb.bundle import DATA_ENV
@@ -28,7 +28,10 @@ def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out
     from clm_nb.rule import VERDICTS
     check_number(n, "-n", lo=2, integer=True)
     if scores:                                    # the stability check's own options matter only with it
-        check_number(size, "--size", lo=2, hi=n, integer=True)
+        check_number(size, "--size", lo=2, integer=True)
+        if size > n:
+            raise ValueError(f"--size {size}: a draw cannot take more datasets than the suite has (-n {n}); give "
+                             f"--size {n} or less (paper 000 draws 10).")
     check_number(draws, "--draws", lo=10, integer=True)
     check_number(random_suites, "--random-suites", lo=10, integer=True)
     check_number(seed, "--seed", lo=0, hi=2**32 - 1, integer=True)
@@ -48,7 +51,7 @@ def _checked_options(n, size, draws, random_suites, seed, battery, verdicts, out
                          f"from), or set ${DATA_ENV}.")
     return words, root
 
-# %% ../../nbs/32k_cli_curate.ipynb #fe8b737a
+# %% ../../nbs/32k_cli_curate.ipynb #82ae32a2
 @click.command("curate")
 @click.argument("board", type=click.Path(file_okay=False, exists=True))
 @click.option("-n", "n", default=30, show_default=True, help="Datasets in the suite.")
@@ -101,6 +104,7 @@ def curate_command(board, n, out, data_dir, scores, verdicts, battery, size, dra
         return echo_json(doc)
     click.echo(f"{len(suite.table)} of {len(suite.candidates)} {' or '.join(words)} datasets; coverage radius "
                f"{suite.radius:.2f} (random suites: {mean:.2f}, {lo:.2f} to {hi:.2f})")
-    click.echo(suite.table[["collection", "dataset", "n", "d", "K", "imbalance_ratio", "verdict"]].to_string(index=False))
+    shown = suite.table[["collection", "dataset", "n", "d", "K", "imbalance_ratio", "verdict"]]
+    click.echo(shown.astype({c: "Int64" for c in ("n", "d", "K")}).to_string(index=False))
     if stab is not None:
         click.echo(stab.text())
