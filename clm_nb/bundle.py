@@ -42,7 +42,7 @@ def _check_bundle_dir(path: Path, origin: str) -> Path:
     path = Path(path).expanduser()
     if not path.exists():
         raise ValueError(f"{origin} = '{path}' does not exist. Pass the folder that holds {MANIFEST} "
-                         f"(or leave data_dir=None and unset {DATA_ENV} to use the embedded default datasets).")
+                         f"(in Python, data_dir=None with ${DATA_ENV} unset reads the embedded default datasets).")
     if not path.is_dir():
         raise ValueError(f"{origin} = '{path}' is a file, not a folder; pass the folder that holds {MANIFEST}.")
     if not (path / MANIFEST).is_file():

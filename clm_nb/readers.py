@@ -438,7 +438,7 @@ def _split_frame(df: pd.DataFrame, label_col, drop_cols, who: str, numeric: bool
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1)
     if label_col is None:
-        raise ValueError(f"{who}: name the label column (label_col); the columns are {cols}.")
+        raise ValueError(f"{who}: name the label column (label_col; clm-nb -l/--label-col); the columns are {cols}.")
     for c in [label_col, *drop_cols]:
         if c not in cols:
             close = difflib.get_close_matches(str(c), cols, n=3)
