@@ -66,9 +66,6 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
                             missing=None if missing == "refuse" else "drop")                # drop: None where missing
     from clm_nb.prepare import missing_counts, prepare
     holes = missing_counts(feats)
-    unlabeled = sum(v is None for v in y) if y.dtype == object else 0
-    if unlabeled:
-        click.echo(f"dropped {unlabeled} row(s) whose label is missing (--missing drop).", err=True)
     p = prepare(feats, y, missing="impute" if len(holes) else missing, drop_constant=False,   # encode, keep the rest
                 rare=rare, min_class_size=min_class_size, leaks="warn")   # stored: a study reads the warnings
     X, y, names = p.X, p.y, p.features        # rows set aside leave X and y together (issue 49)
@@ -81,8 +78,8 @@ def _add(file, label_col, labels_file, drop_cols, noise_label, sep, decimal, col
         click.echo(f"WARNING: {int(holes.sum())} missing value(s) in {', '.join(holes.index[:8])}: stored as NaN (the "
                    "manifest's n_nan counts them); assess and the studies refuse them unless told --missing drop or "
                    "impute.", err=True)
-    for step in p.steps:
-        if step.kind in ("encode", "identifier", "leakage", "rare"):
+    for step in p.steps:                      # a "missing" step without columns: the rows dropped for their label
+        if step.kind in ("encode", "identifier", "leakage", "rare") or (step.kind == "missing" and not step.columns):
             click.echo(step.text("cli"), err=True)
     name = name or _default_name(file)
     path = add_to_bundle(X, y, data_dir, collection, name, noise_label=noise_label, feature_names=names,
